@@ -1,0 +1,1096 @@
+"""The reference rules engine of Kraftwagen (pure Python).
+
+This module is the readable statement of ``../shared/RULES.md`` in code; the fast
+engine must agree with it action for action. The API follows OpenSpiel:
+
+    >>> from kwsearch.rules import Game
+    >>> game = Game(num_players=4)
+    >>> state = game.new_initial_state(seed=1)
+    >>> state.current_player()          # seat 3 chooses a start tile first
+    3
+    >>> [state.action_to_text(a) for a in state.legal_actions()]
+    ['start A', 'start B', 'start C', 'start D']
+    >>> state.play("start A")
+
+Decision protocol
+-----------------
+A turn is a sequence of small decisions. The state keeps a stack of *tasks*
+(``State.tasks``, top last). After every action the engine runs tasks until the
+top one needs a choice with two or more options (a *decision*); a choice with a
+single option is made automatically and never shown. The task kinds are listed
+in :data:`TASKS`; the decision kinds and the action ids in ``docs/actions.md``.
+
+Hidden information
+------------------
+Only the order of the undrawn research cards is hidden (RULES.md §10). The
+deck's order lives in the state (``deck``, top card last) together with the
+64-bit state of the generator used when the discard pile is reshuffled
+(``rng``); :meth:`State.determinize` redraws both, :meth:`State.observation`
+shows neither.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any, Callable, Iterable
+
+from . import actions as A
+from .actions import ENGINE_CODE, Notation, market_marker_slots, tile_code
+from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, PREFERENCES, Components,
+                         default_components)
+from .errors import IllegalMoveError, InvalidMoveError
+
+TERMINAL = -4  # current_player() of a finished game (OpenSpiel's kTerminalPlayerId)
+
+SETUP, ACTION, SCORING, OVER = "setup", "action", "scoring", "over"
+
+#: Chain entries: action tiles are their ids 0..15, the worker of seat s is SEAT + s.
+SEAT = 16
+
+#: Task kinds (the entries of ``State.tasks``: ``[kind, arg]``).
+TASKS = (
+    "setup",        # arg seat: choose a start tile                      (decision START)
+    "turn",         # the tail worker's seat takes an action tile         (decision TILE)
+    "tile",         # do the remaining actions of the tile                (decision DO)
+    "hire",         # arg n: up to n workers from the supply
+    "research",     # take a face-up card                                 (decision RESEARCH)
+    "body",         # arg value (0 = by research points): take a body
+    "engine",       # arg value (0 = by research points): take an engine
+    "engine_dest",  # arg value: where the new engine goes                 (decision ENGINE_*)
+    "place",        # arg tile code: put it in a workshop                  (decision GIVEUP)
+    "gp",           # arg spaces: move the GP car (Porsche adds 1)
+    "buyer",        # take a buyer or move the buyer-track marker         (decision BUYER)
+    "gp_engine",    # arg value: start tile C, an engine of that value into the GP car
+    "gp_start",     # arg space: start tile D, the GP car starts on that space
+    "market",       # optionally move a car to the market                  (decision MARKET_PASS/BODY)
+    "market_engine", "market_workers", "market_price", "market_marker",  # the car's parts
+    "daimler",      # end of turn: a Daimler marker                        (decision DAIMLER*)
+    "diesel",       # end of turn: a Diesel change                         (decision DIESEL_PASS/CAR)
+    "diesel_change",  # arg price of the car: what to change              (decision DIESEL_*)
+    "end_turn",     # chain, end-of-phase check
+    "benz",         # arg seat: the fifth buyer at the start of scoring    (decision BENZ*)
+    "race",         # Grand-Prix scoring
+    "sales",        # buyers' scoring
+    "round_end",    # clean-up, next round or game end
+)
+
+# Which action kinds may be done in either order with the same outcome
+# [decision, docs/rules-notes.md]: the buyer action touches nothing the other
+# actions read; moving the GP car is independent of hiring and of car bodies.
+_COMMUTE = {frozenset(p) for p in [
+    ("gp", "body"), ("gp", "hire"), ("gp_engine2", "hire"), ("gp_engine2", "body"),
+    ("gp_start2", "hire"), ("gp_start2", "body")]}
+
+
+def _commutes(a: str, b: str) -> bool:
+    return a == b or "buyer" in (a, b) or frozenset((a, b)) in _COMMUTE
+
+
+# ---------------------------------------------------------------------------
+# A small seedable generator shared with the fast engine (splitmix64)
+# ---------------------------------------------------------------------------
+
+_M64 = (1 << 64) - 1
+
+
+def rng_next(s: int) -> tuple[int, int]:
+    """One step of splitmix64: returns (new state, 64-bit output)."""
+    s = (s + 0x9E3779B97F4A7C15) & _M64
+    z = s
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return s, z ^ (z >> 31)
+
+
+def rng_shuffle(s: int, items: list) -> int:
+    """Fisher-Yates shuffle of ``items`` in place; returns the new generator state."""
+    for i in range(len(items) - 1, 0, -1):
+        s, r = rng_next(s)
+        j = r % (i + 1)
+        items[i], items[j] = items[j], items[i]
+    return s
+
+
+def seed_to_rng(seed: int) -> int:
+    s, out = rng_next(int(seed) & _M64)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Game
+# ---------------------------------------------------------------------------
+
+
+class Game:
+    """Static parameters: player count, variant, component data.
+
+    ``components`` is a :class:`~kwsearch.components.Components` (default:
+    RULES.md §12). ``v6=True`` (the specialty tiles) has its own issue and is
+    refused here.
+    """
+
+    def __init__(self, num_players: int = 4, components: Components | None = None, v6: bool = False):
+        if isinstance(num_players, bool) or num_players not in (2, 3, 4):
+            raise ValueError(f"num_players: expected 2, 3 or 4, got {num_players!r}")
+        if v6:
+            raise NotImplementedError("the V6 specialty tiles (RULES.md §11) are not implemented yet")
+        self.num_players = num_players
+        self.components = components or default_components()
+        self.v6 = bool(v6)
+        c = self.components
+        self.notation = Notation(c)
+        self.market_size = c.market_size[num_players]
+        self.buyer_spaces = c.active_buyer_spaces[num_players]
+        self.track_start = c.buyer_track_start[num_players]
+        self.neutral_cars = c.neutral_cars_2p if num_players == 2 else ()
+        self.marker_slots = market_marker_slots(c)
+        self.engineer_card = {ct.engineer: ct.index for ct in c.card_types if ct.kind == "engineer"}
+
+    def __repr__(self) -> str:
+        return f"Game(num_players={self.num_players})"
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Game) and other.num_players == self.num_players
+                and other.v6 == self.v6 and other.components.source == self.components.source)
+
+    def new_initial_state(self, seed: int = 0, engine: str = "reference") -> "State":
+        """A new game: the random set-up (RULES.md §2) drawn from ``seed``."""
+        if engine not in ("reference", "fast"):
+            raise ValueError(f"engine: expected 'reference' or 'fast', got {engine!r}")
+        return State._new(self, seed)
+
+    def action_to_text(self, action: int) -> str:
+        return self.notation.text(action)
+
+    def parse_action(self, text: str) -> int:
+        return self.notation.parse(text)
+
+
+# ---------------------------------------------------------------------------
+# Per-seat record
+# ---------------------------------------------------------------------------
+
+
+class Seat:
+    """Everything one player owns. Copied explicitly by :meth:`copy`."""
+
+    __slots__ = ("money", "supply", "canteen", "workshops", "gp_engine", "laps", "space",
+                 "engineers", "maybach", "horch", "daimler", "diesel", "benz",
+                 "dev_active", "dev_inactive", "start_tile")
+
+    def copy(self) -> "Seat":
+        s = Seat.__new__(Seat)
+        s.money, s.supply, s.canteen = self.money, self.supply, self.canteen
+        s.workshops = list(self.workshops)
+        s.gp_engine, s.laps, s.space = self.gp_engine, self.laps, self.space
+        s.engineers = self.engineers
+        s.maybach, s.horch, s.daimler = list(self.maybach), list(self.horch), list(self.daimler)
+        s.diesel, s.benz = self.diesel, self.benz
+        s.dev_active, s.dev_inactive = list(self.dev_active), list(self.dev_inactive)
+        s.start_tile = self.start_tile
+        return s
+
+    def has(self, engineer: str) -> bool:
+        return bool(self.engineers >> ENGINEERS.index(engineer) & 1)
+
+
+# ---------------------------------------------------------------------------
+# State
+# ---------------------------------------------------------------------------
+
+
+class State:
+    """A position plus its pending decision. See the module docstring."""
+
+    __slots__ = ("game", "phase", "round", "chain", "deck", "display", "discard", "rng",
+                 "stacks", "active", "active_daimler", "white", "track", "prices", "market",
+                 "supply_body", "supply_engine", "awards", "offered", "seats",
+                 "turn_seat", "remaining", "marker_placed", "car", "tasks", "actor", "_legal",
+                 "draw_hook")
+
+    # ----- construction -------------------------------------------------
+
+    @classmethod
+    def _blank(cls, game: Game) -> "State":
+        c = game.components
+        st = cls.__new__(cls)
+        st.game = game
+        st.phase = SETUP
+        st.round = 1
+        st.chain = []
+        st.deck, st.display, st.discard = [], [], []
+        st.rng = 0
+        st.stacks = [c.buyers_per_preference] * 4
+        st.active, st.active_daimler = [], []
+        st.white = [0] * 4
+        st.track = game.track_start
+        st.prices = []
+        st.market = []
+        st.supply_body = list(c.body_tiles)
+        st.supply_engine = list(c.engine_tiles)
+        st.awards = [-1] * len(AWARDS)
+        st.offered = []
+        st.seats = []
+        for _ in range(game.num_players):
+            s = Seat.__new__(Seat)
+            s.money = 0
+            s.canteen = c.canteen_start
+            s.supply = c.workers_per_player - c.canteen_start - 2  # track marker and lap counter
+            s.workshops = []
+            s.gp_engine, s.laps, s.space = 1, 0, 0
+            s.engineers = 0
+            s.maybach, s.horch, s.daimler = [], [], []
+            s.diesel = s.benz = 0
+            s.dev_active, s.dev_inactive = [], []
+            s.start_tile = -1
+            st.seats.append(s)
+        st.turn_seat = -1
+        st.remaining = []
+        st.marker_placed = False
+        st.car = []
+        st.tasks = []
+        st.actor = -1
+        st._legal = []
+        st.draw_hook = None
+        return st
+
+    @classmethod
+    def _new(cls, game: Game, seed: int) -> "State":
+        """Random set-up from ``seed`` (RULES.md §2), then run to the first decision."""
+        c, n = game.components, game.num_players
+        st = cls._blank(game)
+        rng = seed_to_rng(seed)
+        # §2.1 / §3: one-action tiles shuffled, then two-action, then three-action (front).
+        tiles: list[int] = []
+        for size in sorted({len(t.actions) for t in c.action_tiles}):
+            group = [t.index for t in c.action_tiles if len(t.actions) == size]
+            rng = rng_shuffle(rng, group)
+            tiles += group
+        st.chain = [SEAT + s for s in range(n)] + tiles
+        # §2.2: research deck, two face up.
+        deck = [ct.index for ct in c.card_types for _ in range(ct.count)]
+        rng = rng_shuffle(rng, deck)
+        st.deck = deck
+        # §2.5: the start-tile offer (two random tiles with two players).
+        offer = [t.index for t in c.start_tiles]
+        rng = rng_shuffle(rng, offer)
+        st.offered = sorted(offer[:c.start_tiles_offered[n]])
+        st.rng = rng
+        st._refill_display()
+        st._prepare_round()
+        st.tasks = [["turn", 0]] + [["setup", s] for s in range(n)]
+        st._run()
+        return st
+
+    # ----- OpenSpiel-style API -------------------------------------------
+
+    def current_player(self) -> int:
+        """The seat to decide, or :data:`TERMINAL` when the game is over."""
+        return TERMINAL if self.phase == OVER else self.actor
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def legal_actions(self) -> list[int]:
+        """Sorted action ids of the pending decision (empty only when terminal)."""
+        return list(self._legal)
+
+    def apply(self, action: int) -> None:
+        """Apply a legal ``action`` (unchecked: use :meth:`play` for untrusted input)."""
+        self._resolve(action)
+        self._run()
+
+    def play(self, text: str) -> int:
+        """Parse ``text``, check it is legal, apply it; returns the action id.
+
+        Raises :class:`InvalidMoveError` for text that is no move and
+        :class:`IllegalMoveError` (listing the legal options) for a move that is
+        not legal here.
+        """
+        action = self.parse_move(text)
+        self.apply(action)
+        return action
+
+    def parse_move(self, text: str) -> int:
+        """The legal action id that ``text`` names (checked, not applied)."""
+        legal = self.legal_actions()
+        options = [self.action_to_text(a) for a in legal]
+        if self.is_terminal():
+            raise IllegalMoveError(f"{text!r}: the game is over, no move is legal", [])
+        try:
+            action = self.game.notation.parse(text)
+        except InvalidMoveError as exc:
+            raise IllegalMoveError(f"{exc}; legal here: {', '.join(options)}", options) from None
+        if action not in legal:
+            raise IllegalMoveError(f"{text!r} is not legal here (seat {self.current_player()} "
+                                   f"to decide); legal: {', '.join(options)}", options)
+        return action
+
+    def action_to_text(self, action: int) -> str:
+        return self.game.notation.text(action)
+
+    def money(self) -> list[int]:
+        return [s.money for s in self.seats]
+
+    def returns(self) -> list[float]:
+        """Win share per seat: 1 for a sole winner, split on ties, 0 otherwise.
+
+        Defined on any state (it scores the current money); meaningful at the end.
+        """
+        money = self.money()
+        best = max(money)
+        winners = [i for i, m in enumerate(money) if m == best]
+        return [1.0 / len(winners) if i in winners else 0.0 for i in range(len(money))]
+
+    def copy(self) -> "State":
+        st = State.__new__(State)
+        st.game = self.game
+        st.phase, st.round = self.phase, self.round
+        st.chain = list(self.chain)
+        st.deck, st.display, st.discard = list(self.deck), list(self.display), list(self.discard)
+        st.rng = self.rng
+        st.stacks = list(self.stacks)
+        st.active, st.active_daimler = list(self.active), list(self.active_daimler)
+        st.white = list(self.white)
+        st.track = self.track
+        st.prices = list(self.prices)
+        st.market = [list(car) for car in self.market]
+        st.supply_body, st.supply_engine = list(self.supply_body), list(self.supply_engine)
+        st.awards = list(self.awards)
+        st.offered = list(self.offered)
+        st.seats = [s.copy() for s in self.seats]
+        st.turn_seat = self.turn_seat
+        st.remaining = list(self.remaining)
+        st.marker_placed = self.marker_placed
+        st.car = list(self.car)
+        st.tasks = [list(t) for t in self.tasks]
+        st.actor = self.actor
+        st._legal = list(self._legal)
+        st.draw_hook = None
+        return st
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo: dict) -> "State":
+        return self.copy()
+
+    def determinize(self, rng: random.Random | int) -> None:
+        """Redraw the hidden information: the order of the undrawn research cards
+        and the generator of later reshuffles. Everything observable stays.
+        """
+        seed = rng if isinstance(rng, int) else rng.getrandbits(64)
+        s = seed_to_rng(seed)
+        s = rng_shuffle(s, self.deck)
+        self.rng = s
+
+    def observation(self, seat: int | None = None) -> dict[str, Any]:
+        """What ``seat`` may know: the position without the deck order.
+
+        Every seat sees the same (the deck order is unknown to all alike, and
+        money is public by perfect recall — RULES.md §10 [decision]).
+        """
+        from .formats import state_to_position
+        return state_to_position(self)
+
+    def to_json(self) -> dict[str, Any]:
+        """The full state as a position object plus its hidden part (deck order, generator)."""
+        from .formats import state_to_position
+        obj = state_to_position(self)
+        names = [ct.name for ct in self.game.components.card_types]
+        obj["hidden"] = {"deck": [names[i] for i in self.deck], "rng": f"{self.rng:016x}"}
+        return obj
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any], seed: int = 0, components: Components | None = None,
+                  source: str | None = None) -> "State":
+        """Build a state from a position object (see docs/formats.md).
+
+        Without a ``hidden`` part the undrawn cards get a random order drawn from
+        ``seed``. Raises :class:`~kwsearch.errors.InvalidPositionError` listing
+        every problem.
+        """
+        from .formats import position_to_state
+        return position_to_state(obj, seed=seed, components=components, source=source)
+
+    def __repr__(self) -> str:
+        if self.phase == OVER:
+            return f"<State over money={self.money()}>"
+        return f"<State round {self.round} {self.phase}, seat {self.actor} to decide {self.tasks[-1][0]}>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and self.to_json() == other.to_json()
+
+    # ----- derived values -----------------------------------------------
+
+    def research_points(self, seat: int) -> tuple[int, int]:
+        """(body, engine) research points: start tile + active developments."""
+        c = self.game.components
+        s = self.seats[seat]
+        body = c.start_body if s.start_tile >= 0 else 0
+        engine = c.start_engine if s.start_tile >= 0 else 0
+        for t in s.dev_active:
+            ct = c.card_types[t]
+            body += ct.body
+            engine += ct.engine
+        return body, engine
+
+    def pending(self) -> str:
+        """The kind of the pending decision (a TASKS name), or "over"."""
+        return OVER if self.phase == OVER else self.tasks[-1][0]
+
+    # ----- the task machine ---------------------------------------------
+
+    def _run(self) -> None:
+        """Run tasks until a decision with two or more options is pending."""
+        while self.tasks:
+            options = self._step()
+            if options is None:
+                continue  # the task did its work (and popped or replaced itself)
+            if len(options) == 1:
+                self._resolve(options[0])  # forced: never shown as a decision
+                continue
+            self._legal = sorted(options)
+            return
+        self.phase = OVER
+        self.actor = -1
+        self._legal = []
+
+    def _step(self) -> list[int] | None:
+        """Do the top task, or return the options of its decision."""
+        kind, arg = self.tasks[-1]
+        handler: Callable[[int], list[int] | None] = getattr(self, "_task_" + kind)
+        return handler(arg)
+
+    def _resolve(self, action: int) -> None:
+        kind, arg = self.tasks[-1]
+        getattr(self, "_choose_" + kind)(action, arg)
+
+    def _pop(self) -> None:
+        self.tasks.pop()
+
+    def _push(self, kind: str, arg: int = 0) -> None:
+        self.tasks.append([kind, arg])
+
+    # ----- set-up (RULES.md §2.5) ---------------------------------------
+
+    def _task_setup(self, seat: int) -> list[int]:
+        self.actor = seat
+        taken = {s.start_tile for s in self.seats}
+        return [A.START + t for t in self.offered if t not in taken]
+
+    def _choose_setup(self, action: int, seat: int) -> None:
+        t = action - A.START
+        self.seats[seat].start_tile = t  # its development side: 1 body + 1 engine point
+        self._pop()
+        self._begin_tile(seat, self.game.components.start_tiles[t].actions)
+
+    def _begin_tile(self, seat: int, acts: Iterable[str]) -> None:
+        self.turn_seat = seat
+        self.actor = seat
+        self.remaining = sorted(acts, key=ALL_ACTIONS.index)
+        self._push("tile")
+
+    # ----- a turn (RULES.md §3, §4) -------------------------------------
+
+    def _task_turn(self, _: int) -> list[int]:
+        self.phase = ACTION
+        seat = self.chain[0] - SEAT
+        self.turn_seat = seat
+        self.actor = seat
+        return [A.TILE + e for e in self.chain if e < SEAT]
+
+    def _choose_turn(self, action: int, _: int) -> None:
+        tile = action - A.TILE
+        seat = self.chain[0] - SEAT
+        # The tail worker takes the tile's place; the tile goes to the front.
+        i = self.chain.index(tile)
+        self.chain[i] = self.chain[0]
+        del self.chain[0]
+        self.chain.append(tile)
+        self.marker_placed = False
+        self._pop()
+        for kind in ("end_turn", "diesel", "daimler", "market"):
+            self._push(kind)
+        self._begin_tile(seat, self.game.components.action_tiles[tile].actions)
+
+    def _task_tile(self, _: int) -> list[int] | None:
+        rem = self.remaining
+        if not rem:
+            self._pop()
+            return None
+        kinds = sorted(set(rem), key=ALL_ACTIONS.index)
+        contested = [k for k in kinds if not all(_commutes(k, o) for o in kinds)]
+        if len(contested) >= 2:
+            self.actor = self.turn_seat
+            return [A.DO + ALL_ACTIONS.index(k) for k in contested]
+        # Every remaining kind commutes with the others: canonical order.
+        self._start_action(kinds[0])
+        return None
+
+    def _choose_tile(self, action: int, _: int) -> None:
+        self._start_action(ALL_ACTIONS[action - A.DO])
+
+    def _start_action(self, kind: str) -> None:
+        self.remaining.remove(kind)
+        c = self.game.components
+        if kind == "hire":
+            self._push("hire", 1)
+        elif kind == "gp_engine2":
+            self._push("gp_engine", c.gp_start_tile_engine)
+        elif kind == "gp_start2":
+            self._push("gp_start", c.gp_start_tile_space)
+        elif kind == "gp":
+            self._push("gp", self.seats[self.turn_seat].gp_engine)
+        else:
+            self._push(kind, 0)
+
+    # ----- hire (RULES.md §4.1, §5.1) -----------------------------------
+
+    def _task_hire(self, n: int) -> None:
+        self._pop()
+        seat = self.turn_seat
+        s = self.seats[seat]
+        for _ in range(n):
+            if s.supply == 0:
+                break  # forfeited [book]
+            s.supply -= 1
+            if s.dev_inactive:
+                # The worker activates the oldest inactive development [decision: oldest first];
+                # its immediate tile, if any, is lost [decision, RULES.md §5.1].
+                s.dev_active.append(s.dev_inactive.pop(0))
+            else:
+                s.canteen += 1
+        if s.supply == 0:
+            self._award(seat, "worker")
+
+    # ----- research (RULES.md §4.1, §5) ---------------------------------
+
+    def _task_research(self, _: int) -> list[int] | None:
+        if not self.display:
+            self._pop()  # nothing face up: the action does nothing [decision]
+            return None
+        self.actor = self.turn_seat
+        return sorted({A.RESEARCH + t for t in self.display})
+
+    def _choose_research(self, action: int, _: int) -> None:
+        self._pop()
+        t = action - A.RESEARCH
+        self.display.remove(t)
+        self.discard.extend(self.display)
+        self.display = []
+        self._refill_display()
+        self._take_card(self.turn_seat, t)
+
+    def _draw(self) -> int | None:
+        if not self.deck:
+            if not self.discard:
+                return None
+            self.deck, self.discard = self.discard, []
+            self.rng = rng_shuffle(self.rng, self.deck)
+        if self.draw_hook is not None:
+            return self.draw_hook(self)
+        return self.deck.pop()
+
+    def _refill_display(self) -> None:
+        while len(self.display) < 2:
+            card = self._draw()
+            if card is None:
+                break  # fewer than two can be turned up: the display holds what there is [decision]
+            self.display.append(card)
+
+    def _take_card(self, seat: int, t: int) -> None:
+        c = self.game.components
+        ct = c.card_types[t]
+        s = self.seats[seat]
+        if ct.kind == "development":
+            if s.canteen > 0:
+                s.canteen -= 1
+                s.dev_active.append(t)
+                if ct.tile:  # after activation, so the new points count [book]
+                    self._push(ct.tile, 0)
+            else:
+                s.dev_inactive.append(t)
+        elif ct.kind == "instant":
+            self.discard.append(t)
+            if ct.effect == "hire":
+                self._push("hire", ct.amount)
+            elif ct.effect == "gp":
+                self._push("gp", ct.amount)
+            else:  # one body & one engine: the body first [decision]
+                self._push("engine", 0)
+                self._push("body", 0)
+        else:
+            eng = ct.engineer
+            s.engineers |= 1 << ENGINEERS.index(eng)
+            if eng == "maybach":
+                s.maybach = list(c.maybach_markers)
+            elif eng == "horch":
+                s.horch = list(c.horch_markers)
+            elif eng == "daimler":
+                s.daimler = list(c.daimler_markers)
+            elif eng == "diesel":
+                s.diesel = c.diesel_markers
+            elif eng == "benz":
+                s.benz = c.benz_markers
+            elif eng == "otto":
+                self._push("research")
+                self._push("hire", c.otto_workers)
+            if bin(s.engineers).count("1") >= 3:
+                self._award(seat, "engineers")
+
+    # ----- bodies and engines (RULES.md §4.1) ---------------------------
+
+    def _take_tile(self, kind: str, value: int) -> int:
+        """Take the best tile of ``kind`` not above ``value`` from the supply [decision]; 0 if none."""
+        supply = self.supply_body if kind == "body" else self.supply_engine
+        for v in range(min(value, len(supply)), 0, -1):
+            if supply[v - 1] > 0:
+                supply[v - 1] -= 1
+                return v
+        return 0
+
+    def _task_body(self, value: int) -> None:
+        self._pop()
+        if not value:
+            value = self.research_points(self.turn_seat)[0]
+        v = self._take_tile("body", value)
+        if v:
+            self._push("place", tile_code("body", v))
+
+    def _task_engine(self, value: int) -> None:
+        self._pop()
+        if not value:
+            value = self.research_points(self.turn_seat)[1]
+        v = self._take_tile("engine", value)
+        if v:
+            self._push("engine_dest", v)
+
+    def _task_engine_dest(self, v: int) -> list[int]:
+        self.actor = self.turn_seat
+        options = [A.ENGINE_WORKSHOP]
+        # Installing an engine that is not higher than the GP car's is not offered
+        # [decision, docs/rules-notes.md]: it can only slow the car.
+        if v > self.seats[self.turn_seat].gp_engine:
+            options.append(A.ENGINE_GP)
+        return options
+
+    def _choose_engine_dest(self, action: int, v: int) -> None:
+        self._pop()
+        if action == A.ENGINE_WORKSHOP:
+            self._push("place", tile_code("engine", v))
+        else:
+            self._install_gp_engine(v)
+
+    def _install_gp_engine(self, v: int) -> None:
+        s = self.seats[self.turn_seat]
+        old = s.gp_engine
+        if old > 1:
+            self.supply_engine[old - 1] += 1  # the printed engine 1 is not a tile
+        s.gp_engine = v
+        if s.has("bugatti") and v > old:
+            self._push("gp", v)  # Bugatti: race at once with the new engine [book]
+
+    def _task_place(self, code: int) -> list[int] | None:
+        s = self.seats[self.turn_seat]
+        if len(s.workshops) < 3:
+            self._pop()
+            self._put_in_workshop(code)
+            return None
+        self.actor = self.turn_seat
+        return sorted({A.GIVEUP + w for w in s.workshops})
+
+    def _choose_place(self, action: int, code: int) -> None:
+        self._pop()
+        s = self.seats[self.turn_seat]
+        old = action - A.GIVEUP
+        s.workshops.remove(old)
+        self._return_tile(old)
+        self._put_in_workshop(code)
+
+    def _return_tile(self, code: int) -> None:
+        if code > ENGINE_CODE:
+            self.supply_engine[code - ENGINE_CODE - 1] += 1
+        else:
+            self.supply_body[code - 1] += 1
+
+    def _put_in_workshop(self, code: int) -> None:
+        seat = self.turn_seat
+        s = self.seats[seat]
+        s.workshops.append(code)
+        s.workshops.sort()
+        # Awards (RULES.md §9): the higher one first, both at once when both are free.
+        if code > ENGINE_CODE:
+            v = code - ENGINE_CODE
+            if v >= 7:
+                self._award(seat, "engine7")
+            if v >= 4:
+                self._award(seat, "engine4")
+        else:
+            if code >= 6:
+                self._award(seat, "body6")
+            if code >= 3:
+                self._award(seat, "body3")
+
+    # ----- Grand Prix (RULES.md §7) -------------------------------------
+
+    def _task_gp(self, spaces: int) -> None:
+        self._pop()
+        seat = self.turn_seat
+        if self.seats[seat].has("porsche"):
+            spaces += 1
+        self._move_car(seat, spaces)
+
+    def _occupied(self, seat: int) -> set[int]:
+        occ = {s.space for i, s in enumerate(self.seats) if i != seat and s.space > 0}
+        occ.update(self.game.neutral_cars)
+        return occ
+
+    def _move_car(self, seat: int, spaces: int) -> None:
+        L = self.game.components.gp_lap_length
+        s = self.seats[seat]
+        occ = self._occupied(seat)
+        for _ in range(spaces):
+            while True:  # occupied spaces are skipped and not counted [book]
+                if s.space == L:
+                    s.space = 1
+                    s.laps += 1
+                    if s.laps == 1:
+                        self._award(seat, "gp1")
+                    elif s.laps == 2:
+                        self._award(seat, "gp2")
+                else:
+                    s.space += 1
+                if s.space not in occ:
+                    break
+
+    def _task_gp_engine(self, v: int) -> None:
+        self._pop()
+        # Start tile C: an engine of that value from the supply into the GP car;
+        # research points are unchanged [book]. None left: nothing [decision].
+        if self.supply_engine[v - 1] > 0 and v > self.seats[self.turn_seat].gp_engine:
+            self.supply_engine[v - 1] -= 1
+            self._install_gp_engine(v)
+
+    def _task_gp_start(self, space: int) -> None:
+        self._pop()
+        s = self.seats[self.turn_seat]
+        occ = self._occupied(self.turn_seat)
+        L = self.game.components.gp_lap_length
+        while space in occ:  # taken: the next free space [decision]
+            space = space % L + 1
+        if s.space == 0:
+            s.space = space
+
+    # ----- buyers (RULES.md §4.1) ---------------------------------------
+
+    def _task_buyer(self, _: int) -> list[int] | None:
+        if len(self.active) >= self.game.buyer_spaces:
+            self._pop()
+            self.track = max(0, self.track - 1)  # mandatory [book]
+            return None
+        options = [A.BUYER + p for p in range(4) if self.stacks[p] > 0]
+        if not options:
+            self._pop()
+            return None
+        self.actor = self.turn_seat
+        return options
+
+    def _choose_buyer(self, action: int, _: int) -> None:
+        self._pop()
+        self._add_buyer(self.turn_seat, action - A.BUYER)
+
+    def _add_buyer(self, seat: int, p: int) -> None:
+        self.stacks[p] -= 1
+        self.active.append(p)
+        self.active_daimler.append(0)
+        self.seats[seat].money += self.white[p]
+        self.white[p] = 0
+        if self.active.count(p) == 2:
+            self._award(seat, "buyer")
+
+    # ----- market (RULES.md §4.2) ---------------------------------------
+
+    def _task_market(self, _: int) -> list[int] | None:
+        s = self.seats[self.turn_seat]
+        bodies = sorted({w for w in s.workshops if w < ENGINE_CODE})
+        if (not bodies or not any(w > ENGINE_CODE for w in s.workshops) or s.canteen < 1
+                or not self.prices or len(self.market) >= self.game.market_size):
+            self._pop()
+            return None
+        self.actor = self.turn_seat
+        return [A.MARKET_PASS] + [A.MARKET_BODY + v - 1 for v in bodies]
+
+    def _choose_market(self, action: int, _: int) -> None:
+        self._pop()
+        if action == A.MARKET_PASS:
+            return
+        v = action - A.MARKET_BODY + 1
+        self.seats[self.turn_seat].workshops.remove(v)
+        self.car = [v]
+        self._push("market_engine")
+
+    def _task_market_engine(self, _: int) -> list[int]:
+        s = self.seats[self.turn_seat]
+        return sorted({A.MARKET_ENGINE + w - ENGINE_CODE - 1 for w in s.workshops if w > ENGINE_CODE})
+
+    def _choose_market_engine(self, action: int, _: int) -> None:
+        v = action - A.MARKET_ENGINE + 1
+        self.seats[self.turn_seat].workshops.remove(ENGINE_CODE + v)
+        self.car.append(v)
+        self.tasks[-1][0] = "market_workers"
+
+    def _task_market_workers(self, _: int) -> list[int]:
+        return [A.MARKET_WORKERS + n - 1 for n in range(1, self.seats[self.turn_seat].canteen + 1)]
+
+    def _choose_market_workers(self, action: int, _: int) -> None:
+        n = action - A.MARKET_WORKERS + 1
+        self.seats[self.turn_seat].canteen -= n
+        self.car.append(n)
+        self.tasks[-1][0] = "market_price"
+
+    def _task_market_price(self, _: int) -> list[int]:
+        return [A.MARKET_PRICE + p for p in self.prices]
+
+    def _choose_market_price(self, action: int, _: int) -> None:
+        p = action - A.MARKET_PRICE
+        self.prices.remove(p)
+        self.car.append(p)
+        self.tasks[-1][0] = "market_marker"
+
+    def _task_market_marker(self, _: int) -> list[int]:
+        s = self.seats[self.turn_seat]
+        options = [A.MARKET_NO_MARKER]
+        if not self.marker_placed:  # one engineer marker per turn [book, V6 text]
+            for i, (eng, v) in enumerate(self.game.marker_slots):
+                if v and v in (s.maybach if eng == "maybach" else s.horch):
+                    options.append(A.MARKET_MARKER + i)
+        return options
+
+    def _choose_market_marker(self, action: int, _: int) -> None:
+        self._pop()
+        seat = self.turn_seat
+        s = self.seats[seat]
+        body, engine, workers, price = self.car
+        body_bonus = engine_bonus = 0
+        if action != A.MARKET_NO_MARKER:
+            eng, v = self.game.marker_slots[action - A.MARKET_MARKER]
+            if eng == "maybach":
+                s.maybach.remove(v)
+                body_bonus = v
+            else:
+                s.horch.remove(v)
+                engine_bonus = v
+            self.marker_placed = True
+        self.market.append([seat, body, engine, workers, price, body_bonus, engine_bonus])
+        self.car = []
+        if sum(1 for car in self.market if car[0] == seat) >= 2:
+            self._award(seat, "market")
+
+    # ----- end-of-turn engineer options ---------------------------------
+
+    def _task_daimler(self, _: int) -> list[int] | None:
+        s = self.seats[self.turn_seat]
+        if not s.daimler or self.marker_placed:
+            self._pop()
+            return None
+        free = [b for b, d in enumerate(self.active_daimler) if d == 0]
+        if not free:
+            self._pop()
+            return None
+        self.actor = self.turn_seat
+        c = self.game.components
+        return [A.DAIMLER_PASS] + [A.DAIMLER + m * 5 + b
+                                   for m, v in enumerate(c.daimler_markers) if v in s.daimler for b in free]
+
+    def _choose_daimler(self, action: int, _: int) -> None:
+        self._pop()
+        if action == A.DAIMLER_PASS:
+            return
+        m, b = divmod(action - A.DAIMLER, 5)
+        v = self.game.components.daimler_markers[m]
+        self.seats[self.turn_seat].daimler.remove(v)
+        self.active_daimler[b] = v
+        self.marker_placed = True
+
+    def _diesel_options(self, car: list[int]) -> list[int]:
+        s = self.seats[car[0]]
+        _, body, engine, workers, price, _, _ = car
+        opts = {A.DIESEL_BODY + w - 1 for w in s.workshops if w < ENGINE_CODE and w != body}
+        opts |= {A.DIESEL_ENGINE + w - ENGINE_CODE - 1 for w in s.workshops
+                 if w > ENGINE_CODE and w - ENGINE_CODE != engine}
+        opts |= {A.DIESEL_WORKERS + n - 1 for n in range(1, workers + s.canteen + 1) if n != workers}
+        opts |= {A.DIESEL_PRICE + p for p in self.prices}
+        return sorted(opts)
+
+    def _task_diesel(self, _: int) -> list[int] | None:
+        seat = self.turn_seat
+        if self.seats[seat].diesel <= 0:
+            self._pop()
+            return None
+        cars = [A.DIESEL_CAR + car[4] for car in self.market if car[0] == seat and self._diesel_options(car)]
+        if not cars:
+            self._pop()
+            return None
+        self.actor = seat
+        return [A.DIESEL_PASS] + sorted(cars)
+
+    def _choose_diesel(self, action: int, _: int) -> None:
+        self._pop()
+        if action != A.DIESEL_PASS:
+            self._push("diesel_change", action - A.DIESEL_CAR)
+
+    def _car_by_price(self, price: int) -> list[int]:
+        return next(car for car in self.market if car[4] == price)
+
+    def _task_diesel_change(self, price: int) -> list[int]:
+        return self._diesel_options(self._car_by_price(price))
+
+    def _choose_diesel_change(self, action: int, price: int) -> None:
+        self._pop()
+        car = self._car_by_price(price)
+        s = self.seats[car[0]]
+        s.diesel -= 1  # a discard is not a marker placement [decision, RULES.md §5.3]
+        if action < A.DIESEL_ENGINE:
+            v = action - A.DIESEL_BODY + 1
+            s.workshops.remove(v)
+            self._return_tile(car[1])  # the replaced part goes to the supply [decision]
+            car[1] = v
+        elif action < A.DIESEL_WORKERS:
+            v = action - A.DIESEL_ENGINE + 1
+            s.workshops.remove(ENGINE_CODE + v)
+            self._return_tile(ENGINE_CODE + car[2])
+            car[2] = v
+        elif action < A.DIESEL_PRICE:
+            n = action - A.DIESEL_WORKERS + 1
+            s.canteen -= n - car[3]
+            car[3] = n
+        else:
+            p = action - A.DIESEL_PRICE
+            self.prices.remove(p)
+            self.prices.append(car[4])
+            self.prices.sort()
+            car[4] = p
+
+    def _task_end_turn(self, _: int) -> None:
+        self._pop()
+        while self.chain[0] < SEAT:  # tiles at the tail go to the front [book]
+            self.chain.append(self.chain.pop(0))
+        self.turn_seat = -1
+        self.marker_placed = False
+        if len(self.market) >= self.game.market_size or self.track == 0:
+            self.phase = SCORING
+            self._push("round_end")
+            self._push("sales")
+            self._push("race")
+            for seat, s in enumerate(self.seats):
+                if s.benz > 0:
+                    self._push("benz", seat)
+        else:
+            self._push("turn")
+
+    # ----- scoring (RULES.md §6–§8) -------------------------------------
+
+    def _task_benz(self, seat: int) -> list[int] | None:
+        options = [A.BENZ + p for p in range(4) if self.stacks[p] > 0]
+        if not options:
+            self._pop()
+            return None
+        self.actor = seat
+        return [A.BENZ_PASS] + options
+
+    def _choose_benz(self, action: int, seat: int) -> None:
+        self._pop()
+        if action == A.BENZ_PASS:
+            return
+        self.seats[seat].benz -= 1
+        # The fifth buyer goes below the others; its stack's white markers and the
+        # Buyer award go to Benz's owner [decision / book]; the track does not move.
+        self._add_buyer(seat, action - A.BENZ)
+
+    def _task_race(self, _: int) -> None:
+        self._pop()
+        c = self.game.components
+        cars = [(s.laps, s.space, i) for i, s in enumerate(self.seats) if s.space > 0]
+        cars += [(0, sp, -1) for sp in self.game.neutral_cars]
+        cars.sort(reverse=True)
+        for place, (_, _, seat) in enumerate(cars[:len(c.gp_place_money)]):
+            if seat >= 0:
+                self.seats[seat].money += c.gp_place_money[place]
+        for s in self.seats:
+            s.money += c.lap_money(s.laps)
+
+    def _task_sales(self, _: int) -> None:
+        self._pop()
+        c = self.game.components
+        sold = [False] * len(self.market)
+        for p, bonus in zip(self.active, self.active_daimler):
+            best, best_key = -1, None
+            for i, (_, body, engine, workers, price, bb, eb) in enumerate(self.market):
+                if sold[i]:
+                    continue
+                value = (body + bb, engine + eb, workers, 0)[p]
+                key = (-value, price)  # ties: the lowest price (prices are unique)
+                if best_key is None or key < best_key:
+                    best, best_key = i, key
+            if best < 0:
+                continue  # no unsold car: the buyer buys nothing [decision]
+            sold[best] = True
+            owner, price = self.market[best][0], self.market[best][4]
+            seller = self.seats[owner]
+            mult = 1
+            if PREFERENCES[p] == "price":
+                mult = c.opel_multiplier if seller.has("opel") else c.price_buyer_multiplier
+            seller.money += price * mult + bonus
+
+    def _task_round_end(self, _: int) -> None:
+        self._pop()
+        for owner, body, engine, workers, _, _, _ in self.market:
+            self.supply_body[body - 1] += 1
+            self.supply_engine[engine - 1] += 1
+            self.seats[owner].supply += workers
+        self.market = []
+        for p in self.active:
+            self.stacks[p] += 1
+        self.active, self.active_daimler = [], []
+        for s in self.seats:
+            s.laps = s.space = 0
+        self.prices = []  # untaken coloured markers leave play
+        if self.round >= self.game.components.rounds:
+            self.phase = OVER
+            return
+        self.round += 1
+        self._prepare_round()
+        self.phase = ACTION
+        self._push("turn")
+
+    def _prepare_round(self) -> None:
+        c = self.game.components
+        self.prices = list(c.price_markers[self.round - 1])
+        for p in range(4):
+            self.white[p] += c.white_markers[p]
+        self.track = self.game.track_start
+
+    # ----- awards (RULES.md §9) -----------------------------------------
+
+    def _award(self, seat: int, name: str) -> None:
+        i = AWARDS.index(name)
+        if self.awards[i] < 0:
+            self.awards[i] = seat
+            self.seats[seat].money += self.game.components.awards[i]
+
+
+def random_game(game: Game, seed: int, on_step: Callable[[State, int], None] | None = None) -> State:
+    """Play a game with uniformly random legal actions from ``seed``; returns the final state."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed)
+    while not state.is_terminal():
+        a = rng.choice(state.legal_actions())
+        if on_step is not None:
+            on_step(state, a)
+        state.apply(a)
+    return state
+
+
+def purepython_forced() -> bool:
+    return os.environ.get("KWSEARCH_PUREPYTHON", "") not in ("", "0")
