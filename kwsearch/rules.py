@@ -259,7 +259,6 @@ class State:
     def _new(cls, game: Game, seed: int) -> "State":
         """Random set-up from ``seed`` (RULES.md §2), then run to the first decision."""
         c, n = game.components, game.num_players
-        st = cls._blank(game)
         rng = seed_to_rng(seed)
         # §2.1 / §3: one-action tiles shuffled, then two-action, then three-action (front).
         tiles: list[int] = []
@@ -267,19 +266,25 @@ class State:
             group = [t.index for t in c.action_tiles if len(t.actions) == size]
             rng = rng_shuffle(rng, group)
             tiles += group
-        st.chain = [SEAT + s for s in range(n)] + tiles
-        # §2.2: research deck, two face up.
+        # §2.2: research deck (top card last).
         deck = [ct.index for ct in c.card_types for _ in range(ct.count)]
         rng = rng_shuffle(rng, deck)
-        st.deck = deck
         # §2.5: the start-tile offer (two random tiles with two players).
         offer = [t.index for t in c.start_tiles]
         rng = rng_shuffle(rng, offer)
-        st.offered = sorted(offer[:c.start_tiles_offered[n]])
+        return cls._from_setup(game, tiles, deck, offer[:c.start_tiles_offered[n]], rng)
+
+    @classmethod
+    def _from_setup(cls, game: Game, tiles: list[int], deck: list[int], offered: list[int], rng: int) -> "State":
+        """Set up with a given tile order (tail to front), deck order and start-tile offer."""
+        st = cls._blank(game)
+        st.chain = [SEAT + s for s in range(game.num_players)] + list(tiles)
+        st.deck = list(deck)
+        st.offered = sorted(offered)
         st.rng = rng
-        st._refill_display()
+        st._refill_display()  # §2.2: two cards face up
         st._prepare_round()
-        st.tasks = [["turn", 0]] + [["setup", s] for s in range(n)]
+        st.tasks = [["turn", 0]] + [["setup", s] for s in range(game.num_players)]
         st._run()
         return st
 

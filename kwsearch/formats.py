@@ -1,0 +1,656 @@
+"""The position format ``kwsearch-position/1`` (docs/formats.md).
+
+A position is a JSON object holding everything a player at the table can see:
+the board, every player's mat, money, awards and the pending decision. The
+undrawn research cards are an unordered multiset (``research.undrawn``): their
+order is the game's only hidden information.
+
+* :func:`state_to_position` — a state's observable part, as a JSON-ready dict.
+* :func:`check_position` — every problem of a position object at once, as
+  ``(json_path, message)`` pairs.
+* :func:`position_to_state` — a :class:`~kwsearch.rules.State`, or
+  :class:`~kwsearch.errors.InvalidPositionError` listing all problems.
+
+Fields a person writing a position by hand may leave out (they are derived):
+``research.undrawn``, ``supply``, ``awards``, ``pending``, ``turn``, a seat's
+``supply`` (workers) and ``markers``, ``components`` and ``v6``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any, Mapping
+
+from .actions import ENGINE_CODE, tile_code
+from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_TILE_VALUE, PREFERENCES, Components,
+                         components_from_dict, default_components)
+from .errors import ComponentError, InvalidPositionError, KwsearchError
+
+POSITION_FORMAT = "kwsearch-position/1"
+PHASES = ("setup", "action", "scoring", "over")
+
+
+def _tile_name(code: int) -> str:
+    return f"engine {code - ENGINE_CODE}" if code > ENGINE_CODE else f"body {code}"
+
+
+def _chain_name(e: int) -> str:
+    from .rules import SEAT
+    return f"seat {e - SEAT}" if e >= SEAT else f"tile {e}"
+
+
+def state_to_position(st) -> dict[str, Any]:
+    """The observable part of ``st`` as a ``kwsearch-position/1`` object."""
+    game = st.game
+    c = game.components
+    names = [ct.name for ct in c.card_types]
+    undrawn = Counter(names[i] for i in st.deck)
+    seats = []
+    for s in st.seats:
+        seats.append({
+            "money": s.money,
+            "supply": s.supply,
+            "canteen": s.canteen,
+            "workshops": [_tile_name(w) for w in s.workshops],
+            "gp_engine": s.gp_engine,
+            "laps": s.laps,
+            "space": s.space,
+            "start_tile": c.start_tiles[s.start_tile].name if s.start_tile >= 0 else None,
+            "developments": [names[i] for i in s.dev_active],
+            "inactive": [names[i] for i in s.dev_inactive],
+            "engineers": [names[game.engineer_card[e]] for i, e in enumerate(ENGINEERS)
+                          if s.engineers >> i & 1],
+            "markers": {"maybach": list(s.maybach), "horch": list(s.horch), "daimler": list(s.daimler),
+                        "diesel": s.diesel, "benz": s.benz},
+        })
+    turn = None
+    if st.turn_seat >= 0:
+        turn = {"seat": st.turn_seat, "remaining": list(st.remaining),
+                "marker_placed": st.marker_placed, "car": list(st.car)}
+    return {
+        "format": POSITION_FORMAT,
+        "players": game.num_players,
+        "v6": game.v6,
+        "components": None if c is default_components() or c.source == default_components().source else _overrides(c),
+        "round": st.round,
+        "phase": st.phase,
+        "chain": [_chain_name(e) for e in st.chain],
+        "research": {
+            "display": [names[i] for i in st.display],
+            "discard": [names[i] for i in st.discard],
+            "undrawn": dict(sorted(undrawn.items())),
+        },
+        "buyers": {
+            "stacks": {p: st.stacks[i] for i, p in enumerate(PREFERENCES)},
+            "active": [{"preference": PREFERENCES[p], "daimler": d}
+                       for p, d in zip(st.active, st.active_daimler)],
+            "white": {p: st.white[i] for i, p in enumerate(PREFERENCES)},
+            "track": st.track,
+        },
+        "prices": list(st.prices),
+        "market": [{"owner": o, "body": b, "engine": e, "workers": w, "price": p,
+                    "body_bonus": bb, "engine_bonus": eb} for o, b, e, w, p, bb, eb in st.market],
+        "supply": {"body": list(st.supply_body), "engine": list(st.supply_engine)},
+        "awards": {a: (None if st.awards[i] < 0 else st.awards[i]) for i, a in enumerate(AWARDS)},
+        "start_tiles_offered": [c.start_tiles[t].name for t in st.offered],
+        "seats": seats,
+        "turn": turn,
+        "pending": [list(t) for t in st.tasks],
+    }
+
+
+def _overrides(c: Components) -> dict[str, Any]:
+    from .components import DEFAULTS
+    return {k: v for k, v in c.source.items() if DEFAULTS.get(k) != v}
+
+
+# ---------------------------------------------------------------------------
+# Checking and decoding
+# ---------------------------------------------------------------------------
+
+
+class _Checker:
+    """Collects problems with JSON paths while decoding a position."""
+
+    def __init__(self) -> None:
+        self.problems: list[tuple[str, str]] = []
+
+    def err(self, path: str, msg: str) -> None:
+        self.problems.append((path, msg))
+
+    def obj(self, parent: Any, key: str, path: str, default: Any = KeyError) -> Any:
+        if not isinstance(parent, Mapping):
+            return default if default is not KeyError else None
+        if key not in parent:
+            if default is KeyError:
+                self.err(f"{path}.{key}", "missing")
+                return None
+            return default
+        return parent[key]
+
+    def int(self, value: Any, path: str, lo: int | None = None, hi: int | None = None,
+            default: int = 0) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if value is not None:
+                self.err(path, f"expected an integer, got {json.dumps(value)}")
+            return default
+        if lo is not None and value < lo or hi is not None and value > hi:
+            rng = f"{lo}..{hi}" if hi is not None else f"at least {lo}"
+            self.err(path, f"{value} is out of range (expected {rng})")
+            return default if (lo is not None and value < lo) else value
+        return value
+
+    def list(self, value: Any, path: str) -> list:
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            self.err(path, f"expected a list, got {type(value).__name__}")
+            return []
+        return value
+
+    def mapping(self, value: Any, path: str) -> Mapping:
+        if value is None:
+            return {}
+        if not isinstance(value, Mapping):
+            self.err(path, f"expected an object, got {type(value).__name__}")
+            return {}
+        return value
+
+
+def check_position(obj: Any, components: Components | None = None) -> list[tuple[str, str]]:
+    """All problems of a position object, as ``(json_path, message)`` pairs (empty: valid)."""
+    _, problems = _decode(obj, components, seed=0)
+    return problems
+
+
+def position_to_state(obj: Any, seed: int = 0, components: Components | None = None,
+                      source: str | None = None):
+    """Decode a position object into a State; raises InvalidPositionError listing every problem."""
+    st, problems = _decode(obj, components, seed)
+    if problems:
+        raise InvalidPositionError(problems, source)
+    return st
+
+
+def load_position_file(path: str | Path, seed: int = 0):
+    """Read a position file; errors name the file."""
+    obj = read_json(path)
+    return position_to_state(obj, seed=seed, source=str(path))
+
+
+def read_json(path: str | Path) -> Any:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise KwsearchError(f"{p}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KwsearchError(f"{p}: cannot read ({exc})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise KwsearchError(f"{p}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+
+
+def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 - one flat checklist
+    from . import rules
+    from .rules import SEAT, TASKS, Game, State
+
+    ck = _Checker()
+    if not isinstance(obj, Mapping):
+        return None, [("$", f"expected a JSON object, got {type(obj).__name__}")]
+    fmt = obj.get("format")
+    if fmt != POSITION_FORMAT:
+        ck.err("$.format", f"expected {POSITION_FORMAT!r}, got {json.dumps(fmt)}")
+    n = obj.get("players")
+    if isinstance(n, bool) or n not in (2, 3, 4):
+        ck.err("$.players", f"expected 2, 3 or 4, got {json.dumps(n)}")
+        return None, ck.problems
+    if obj.get("v6", False):
+        ck.err("$.v6", "the V6 specialty tiles are not supported yet (expected false)")
+    comp = components
+    if comp is None:
+        raw = obj.get("components")
+        if raw is None:
+            comp = default_components()
+        else:
+            try:
+                comp = components_from_dict(raw)
+            except ComponentError as exc:
+                ck.err("$.components", str(exc))
+                return None, ck.problems
+    game = Game(n, comp)
+    c = game.components
+    st = State._blank(game)
+    names = {ct.name.lower(): ct for ct in c.card_types}
+
+    def card(value: Any, path: str, kind: str | None = None) -> int | None:
+        ct = names.get(value.lower()) if isinstance(value, str) else None
+        if ct is None:
+            ck.err(path, f"unknown research card {json.dumps(value)}")
+            return None
+        if kind and ct.kind != kind:
+            ck.err(path, f"{ct.name} is a {ct.kind} card, expected a {kind}")
+            return None
+        return ct.index
+
+    st.round = ck.int(obj.get("round"), "$.round", 1, c.rounds, default=1)
+    phase = obj.get("phase")
+    if phase not in PHASES:
+        ck.err("$.phase", f"expected one of {', '.join(PHASES)}, got {json.dumps(phase)}")
+        phase = "action"
+    st.phase = phase
+
+    # --- start tiles -----------------------------------------------------
+    start_names = {t.name.lower(): t.index for t in c.start_tiles}
+    offered_raw = obj.get("start_tiles_offered", [t.name for t in c.start_tiles][:c.start_tiles_offered[n]])
+    offered = []
+    for i, v in enumerate(ck.list(offered_raw, "$.start_tiles_offered")):
+        t = start_names.get(v.lower()) if isinstance(v, str) else None
+        if t is None or t in offered:
+            ck.err(f"$.start_tiles_offered[{i}]", f"unknown or repeated start tile {json.dumps(v)}")
+        else:
+            offered.append(t)
+    if len(offered) != c.start_tiles_offered[n] and offered_raw is not None:
+        ck.err("$.start_tiles_offered", f"expected {c.start_tiles_offered[n]} start tiles for {n} players, "
+                                        f"got {len(offered)}")
+    st.offered = sorted(offered)
+
+    # --- seats -----------------------------------------------------------
+    seats_raw = ck.list(obj.get("seats"), "$.seats")
+    if len(seats_raw) != n:
+        ck.err("$.seats", f"expected {n} seats for players={n}, got {len(seats_raw)}")
+    owned = Counter()
+    supply_given: list[int | None] = []
+    taken_start: dict[int, int] = {}
+    for si, sraw in enumerate(seats_raw[:n]):
+        p = f"$.seats[{si}]"
+        sr = ck.mapping(sraw, p)
+        s = st.seats[si]
+        s.money = ck.int(ck.obj(sr, "money", p), f"{p}.money", 0)
+        sup = ck.obj(sr, "supply", p, None)
+        supply_given.append(None if sup is None else ck.int(sup, f"{p}.supply", 0, c.workers_per_player))
+        s.canteen = ck.int(ck.obj(sr, "canteen", p), f"{p}.canteen", 0, c.workers_per_player)
+        s.workshops = []
+        ws = ck.list(ck.obj(sr, "workshops", p), f"{p}.workshops")
+        if len(ws) > 3:
+            ck.err(f"{p}.workshops", f"a mat has 3 workshops, got {len(ws)} tiles")
+        for wi, w in enumerate(ws):
+            code = _parse_tile(w)
+            if code is None:
+                ck.err(f"{p}.workshops[{wi}]", f"expected \"body V\" or \"engine V\" with V in 1..{MAX_TILE_VALUE}, "
+                                               f"got {json.dumps(w)}")
+            else:
+                s.workshops.append(code)
+        s.workshops.sort()
+        s.gp_engine = ck.int(ck.obj(sr, "gp_engine", p, 1), f"{p}.gp_engine", 1, MAX_TILE_VALUE, 1)
+        s.laps = ck.int(ck.obj(sr, "laps", p, 0), f"{p}.laps", 0)
+        s.space = ck.int(ck.obj(sr, "space", p, 0), f"{p}.space", 0, c.gp_lap_length)
+        if s.laps > 0 and s.space == 0:
+            ck.err(f"{p}.laps", "a car in the pit lane (space 0) has completed no lap")
+        stn = ck.obj(sr, "start_tile", p, None)
+        if stn is not None:
+            t = start_names.get(stn.lower()) if isinstance(stn, str) else None
+            if t is None:
+                ck.err(f"{p}.start_tile", f"unknown start tile {json.dumps(stn)}")
+            elif t not in offered:
+                ck.err(f"{p}.start_tile", f"start tile {stn} was not offered")
+            elif t in taken_start:
+                ck.err(f"{p}.start_tile", f"start tile {stn} is also seat {taken_start[t]}'s")
+            else:
+                taken_start[t] = si
+                s.start_tile = t
+        for key, dst in (("developments", s.dev_active), ("inactive", s.dev_inactive)):
+            for di, d in enumerate(ck.list(ck.obj(sr, key, p, []), f"{p}.{key}")):
+                t = card(d, f"{p}.{key}[{di}]", "development")
+                if t is not None:
+                    dst.append(t)
+                    owned[t] += 1
+        engs = ck.list(ck.obj(sr, "engineers", p, []), f"{p}.engineers")
+        for ei, e in enumerate(engs):
+            t = card(e, f"{p}.engineers[{ei}]", "engineer")
+            if t is not None:
+                bit = 1 << ENGINEERS.index(c.card_types[t].engineer)
+                if s.engineers & bit:
+                    ck.err(f"{p}.engineers[{ei}]", f"{e} listed twice")
+                s.engineers |= bit
+                owned[t] += 1
+        mk = ck.mapping(ck.obj(sr, "markers", p, None), f"{p}.markers")
+        full = {"maybach": list(c.maybach_markers), "horch": list(c.horch_markers),
+                "daimler": list(c.daimler_markers)}
+        for eng, allowed in full.items():
+            has = s.has(eng)
+            vals = mk.get(eng, allowed if has else [])
+            vals = ck.list(vals, f"{p}.markers.{eng}")
+            good = []
+            for vi, v in enumerate(vals):
+                if v not in allowed or v in good or not has:
+                    why = "its engineer is not owned" if not has else f"expected values from {allowed}, once each"
+                    ck.err(f"{p}.markers.{eng}[{vi}]", f"marker {json.dumps(v)}: {why}")
+                else:
+                    good.append(v)
+            setattr(s, eng, sorted(good))
+        for eng, total in (("diesel", c.diesel_markers), ("benz", c.benz_markers)):
+            has = s.has(eng)
+            v = ck.int(mk.get(eng, total if has else 0), f"{p}.markers.{eng}", 0, total if has else 0)
+            setattr(s, eng, v)
+
+    # --- research cards --------------------------------------------------
+    res = ck.mapping(obj.get("research"), "$.research")
+    for key in ("display", "discard"):
+        dst = []
+        for i, v in enumerate(ck.list(ck.obj(res, key, "$.research", []), f"$.research.{key}")):
+            t = card(v, f"$.research.{key}[{i}]")
+            if t is not None:
+                dst.append(t)
+        setattr(st, key, dst)
+    if len(st.display) > 2:
+        ck.err("$.research.display", f"at most 2 cards are face up, got {len(st.display)}")
+    seen = owned + Counter(st.display) + Counter(st.discard)
+    undrawn_raw = res.get("undrawn") if isinstance(res, Mapping) else None
+    undrawn: Counter = Counter()
+    if undrawn_raw is None:
+        for ct in c.card_types:
+            left = ct.count - seen[ct.index]
+            if left > 0:
+                undrawn[ct.index] = left
+    else:
+        for k, v in ck.mapping(undrawn_raw, "$.research.undrawn").items():
+            t = card(k, f"$.research.undrawn.{k}")
+            cnt = ck.int(v, f"$.research.undrawn.{k}", 0)
+            if t is not None:
+                undrawn[t] += cnt
+    for ct in c.card_types:
+        total = seen[ct.index] + undrawn[ct.index]
+        if total != ct.count:
+            where = "owned, face up, discarded and undrawn together"
+            if total > ct.count:
+                ck.err("$.research", f"card {ct.name} appears {total} times ({where}); the game has {ct.count}")
+            else:
+                ck.err("$.research", f"card {ct.name} appears {total} times ({where}); the game has {ct.count} "
+                                     "(missing cards)")
+    hidden = obj.get("hidden")
+    deck: list[int] = []
+    if hidden is not None:
+        hd = ck.mapping(hidden, "$.hidden")
+        for i, v in enumerate(ck.list(hd.get("deck"), "$.hidden.deck")):
+            t = card(v, f"$.hidden.deck[{i}]")
+            if t is not None:
+                deck.append(t)
+        if Counter(deck) != undrawn:
+            ck.err("$.hidden.deck", "the deck order must be a permutation of the undrawn cards")
+        try:
+            st.rng = int(str(hd.get("rng", "0")), 16)
+        except ValueError:
+            ck.err("$.hidden.rng", f"expected a hexadecimal number, got {json.dumps(hd.get('rng'))}")
+    else:
+        deck = sorted(undrawn.elements())
+        st.rng = rules.rng_shuffle(rules.seed_to_rng(seed), deck)
+    st.deck = deck
+
+    # --- chain -----------------------------------------------------------
+    chain = []
+    for i, v in enumerate(ck.list(obj.get("chain"), "$.chain")):
+        e = _parse_chain(v, n, len(c.action_tiles))
+        if e is None:
+            ck.err(f"$.chain[{i}]", f"expected \"seat S\" (S in 0..{n - 1}) or \"tile T\" "
+                                    f"(T in 0..{len(c.action_tiles) - 1}), got {json.dumps(v)}")
+        else:
+            chain.append(e + (SEAT if v.strip().lower().startswith("seat") else 0))
+    want = sorted(list(range(len(c.action_tiles))) + [SEAT + s for s in range(n)])
+    if sorted(chain) != want:
+        ck.err("$.chain", f"the chain must hold each of the {len(c.action_tiles)} action tiles and each of the "
+                          f"{n} seats exactly once")
+    st.chain = chain
+
+    # --- buyers, prices, market -----------------------------------------
+    by = ck.mapping(obj.get("buyers"), "$.buyers")
+    stacks = ck.mapping(by.get("stacks"), "$.buyers.stacks") if "stacks" in by else None
+    for i, v in enumerate(ck.list(by.get("active", []), "$.buyers.active")):
+        path = f"$.buyers.active[{i}]"
+        a = ck.mapping(v, path)
+        pref = a.get("preference")
+        if pref not in PREFERENCES:
+            ck.err(f"{path}.preference", f"expected one of {', '.join(PREFERENCES)}, got {json.dumps(pref)}")
+            continue
+        d = ck.int(a.get("daimler", 0), f"{path}.daimler", 0)
+        if d and d not in c.daimler_markers:
+            ck.err(f"{path}.daimler", f"expected 0 or a Daimler marker {list(c.daimler_markers)}, got {d}")
+        st.active.append(PREFERENCES.index(pref))
+        st.active_daimler.append(d)
+    if len(st.active) > game.buyer_spaces + c.benz_markers:
+        ck.err("$.buyers.active", f"at most {game.buyer_spaces} active buyers (+ Benz's fifth), got {len(st.active)}")
+    for i, pref in enumerate(PREFERENCES):
+        left = c.buyers_per_preference - st.active.count(i)
+        if stacks is not None:
+            v = ck.int(stacks.get(pref), f"$.buyers.stacks.{pref}", 0, c.buyers_per_preference)
+            if v != left and v is not None:
+                ck.err(f"$.buyers.stacks.{pref}", f"{v} in the stack plus {st.active.count(i)} active is not "
+                                                  f"the game's {c.buyers_per_preference} {pref} buyers")
+            st.stacks[i] = v
+        else:
+            if left < 0:
+                ck.err("$.buyers.active", f"more than {c.buyers_per_preference} active {pref} buyers")
+            st.stacks[i] = max(0, left)
+    white = ck.mapping(by.get("white", {}), "$.buyers.white")
+    st.white = [ck.int(white.get(p, 0), f"$.buyers.white.{p}", 0) for p in PREFERENCES]
+    st.track = ck.int(by.get("track", game.track_start), "$.buyers.track", 0, game.track_start, game.track_start)
+
+    series = c.price_markers[st.round - 1]
+    used_prices = []
+    st.market = []
+    market_raw = ck.list(obj.get("market", []), "$.market")
+    if len(market_raw) > game.market_size:
+        ck.err("$.market", f"the market holds {game.market_size} cars with {n} players, got {len(market_raw)}")
+    for i, v in enumerate(market_raw):
+        path = f"$.market[{i}]"
+        m = ck.mapping(v, path)
+        owner = ck.int(ck.obj(m, "owner", path), f"{path}.owner", 0, n - 1)
+        body = ck.int(ck.obj(m, "body", path), f"{path}.body", 1, MAX_TILE_VALUE, 1)
+        engine = ck.int(ck.obj(m, "engine", path), f"{path}.engine", 1, MAX_TILE_VALUE, 1)
+        workers = ck.int(ck.obj(m, "workers", path), f"{path}.workers", 1, c.workers_per_player, 1)
+        price = ck.int(ck.obj(m, "price", path), f"{path}.price", 0)
+        if price not in series:
+            ck.err(f"{path}.price", f"{price} is not a price marker of round {st.round} {list(series)}")
+        elif price in used_prices:
+            ck.err(f"{path}.price", f"price marker {price} is on two cars")
+        used_prices.append(price)
+        bb = ck.int(m.get("body_bonus", 0), f"{path}.body_bonus", 0)
+        eb = ck.int(m.get("engine_bonus", 0), f"{path}.engine_bonus", 0)
+        if bb and bb not in c.maybach_markers:
+            ck.err(f"{path}.body_bonus", f"expected 0 or a Maybach marker {list(c.maybach_markers)}")
+        if eb and eb not in c.horch_markers:
+            ck.err(f"{path}.engine_bonus", f"expected 0 or a Horch marker {list(c.horch_markers)}")
+        st.market.append([owner, body, engine, workers, price, bb, eb])
+    prices_raw = obj.get("prices")
+    if prices_raw is None:
+        st.prices = [p for p in series if p not in used_prices] if st.phase in ("setup", "action") else []
+    else:
+        st.prices = []
+        for i, v in enumerate(ck.list(prices_raw, "$.prices")):
+            pv = ck.int(v, f"$.prices[{i}]", 0)
+            if pv not in series:
+                ck.err(f"$.prices[{i}]", f"{pv} is not a price marker of round {st.round} {list(series)}")
+            elif pv in used_prices or pv in st.prices:
+                ck.err(f"$.prices[{i}]", f"price marker {pv} is already on a car or listed twice")
+            else:
+                st.prices.append(pv)
+        st.prices.sort()
+
+    # --- awards ----------------------------------------------------------
+    aw = ck.mapping(obj.get("awards", {}), "$.awards")
+    for k, v in aw.items():
+        if k not in AWARDS:
+            ck.err(f"$.awards.{k}", f"unknown award (expected one of {', '.join(AWARDS)})")
+        elif v is not None:
+            st.awards[AWARDS.index(k)] = ck.int(v, f"$.awards.{k}", 0, n - 1, -1)
+
+    # --- turn and pending decision --------------------------------------
+    turn = obj.get("turn")
+    if turn is not None:
+        tr = ck.mapping(turn, "$.turn")
+        st.turn_seat = ck.int(tr.get("seat"), "$.turn.seat", 0, n - 1, 0)
+        rem = ck.list(tr.get("remaining", []), "$.turn.remaining")
+        for i, r in enumerate(rem):
+            if r not in ALL_ACTIONS:
+                ck.err(f"$.turn.remaining[{i}]", f"unknown action {json.dumps(r)}")
+        st.remaining = sorted((r for r in rem if r in ALL_ACTIONS), key=ALL_ACTIONS.index)
+        st.marker_placed = bool(tr.get("marker_placed", False))
+        st.car = [ck.int(v, f"$.turn.car[{i}]", 0) for i, v in enumerate(ck.list(tr.get("car", []), "$.turn.car"))]
+        if len(st.car) > 4:
+            ck.err("$.turn.car", "a car under construction has at most body, engine, workers and price")
+    pending = obj.get("pending")
+    if pending is None:
+        st.tasks = _default_tasks(st)
+    else:
+        st.tasks = []
+        for i, t in enumerate(ck.list(pending, "$.pending")):
+            if (not isinstance(t, list) or len(t) != 2 or t[0] not in TASKS
+                    or isinstance(t[1], bool) or not isinstance(t[1], int)):
+                ck.err(f"$.pending[{i}]", f"expected [task, integer] with a task from rules.TASKS, got {json.dumps(t)}")
+            else:
+                st.tasks.append([t[0], t[1]])
+    if st.phase != "over" and not st.tasks:
+        ck.err("$.pending", "a game that is not over needs a pending decision")
+    if st.phase == "over" and st.tasks:
+        ck.err("$.pending", "a finished game has no pending decision")
+    if st.tasks and st.tasks[-1][0] == "turn" and st.chain and st.chain[0] < SEAT:
+        ck.err("$.chain", "at the start of a turn the tail of the chain must be a worker (\"seat S\")")
+    if st.tasks and st.tasks[-1][0] != "turn" and st.turn_seat < 0 and st.tasks[-1][0] not in ("setup", "benz"):
+        ck.err("$.turn", f"the pending task {st.tasks[-1][0]!r} happens inside a turn: give \"turn\" with its seat")
+    if st.phase == "setup":
+        for si, s in enumerate(st.seats):
+            pend = any(t == ["setup", si] for t in st.tasks) or (st.turn_seat == si and s.start_tile >= 0)
+            if s.start_tile < 0 and not pend:
+                ck.err(f"$.seats[{si}].start_tile", "missing: after set-up every seat has a start tile")
+    elif st.phase != "setup":
+        for si, s in enumerate(st.seats):
+            if s.start_tile < 0:
+                ck.err(f"$.seats[{si}].start_tile", "missing: after set-up every seat has a start tile")
+
+    # --- race ------------------------------------------------------------
+    spaces = Counter(s.space for s in st.seats if s.space > 0)
+    for si, s in enumerate(st.seats):
+        if s.space > 0 and (spaces[s.space] > 1 or s.space in game.neutral_cars):
+            ck.err(f"$.seats[{si}].space", f"space {s.space} is occupied by another car")
+
+    # --- workers ---------------------------------------------------------
+    for si, s in enumerate(st.seats):
+        on_market = sum(car[3] for car in st.market if car[0] == si)
+        in_car = st.car[2] if st.turn_seat == si and len(st.car) >= 3 else 0
+        fixed = s.canteen + len(s.dev_active) + on_market + in_car + 2
+        given = supply_given[si] if si < len(supply_given) else None
+        if given is None:
+            s.supply = c.workers_per_player - fixed
+            if s.supply < 0:
+                ck.err(f"$.seats[{si}]", f"{fixed} workers are in play, the game gives {c.workers_per_player}")
+                s.supply = 0
+        else:
+            s.supply = given
+            if given + fixed != c.workers_per_player:
+                ck.err(f"$.seats[{si}].supply",
+                       f"{given + fixed} workers in total (supply {given}, canteen {s.canteen}, on developments "
+                       f"{len(s.dev_active)}, on the market {on_market + in_car}, track marker and lap counter 2); "
+                       f"each seat has {c.workers_per_player}")
+
+    # --- tiles -----------------------------------------------------------
+    in_play_body = Counter()
+    in_play_engine = Counter()
+    for s in st.seats:
+        for w in s.workshops:
+            if w > ENGINE_CODE:
+                in_play_engine[w - ENGINE_CODE] += 1
+            else:
+                in_play_body[w] += 1
+        if s.gp_engine > 1:
+            in_play_engine[s.gp_engine] += 1
+    for car in st.market:
+        in_play_body[car[1]] += 1
+        in_play_engine[car[2]] += 1
+    if len(st.car) >= 1:
+        in_play_body[st.car[0]] += 1
+    if len(st.car) >= 2:
+        in_play_engine[st.car[1]] += 1
+    for kind, arg in st.tasks:  # a tile taken and not yet placed
+        if kind == "place":
+            (in_play_engine if arg > ENGINE_CODE else in_play_body)[arg - ENGINE_CODE if arg > ENGINE_CODE else arg] += 1
+        elif kind == "engine_dest":
+            in_play_engine[arg] += 1
+    sup = obj.get("supply")
+    for kind, totals, in_play in (("body", c.body_tiles, in_play_body), ("engine", c.engine_tiles, in_play_engine)):
+        derived = [totals[v - 1] - in_play[v] for v in range(1, MAX_TILE_VALUE + 1)]
+        for v in range(1, MAX_TILE_VALUE + 1):
+            if derived[v - 1] < 0:
+                ck.err(f"$.supply.{kind}", f"{in_play[v]} {kind} tiles of value {v} are in play; "
+                                           f"the game has {totals[v - 1]}")
+        if sup is None:
+            vals = [max(0, d) for d in derived]
+        else:
+            given_list = ck.list(ck.mapping(sup, "$.supply").get(kind), f"$.supply.{kind}")
+            if len(given_list) != MAX_TILE_VALUE:
+                ck.err(f"$.supply.{kind}", f"expected {MAX_TILE_VALUE} counts (values 1..7), got {len(given_list)}")
+                vals = [max(0, d) for d in derived]
+            else:
+                vals = [ck.int(x, f"$.supply.{kind}[{i}]", 0) for i, x in enumerate(given_list)]
+                for v in range(1, MAX_TILE_VALUE + 1):
+                    if vals[v - 1] != derived[v - 1] and derived[v - 1] >= 0:
+                        ck.err(f"$.supply.{kind}[{v - 1}]",
+                               f"{vals[v - 1]} {kind} tiles of value {v} in the supply, but {in_play[v]} are in play "
+                               f"of the game's {totals[v - 1]} (expected {derived[v - 1]})")
+        if kind == "body":
+            st.supply_body = vals
+        else:
+            st.supply_engine = vals
+
+    if ck.problems:
+        return None, ck.problems
+    # Settle: compute the pending decision's options (a no-op for a saved state).
+    try:
+        st._run()
+    except (IndexError, KeyError, ValueError, StopIteration) as exc:
+        return None, [("$.pending", f"the pending decision cannot be carried out in this position ({exc!r})")]
+    if st.phase != "over" and not st._legal:
+        return None, [("$.pending", "the pending decision has no legal option")]
+    return st, []
+
+
+def _default_tasks(st) -> list[list]:
+    """The pending tasks of a position at a decision boundary (hand-written files)."""
+    if st.phase == "over":
+        return []
+    if st.phase == "scoring":
+        tasks = [["round_end", 0], ["sales", 0], ["race", 0]]
+        tasks += [["benz", i] for i, s in enumerate(st.seats) if s.benz > 0]
+        return tasks
+    tasks = [["turn", 0]]
+    if st.phase == "setup":
+        tasks += [["setup", i] for i, s in enumerate(st.seats) if s.start_tile < 0]
+    return tasks
+
+
+def _parse_tile(v: Any) -> int | None:
+    if not isinstance(v, str):
+        return None
+    parts = v.strip().lower().split()
+    if len(parts) != 2 or parts[0] not in ("body", "engine") or not parts[1].isdigit():
+        return None
+    val = int(parts[1])
+    if not 1 <= val <= MAX_TILE_VALUE:
+        return None
+    return tile_code(parts[0], val)
+
+
+def _parse_chain(v: Any, n: int, tiles: int) -> int | None:
+    if not isinstance(v, str):
+        return None
+    parts = v.strip().lower().split()
+    if len(parts) != 2 or not parts[1].isdigit():
+        return None
+    k = int(parts[1])
+    if parts[0] == "seat" and 0 <= k < n:
+        return k
+    if parts[0] == "tile" and 0 <= k < tiles:
+        return k
+    return None

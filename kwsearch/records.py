@@ -1,0 +1,305 @@
+"""The game-record format ``kwsearch-game/1`` (docs/formats.md).
+
+A record holds the game options, the set-up (tile order, start-tile offer, the
+two first face-up research cards) and the ordered events: every player decision
+in text notation, and after a decision that turned up research cards, a
+``"reveal A, B"`` event naming them in the order they came up. A game from a
+real table can be typed in this way; a game played by the program is written
+the same way.
+
+    >>> from kwsearch.rules import Game
+    >>> rec = new_record(Game(2), seed=3)
+    >>> state = replay(rec)
+    >>> state.current_player()
+    1
+
+``replay(record, upto=K)`` returns the state after the first ``K`` decisions
+(reveals belong to the decision before them and are not counted).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+from .components import Components, components_from_dict, default_components
+from .errors import ComponentError, IllegalMoveError, InvalidRecordError, KwsearchError
+from .formats import POSITION_FORMAT, _parse_chain, position_to_state, read_json
+from .rules import SEAT, Game, State, rng_shuffle, seed_to_rng
+
+RECORD_FORMAT = "kwsearch-game/1"
+REVEAL = "reveal"
+
+
+def _options(obj: Mapping[str, Any], components: Components | None) -> Game:
+    n = obj.get("players")
+    if isinstance(n, bool) or n not in (2, 3, 4):
+        raise InvalidRecordError(f"players: expected 2, 3 or 4, got {json.dumps(n)}")
+    if obj.get("v6", False):
+        raise InvalidRecordError("v6: the V6 specialty tiles are not supported yet (expected false)")
+    if components is None:
+        raw = obj.get("components")
+        try:
+            components = default_components() if raw is None else components_from_dict(raw)
+        except ComponentError as exc:
+            raise InvalidRecordError(f"components: {exc}") from None
+    return Game(n, components)
+
+
+def new_record(game: Game, seed: int = 0, seat_names: list[str] | None = None) -> dict[str, Any]:
+    """A fresh record whose set-up is drawn from ``seed`` (as ``new_initial_state(seed)``)."""
+    state = game.new_initial_state(seed)
+    return record_header(state, seed, seat_names)
+
+
+def record_header(state: State, seed: int | None, seat_names: list[str] | None = None) -> dict[str, Any]:
+    """A record with no events for a freshly set-up ``state``."""
+    game = state.game
+    c = game.components
+    names = [ct.name for ct in c.card_types]
+    from .formats import _chain_name
+    rec: dict[str, Any] = {
+        "format": RECORD_FORMAT,
+        "players": game.num_players,
+        "v6": game.v6,
+        "components": None if c.source == default_components().source else dict(c.source),
+    }
+    if seed is not None:
+        rec["seed"] = seed
+    rec["setup"] = {
+        "seats": list(seat_names) if seat_names else [f"P{i + 1}" for i in range(game.num_players)],
+        "chain": [_chain_name(e) for e in state.chain],
+        "start_tiles_offered": [c.start_tiles[t].name for t in state.offered],
+        "display": [names[i] for i in state.display],
+    }
+    rec["events"] = []
+    return rec
+
+
+def _setup_state(rec: Mapping[str, Any], game: Game) -> State:
+    c = game.components
+    n = game.num_players
+    seed = rec.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InvalidRecordError(f"seed: expected an integer, got {json.dumps(seed)}")
+    base = game.new_initial_state(seed)  # default set-up and deck order from the seed
+    setup = rec.get("setup")
+    if setup is None:
+        return base
+    if not isinstance(setup, Mapping):
+        raise InvalidRecordError("setup: expected an object")
+    # Tile order: the chain after the workers, tail to front.
+    chain_raw = setup.get("chain")
+    if chain_raw is None:
+        tiles = [e for e in base.chain if e < SEAT]
+    else:
+        if not isinstance(chain_raw, list):
+            raise InvalidRecordError("setup.chain: expected a list of \"seat S\" / \"tile T\"")
+        chain = []
+        for i, v in enumerate(chain_raw):
+            e = _parse_chain(v, n, len(c.action_tiles))
+            if e is None:
+                raise InvalidRecordError(f"setup.chain[{i}]: expected \"seat S\" or \"tile T\", got {json.dumps(v)}")
+            chain.append(e + (SEAT if v.strip().lower().startswith("seat") else 0))
+        want = [SEAT + s for s in range(n)]
+        if chain[:n] != want or sorted(chain[n:]) != list(range(len(c.action_tiles))):
+            raise InvalidRecordError(
+                f"setup.chain: expected the {n} seats in order (\"seat 0\" first) followed by each of the "
+                f"{len(c.action_tiles)} action tiles once")
+        tiles = chain[n:]
+    # Start-tile offer.
+    offer_raw = setup.get("start_tiles_offered")
+    if offer_raw is None:
+        offered = list(base.offered)
+    else:
+        by_name = {t.name.lower(): t.index for t in c.start_tiles}
+        if not isinstance(offer_raw, list) or any(not isinstance(v, str) or v.lower() not in by_name
+                                                   for v in offer_raw):
+            raise InvalidRecordError(f"setup.start_tiles_offered: expected names from "
+                                     f"{[t.name for t in c.start_tiles]}, got {json.dumps(offer_raw)}")
+        offered = [by_name[v.lower()] for v in offer_raw]
+        if len(set(offered)) != c.start_tiles_offered[n]:
+            raise InvalidRecordError(f"setup.start_tiles_offered: expected {c.start_tiles_offered[n]} different "
+                                     f"start tiles for {n} players, got {len(set(offered))}")
+    # First display: put the named cards on top of the seeded deck.
+    deck = list(base.deck) + list(reversed(base.display))
+    disp_raw = setup.get("display")
+    if disp_raw is not None:
+        if not isinstance(disp_raw, list) or len(disp_raw) > 2:
+            raise InvalidRecordError("setup.display: expected a list of at most two research cards")
+        named = []
+        for i, v in enumerate(disp_raw):
+            t = _card(game, v, f"setup.display[{i}]")
+            if t not in deck:
+                raise InvalidRecordError(f"setup.display[{i}]: no card {v} is left to turn up")
+            del deck[len(deck) - 1 - deck[::-1].index(t)]  # the topmost such card
+            named.append(t)
+        deck += reversed(named)  # the first named card is drawn first (top = last)
+    return State._from_setup(game, tiles, deck, offered, base.rng)
+
+
+def _card(game: Game, v: Any, where: str) -> int:
+    if isinstance(v, str):
+        for ct in game.components.card_types:
+            if ct.name.lower() == v.strip().lower():
+                return ct.index
+    raise InvalidRecordError(f"{where}: unknown research card {json.dumps(v)} "
+                             f"(expected one of {', '.join(ct.name for ct in game.components.card_types)})")
+
+
+def _reveal_cards(game: Game, text: str, index: int) -> list[int]:
+    body = text.strip()[len(REVEAL):].strip(" :")
+    cards = [s for s in (x.strip() for x in body.split(",")) if s]
+    if not cards:
+        raise InvalidRecordError(f"event {index}: {text!r} names no card", index, text)
+    try:
+        return [_card(game, s, f"event {index}") for s in cards]
+    except InvalidRecordError as exc:
+        raise InvalidRecordError(str(exc), index, text) from None
+
+
+def _is_reveal(ev: str) -> bool:
+    return ev.strip().lower().startswith(REVEAL)
+
+
+class _ForcedDraws:
+    """A draw hook that turns up the named cards, in order, from the undrawn deck."""
+
+    def __init__(self, cards: list[int], names: list[str], index: int, text: str):
+        self.cards = list(cards)
+        self.names = names
+        self.index, self.text = index, text
+
+    def __call__(self, st: State) -> int:
+        if not self.cards:
+            return st.deck.pop()
+        t = self.cards.pop(0)
+        if t not in st.deck:
+            raise InvalidRecordError(f"event {self.index}: {self.text!r}: no undrawn {self.names[t]} card is left "
+                                     f"to turn up", self.index, self.text)
+        del st.deck[len(st.deck) - 1 - st.deck[::-1].index(t)]  # the topmost such card
+        return t
+
+
+def replay(record: Mapping[str, Any], upto: int | None = None, components: Components | None = None,
+           source: str | None = None) -> State:
+    """The state after the first ``upto`` decisions of ``record`` (all by default).
+
+    Raises :class:`InvalidRecordError` at the first bad event with its index,
+    its text and the legal alternatives.
+    """
+    try:
+        return _replay(record, upto, components)
+    except InvalidRecordError as exc:
+        if source:
+            raise InvalidRecordError(f"{source}: {exc}", exc.index, exc.event, exc.legal) from None
+        raise
+
+
+def _replay(record: Mapping[str, Any], upto: int | None, components: Components | None) -> State:
+    if not isinstance(record, Mapping):
+        raise InvalidRecordError("expected a JSON object")
+    if record.get("format") != RECORD_FORMAT:
+        raise InvalidRecordError(f"format: expected {RECORD_FORMAT!r}, got {json.dumps(record.get('format'))}")
+    game = _options(record, components)
+    state = _setup_state(record, game)
+    events = record.get("events", [])
+    if not isinstance(events, list):
+        raise InvalidRecordError("events: expected a list of strings")
+    names = [ct.name for ct in game.components.card_types]
+    decisions = 0
+    i = 0
+    while i < len(events):
+        if upto is not None and decisions >= upto:
+            break
+        ev = events[i]
+        if not isinstance(ev, str):
+            raise InvalidRecordError(f"event {i}: expected a string, got {json.dumps(ev)}", i, str(ev))
+        if _is_reveal(ev):
+            raise InvalidRecordError(f"event {i}: {ev!r} follows no decision that turned up cards", i, ev)
+        # The reveals that follow this decision say which cards it turned up.
+        forced: list[int] = []
+        j = i + 1
+        while j < len(events) and isinstance(events[j], str) and _is_reveal(events[j]):
+            forced += _reveal_cards(game, events[j], j)
+            j += 1
+        try:
+            action = state.parse_move(ev)
+        except IllegalMoveError as exc:
+            raise InvalidRecordError(f"event {i}: {exc}", i, ev, exc.legal) from None
+        hook = _ForcedDraws(forced, names, j - 1, events[j - 1] if j - 1 > i else ev)
+        state.draw_hook = hook
+        try:
+            state.apply(action)
+        finally:
+            state.draw_hook = None
+        if hook.cards:
+            raise InvalidRecordError(f"event {j - 1}: {events[j - 1]!r} names {len(forced)} cards but the decision "
+                                     f"turned up {len(forced) - len(hook.cards)}", j - 1, events[j - 1])
+        decisions += 1
+        i = j
+    if upto is not None and decisions < upto:
+        raise InvalidRecordError(f"ply {upto}: the record has only {decisions} decisions")
+    return state
+
+
+def count_decisions(record: Mapping[str, Any]) -> int:
+    return sum(1 for e in record.get("events", []) if isinstance(e, str) and not _is_reveal(e))
+
+
+class Recorder:
+    """Applies actions to a state and appends them (and any reveals) to a record."""
+
+    def __init__(self, record: dict[str, Any], state: State):
+        self.record = record
+        self.state = state
+
+    @classmethod
+    def start(cls, game: Game, seed: int = 0, seat_names: list[str] | None = None) -> "Recorder":
+        state = game.new_initial_state(seed)
+        return cls(record_header(state, seed, seat_names), state)
+
+    def apply(self, action: int) -> None:
+        st = self.state
+        text = st.action_to_text(action)
+        drawn: list[int] = []
+
+        def hook(s: State) -> int:
+            card = s.deck.pop()
+            drawn.append(card)
+            return card
+
+        st.draw_hook = hook
+        try:
+            st.apply(action)
+        finally:
+            st.draw_hook = None
+        self.record["events"].append(text)
+        if drawn:
+            names = [ct.name for ct in st.game.components.card_types]
+            self.record["events"].append(f"{REVEAL} " + ", ".join(names[t] for t in drawn))
+        if st.is_terminal():
+            self.record["result"] = {"money": st.money()}
+
+    def play(self, text: str) -> int:
+        action = self.state.parse_move(text)
+        self.apply(action)
+        return action
+
+
+def load_file(path: str | Path, ply: int | None = None, seed: int = 0) -> tuple[State, dict[str, Any]]:
+    """Load a game record or a position file; returns (state, the parsed object).
+
+    ``ply`` applies to game records only. Errors name the file.
+    """
+    obj = read_json(path)
+    fmt = obj.get("format") if isinstance(obj, Mapping) else None
+    if fmt == RECORD_FORMAT:
+        return replay(obj, upto=ply, source=str(path)), obj
+    if fmt == POSITION_FORMAT:
+        if ply is not None:
+            raise KwsearchError(f"{path}: --ply applies to game records, this is a position file")
+        return position_to_state(obj, seed=seed, source=str(path)), obj
+    raise KwsearchError(f"{path}: format: expected {RECORD_FORMAT!r} or {POSITION_FORMAT!r}, "
+                        f"got {json.dumps(fmt)}")
