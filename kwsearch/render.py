@@ -1,0 +1,116 @@
+"""Plain-text rendering of a state for ``kwsearch show`` (and later ``play``)."""
+
+from __future__ import annotations
+
+from .actions import ENGINE_CODE
+from .components import AWARDS, ENGINEERS, PREFERENCES
+from .rules import SEAT, State
+
+_DECISION = {
+    "setup": "choose a start tile",
+    "turn": "take an action tile",
+    "tile": "choose which action of the tile comes next",
+    "research": "take a face-up research card",
+    "engine_dest": "put the new engine in a workshop or the GP car",
+    "place": "give up a workshop tile to make room",
+    "buyer": "take a buyer",
+    "market": "move a car to the market, or pass",
+    "market_engine": "choose the car's engine",
+    "market_workers": "choose the car's service team",
+    "market_price": "choose the car's price marker",
+    "market_marker": "put an engineer marker on the car, or none",
+    "daimler": "place a Daimler marker, or pass",
+    "diesel": "use a Diesel change, or pass",
+    "diesel_change": "choose what Diesel changes",
+    "benz": "add Benz's fifth buyer, or pass",
+}
+
+
+def _tile(code: int) -> str:
+    return f"E{code - ENGINE_CODE}" if code > ENGINE_CODE else f"B{code}"
+
+
+def render(state: State, seat_names: list[str] | None = None) -> str:
+    """A readable board: chain, research, buyers, market, race, mats, money, awards."""
+    g = state.game
+    c = g.components
+    n = g.num_players
+    names = seat_names if seat_names and len(seat_names) == n else [f"P{i + 1}" for i in range(n)]
+    who = [f"seat {i} ({names[i]})" for i in range(n)]
+    cards = [ct.name for ct in c.card_types]
+    out: list[str] = []
+    out.append(f"Kraftwagen, {n} players — round {state.round} of {c.rounds}, {state.phase} phase")
+    if state.is_terminal():
+        money = state.money()
+        best = max(money)
+        win = ", ".join(who[i] for i in range(n) if money[i] == best)
+        out.append(f"Game over. Winner: {win} with {best}.")
+    else:
+        kind = state.pending()
+        out.append(f"To decide: {who[state.current_player()]} — {_DECISION.get(kind, kind)}")
+        if state.turn_seat >= 0 and state.remaining:
+            out.append(f"  actions of the tile still to do: {', '.join(state.remaining)}")
+        if state.car:
+            parts = ["body", "engine", "workers", "price"]
+            out.append("  car being built: " + ", ".join(f"{p} {v}" for p, v in zip(parts, state.car)))
+        out.append("  options: " + " | ".join(state.action_to_text(a) for a in state.legal_actions()))
+    out.append("")
+    chain = []
+    for e in state.chain:
+        if e >= SEAT:
+            chain.append(f"[{names[e - SEAT]}]")
+        else:
+            chain.append(f"tile {e} ({'+'.join(c.action_tiles[e].actions)})")
+    out.append("Action track, tail (next to move) first:")
+    out.append("  " + "  ".join(chain))
+    out.append("")
+    disp = ", ".join(cards[t] for t in state.display) or "(none)"
+    out.append(f"Research: face up {disp}; {len(state.deck)} undrawn, {len(state.discard)} discarded"
+               + (f" (top discard {cards[state.discard[-1]]})" if state.discard else ""))
+    active = []
+    for i, (p, d) in enumerate(zip(state.active, state.active_daimler)):
+        active.append(f"{i + 1}. {PREFERENCES[p]}" + (f" (+{d} Daimler)" if d else ""))
+    out.append(f"Buyers: active {', '.join(active) or '(none)'}; track marker on {state.track}")
+    out.append("  stacks: " + ", ".join(f"{p} {state.stacks[i]} (white {state.white[i]})"
+                                        for i, p in enumerate(PREFERENCES)))
+    out.append(f"Market ({len(state.market)}/{g.market_size} cars), price markers left: "
+               + (" ".join(map(str, state.prices)) or "(none)"))
+    for owner, body, engine, workers, price, bb, eb in state.market:
+        extra = (f" +{bb} Maybach" if bb else "") + (f" +{eb} Horch" if eb else "")
+        out.append(f"  {names[owner]}: body {body}, engine {engine}, {workers} workers, price {price}{extra}")
+    race = []
+    for i, s in enumerate(state.seats):
+        race.append(f"{names[i]} " + (f"lap {s.laps} space {s.space}" if s.space else "pit"))
+    race += [f"neutral space {sp}" for sp in g.neutral_cars]
+    out.append(f"Grand Prix ({c.gp_lap_length} spaces a lap): " + "; ".join(race))
+    out.append(f"Supply: bodies {state.supply_body}, engines {state.supply_engine} (values 1..7)")
+    out.append("")
+    for i, s in enumerate(state.seats):
+        body, engine = state.research_points(i)
+        engs = [e for k, e in enumerate(ENGINEERS) if s.engineers >> k & 1]
+        owned_awards = [a for k, a in enumerate(AWARDS) if state.awards[k] == i]
+        start = c.start_tiles[s.start_tile].name if s.start_tile >= 0 else "-"
+        out.append(f"{who[i]}: money {s.money}; workers canteen {s.canteen}, supply {s.supply}; "
+                   f"research body {body} engine {engine}; start tile {start}")
+        out.append(f"  workshops [{' '.join(_tile(w) for w in s.workshops) or 'empty'}], GP engine {s.gp_engine}"
+                   + (f"; developments {', '.join(cards[t] for t in s.dev_active)}" if s.dev_active else "")
+                   + (f"; inactive {', '.join(cards[t] for t in s.dev_inactive)}" if s.dev_inactive else ""))
+        if engs or owned_awards:
+            markers = []
+            if s.maybach:
+                markers.append("Maybach " + "/".join(f"+{v}" for v in s.maybach))
+            if s.horch:
+                markers.append("Horch " + "/".join(f"+{v}" for v in s.horch))
+            if s.daimler:
+                markers.append("Daimler " + "/".join(f"+{v}" for v in s.daimler))
+            if s.diesel:
+                markers.append(f"Diesel {s.diesel} change(s)")
+            if s.benz:
+                markers.append("Benz fifth buyer")
+            out.append(f"  engineers {', '.join(engs) or '-'}"
+                       + (f" (markers: {', '.join(markers)})" if markers else "")
+                       + f"; awards {', '.join(owned_awards) or '-'}")
+    free = [a for k, a in enumerate(AWARDS) if state.awards[k] < 0]
+    out.append("")
+    out.append(f"Awards still free: {', '.join(free) or '(none)'}")
+    return "\n".join(out)
