@@ -324,6 +324,8 @@ def components_from_dict(overrides: Mapping[str, Any]) -> Components:
         raise ComponentError("top level: expected an object (table) of component fields")
     merged = copy.deepcopy(DEFAULTS)
     for key, value in overrides.items():
+        if not isinstance(key, str):
+            raise ComponentError(f"{key!r}: expected a field name (a string)")
         if key == "marks" or key.startswith("_"):
             continue
         if key not in DEFAULTS:
@@ -378,6 +380,17 @@ def _per_players(value: Any, field: str, lo: int, hi: int) -> dict[int, int]:
     return out
 
 
+def _keys(entry: Mapping[str, Any], field: str, allowed: tuple[str, ...]) -> None:
+    """Reject keys of a list entry that are not in ``allowed`` (``"_..."`` keys are comments).
+
+    A misspelt optional key (``"tiles"`` for ``"tile"``) would otherwise be ignored
+    silently and change the game.
+    """
+    for k in entry:
+        if not (isinstance(k, str) and k.startswith("_")) and k not in allowed:
+            raise ComponentError(f"{field}.{k}: unknown key (known: {', '.join(allowed)})")
+
+
 def _actions(value: Any, field: str, allowed: tuple[str, ...], max_len: int = 4) -> tuple[str, ...]:
     acts = _list(value, field, min_len=1, max_len=max_len)
     for i, a in enumerate(acts):
@@ -386,12 +399,21 @@ def _actions(value: Any, field: str, allowed: tuple[str, ...], max_len: int = 4)
     return tuple(acts)
 
 
+#: Keys of a research-card entry besides name, kind and count, by kind.
+_CARD_KEYS = {
+    "development": ("body", "engine", "tile"),
+    "instant": ("effect", "amount"),
+    "engineer": ("engineer",),
+}
+
+
 def _build(d: dict[str, Any]) -> Components:
     tiles_raw = _list(d["action_tiles"], "action_tiles", min_len=1, max_len=MAX_ACTION_TILES)
     tiles = []
     for i, t in enumerate(tiles_raw):
         if not isinstance(t, Mapping) or "actions" not in t:
             raise ComponentError(f"action_tiles[{i}]: expected an object with \"actions\"")
+        _keys(t, f"action_tiles[{i}]", ("actions",))
         tiles.append(ActionTile(i, _actions(t["actions"], f"action_tiles[{i}].actions", ACTIONS, 3)))
 
     starts_raw = _list(d["start_tiles"], "start_tiles", min_len=1, max_len=MAX_START_TILES)
@@ -399,6 +421,7 @@ def _build(d: dict[str, Any]) -> Components:
     for i, t in enumerate(starts_raw):
         if not isinstance(t, Mapping) or "actions" not in t or "name" not in t:
             raise ComponentError(f"start_tiles[{i}]: expected an object with \"name\" and \"actions\"")
+        _keys(t, f"start_tiles[{i}]", ("name", "actions"))
         name = t["name"]
         if not isinstance(name, str) or not name.isalnum() or name in names:
             raise ComponentError(f"start_tiles[{i}].name: expected a unique alphanumeric name, got {name!r}")
@@ -427,6 +450,8 @@ def _build(d: dict[str, Any]) -> Components:
         seen_names.add(name.lower())
         count = _int(c.get("count"), f"{f}.count", 1, MAX_DECK)
         kind = c.get("kind")
+        if isinstance(kind, str) and kind in _CARD_KEYS:
+            _keys(c, f, ("name", "kind", "count") + _CARD_KEYS[kind])
         if kind == "development":
             body = _int(c.get("body", 0), f"{f}.body", 0, MAX_TILE_VALUE)
             engine = _int(c.get("engine", 0), f"{f}.engine", 0, MAX_TILE_VALUE)
