@@ -31,7 +31,6 @@ shows neither.
 
 from __future__ import annotations
 
-import os
 import random
 from typing import Any, Callable, Iterable
 
@@ -134,7 +133,7 @@ class Game:
         if isinstance(num_players, bool) or num_players not in (2, 3, 4):
             raise ValueError(f"num_players: expected 2, 3 or 4, got {num_players!r}")
         if v6:
-            raise NotImplementedError("the V6 specialty tiles (RULES.md §11) are not implemented yet")
+            raise NotImplementedError("Game(v6=True): the V6 specialty tiles (RULES.md §11) are not implemented yet")
         self.num_players = num_players
         self.components = components or default_components()
         self.v6 = bool(v6)
@@ -154,10 +153,8 @@ class Game:
         return (isinstance(other, Game) and other.num_players == self.num_players
                 and other.v6 == self.v6 and other.components.source == self.components.source)
 
-    def new_initial_state(self, seed: int = 0, engine: str = "reference") -> "State":
+    def new_initial_state(self, seed: int = 0) -> "State":
         """A new game: the random set-up (RULES.md §2) drawn from ``seed``."""
-        if engine not in ("reference", "fast"):
-            raise ValueError(f"engine: expected 'reference' or 'fast', got {engine!r}")
         return State._new(self, seed)
 
     def action_to_text(self, action: int) -> str:
@@ -1096,6 +1093,3 @@ def random_game(game: Game, seed: int, on_step: Callable[[State, int], None] | N
         state.apply(a)
     return state
 
-
-def purepython_forced() -> bool:
-    return os.environ.get("KWSEARCH_PUREPYTHON", "") not in ("", "0")
