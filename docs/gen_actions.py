@@ -1,0 +1,86 @@
+"""Regenerate the id table of docs/actions.md from kwsearch.actions.
+
+    python docs/gen_actions.py           # print the table
+    python docs/gen_actions.py --write   # replace the table in docs/actions.md
+    python docs/gen_actions.py --check   # exit 1 if docs/actions.md is out of date
+
+The table lists every range of :data:`kwsearch.actions.RANGES` (and the unused
+ids between them) with the text forms the notation gives its ids under the
+default components.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's kwsearch
+
+from kwsearch import actions as A  # noqa: E402
+from kwsearch.components import default_components  # noqa: E402
+
+DOC = Path(__file__).resolve().parent / "actions.md"
+BEGIN, END = "<!-- BEGIN id table: docs/gen_actions.py -->", "<!-- END id table -->"
+
+
+def _texts(n: A.Notation, lo: int, hi: int) -> str:
+    texts = []
+    for a in range(lo, hi):
+        try:
+            texts.append(f"`{n.text(a)}`")
+        except ValueError:
+            pass  # an id the default components leave without meaning
+    if len(texts) > 4:
+        texts = texts[:2] + ["…"] + texts[-1:]
+    return ", ".join(texts)
+
+
+#: The range constants of kwsearch.actions, in id order.
+NAMES = ("START", "TILE", "DO", "RESEARCH", "GIVEUP", "ENGINE_WORKSHOP", "ENGINE_GP", "BUYER",
+         "MARKET_PASS", "MARKET_BODY", "MARKET_ENGINE", "MARKET_WORKERS", "MARKET_PRICE",
+         "MARKET_NO_MARKER", "MARKET_MARKER", "DAIMLER_PASS", "DAIMLER", "DIESEL_PASS", "DIESEL_CAR",
+         "DIESEL_BODY", "DIESEL_ENGINE", "DIESEL_WORKERS", "DIESEL_PRICE", "BENZ_PASS", "BENZ")
+
+
+def table() -> str:
+    n = A.Notation(default_components())
+    const = {getattr(A, name): name for name in NAMES}
+    rows = ["| ids | constant | meaning | text forms (default components) |",
+            "| --- | --- | --- | --- |"]
+    nxt = 0
+    for lo, hi, meaning in A.RANGES:
+        if lo > nxt:
+            rows.append(f"| {_ids(nxt, lo)} | | unused | |")
+        rows.append(f"| {_ids(lo, hi)} | `{const[lo]}` | {meaning} | {_texts(n, lo, hi)} |")
+        nxt = hi
+    rows.append(f"\nThere are {A.NUM_ACTIONS} ids in all (`kwsearch.actions.NUM_ACTIONS`).")
+    return "\n".join(rows)
+
+
+def _ids(lo: int, hi: int) -> str:
+    return str(lo) if hi == lo + 1 else f"{lo}–{hi - 1}"
+
+
+def main(argv: list[str]) -> int:
+    new = table()
+    if not argv:
+        print(new)
+        return 0
+    text = DOC.read_text(encoding="utf-8")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    updated = f"{head}{BEGIN}\n{new}\n{END}{tail}"
+    if argv == ["--check"]:
+        if updated != text:
+            print(f"{DOC} is out of date: run python docs/gen_actions.py --write", file=sys.stderr)
+            return 1
+        return 0
+    if argv == ["--write"]:
+        DOC.write_text(updated, encoding="utf-8")
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
