@@ -130,7 +130,7 @@ class Game:
     """
 
     def __init__(self, num_players: int = 4, components: Components | None = None, v6: bool = False):
-        if isinstance(num_players, bool) or num_players not in (2, 3, 4):
+        if type(num_players) is not int or num_players not in (2, 3, 4):
             raise ValueError(f"num_players: expected 2, 3 or 4, got {num_players!r}")
         if v6:
             raise NotImplementedError("Game(v6=True): the V6 specialty tiles (RULES.md §11) are not implemented yet")
