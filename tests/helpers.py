@@ -1,0 +1,169 @@
+"""Shared helpers for the rule tests: small hand-written positions.
+
+A rule test builds a minimal ``kwsearch-position/1`` object with
+:func:`make_position`, optionally fixes the order of the research deck with
+:func:`with_deck`, loads it with :func:`load` and plays moves in text notation::
+
+    pos = make_position(seats={0: {"canteen": 0}}, research={"display": ["Otto", "dev:body1"]})
+    st = load(with_deck(pos, ["hire3", "gp5"]))      # hire3 is drawn first
+    play(st, tile("research"), "take research:Otto")
+
+Only fields a position may not omit are filled in; everything else (the
+undrawn cards, the tile supply, workers in the supply, awards, the pending
+decision) is derived by :func:`kwsearch.formats.position_to_state`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from typing import Any, Iterable, Mapping
+
+from kwsearch.components import Components, components_from_dict, default_components
+from kwsearch.rules import State
+
+#: Start tiles given to seats 0, 1, 2, 3 by default.
+START_TILES = ("A", "B", "C", "D")
+
+
+def components_of(pos: Mapping[str, Any]) -> Components:
+    """The component data a position plays with (its override, or the defaults)."""
+    raw = pos.get("components")
+    return default_components() if raw is None else components_from_dict(raw)
+
+
+def tile(*actions: str) -> str:
+    """The move text taking the action tile with exactly these actions (default components).
+
+    >>> tile("gp", "buyer")
+    'tile 5'
+    """
+    for t in default_components().action_tiles:
+        if sorted(t.actions) == sorted(actions):
+            return f"tile {t.index}"
+    raise KeyError(f"no action tile with the actions {actions}")
+
+
+def default_seat(index: int, players: int) -> dict[str, Any]:
+    """A seat after set-up with nothing yet: 4 canteen workers, empty mat, pit lane."""
+    return {
+        "money": 0,
+        "canteen": 4,
+        "workshops": [],
+        "gp_engine": 1,
+        "laps": 0,
+        "space": 0,
+        "start_tile": START_TILES[index],
+        "developments": [],
+        "inactive": [],
+        "engineers": [],
+    }
+
+
+def make_position(players: int = 4, **overrides: Any) -> dict[str, Any]:
+    """A minimal valid position at the start of seat 0's turn in round 1.
+
+    Defaults: the chain ``[seat 0, ..., seat n-1, tile 0, ..., tile 9]`` (tail
+    first), display ``dev:body1`` and ``dev:engine1``, no active buyers, this
+    round's white markers, the buyer track at its start, an empty market, every
+    seat with 4 canteen workers, empty workshops, GP engine 1 in the pit lane and
+    start tile A, B, C, D by seat (with 2 players A and B are the offered ones).
+
+    ``overrides`` replace top-level fields, except:
+
+    * ``seats``: a mapping ``{seat: {field: value}}`` or a list of such mappings,
+      merged into the default seats;
+    * ``research`` and ``buyers``: mappings merged into the defaults.
+    """
+    c = default_components()
+    pos: dict[str, Any] = {
+        "format": "kwsearch-position/1",
+        "players": players,
+        "round": 1,
+        "phase": "action",
+        "chain": [f"seat {s}" for s in range(players)] + [f"tile {t.index}" for t in c.action_tiles],
+        "research": {"display": ["dev:body1", "dev:engine1"], "discard": []},
+        "buyers": {
+            "active": [],
+            "white": {"body": 2, "engine": 1, "prestige": 1, "price": 1},
+            "track": c.buyer_track_start[players],
+        },
+        "market": [],
+        "start_tiles_offered": list(START_TILES[:c.start_tiles_offered[players]]),
+        "seats": [default_seat(i, players) for i in range(players)],
+    }
+    for key, value in overrides.items():
+        if key == "seats":
+            items = value.items() if isinstance(value, Mapping) else enumerate(value)
+            for i, fields in items:
+                pos["seats"][i].update(copy.deepcopy(fields))
+        elif key in ("research", "buyers"):
+            pos[key].update(copy.deepcopy(value))
+        else:
+            pos[key] = copy.deepcopy(value)
+    return pos
+
+
+def undrawn_cards(pos: Mapping[str, Any]) -> Counter:
+    """The multiset of research-card names not owned, face up or discarded in ``pos``."""
+    c = components_of(pos)
+    seen: Counter = Counter()
+    for s in pos["seats"]:
+        for key in ("developments", "inactive", "engineers"):
+            seen.update(s.get(key, []))
+    research = pos.get("research", {})
+    seen.update(research.get("display", []))
+    seen.update(research.get("discard", []))
+    left = Counter({ct.name: ct.count for ct in c.card_types})
+    left.subtract(seen)
+    bad = {k: v for k, v in left.items() if v < 0}
+    if bad:
+        raise ValueError(f"more cards in play than the game has: {bad}")
+    return +left
+
+
+def with_deck(pos: Mapping[str, Any], top_cards: Iterable[str] = (), rng: str = "0") -> dict[str, Any]:
+    """A copy of ``pos`` whose research deck has ``top_cards`` on top, in draw order.
+
+    ``top_cards[0]`` is the next card drawn. The remaining undrawn cards lie
+    below them (sorted by name). ``rng`` is the hexadecimal generator state used
+    when the discard pile is reshuffled.
+    """
+    out = copy.deepcopy(dict(pos))
+    rest = undrawn_cards(out)
+    top = list(top_cards)
+    for name in top:
+        if rest[name] <= 0:
+            raise ValueError(f"{name} is not among the undrawn cards")
+        rest[name] -= 1
+    deck = sorted(rest.elements()) + top[::-1]  # the top card is last
+    out.setdefault("research", {}).pop("undrawn", None)
+    out["hidden"] = {"deck": deck, "rng": rng}
+    return out
+
+
+def load(pos: Mapping[str, Any], seed: int = 0) -> State:
+    """Load a position (a deep copy: the dict stays usable)."""
+    return State.from_json(copy.deepcopy(dict(pos)), seed=seed)
+
+
+def options(st: State) -> list[str]:
+    """The legal moves of the pending decision, in text notation."""
+    return [st.action_to_text(a) for a in st.legal_actions()]
+
+
+def play(st: State, *moves: str) -> State:
+    """Play ``moves`` (text notation, each checked) and return the state."""
+    for m in moves:
+        st.play(m)
+    return st
+
+
+def chain(st: State) -> list[str]:
+    """The chain, tail first, as ``"seat S"`` / ``"tile T"`` names."""
+    return st.observation()["chain"]
+
+
+def card_index(name: str, components: Components | None = None) -> int:
+    """The card-type id of a research card name."""
+    return (components or default_components()).card_type(name).index

@@ -1,0 +1,525 @@
+"""RULES.md §4: a player turn — the six actions, the order of a tile's actions, the market,
+and the end-of-turn engineer options."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import card_index, load, make_position, options, play, tile, with_deck
+from kwsearch.actions import ENGINE_CODE
+from kwsearch.components import default_components
+
+C = default_components()
+ALL_BUYERS = [{"preference": p} for p in ("body", "engine", "prestige", "price")]
+
+
+def car(owner, body=1, engine=1, workers=1, price=1, **extra):
+    return dict(owner=owner, body=body, engine=engine, workers=workers, price=price, **extra)
+
+
+def all_cards_but(*keep):
+    """Every research card name (with repeats) except one of each name in ``keep``."""
+    names = [ct.name for ct in C.card_types for _ in range(ct.count)]
+    for k in keep:
+        names.remove(k)
+    return names
+
+
+# ---------------------------------------------------------------------------
+# Hire worker
+# ---------------------------------------------------------------------------
+
+
+def test_hire_moves_one_worker_from_supply_to_canteen():
+    st = load(make_position())
+    assert (st.seats[0].supply, st.seats[0].canteen) == (8, 4)
+    play(st, tile("hire"))
+    assert (st.seats[0].supply, st.seats[0].canteen) == (7, 5)
+    assert st.current_player() == 1
+
+
+def test_hire_with_an_empty_supply_does_nothing():
+    st = load(make_position(seats={0: {"canteen": 12}}))
+    assert st.seats[0].supply == 0
+    play(st, tile("hire"))
+    assert (st.seats[0].supply, st.seats[0].canteen) == (0, 12)
+    assert st.current_player() == 1  # the action is forfeited, the turn goes on as usual
+
+
+# ---------------------------------------------------------------------------
+# Research
+# ---------------------------------------------------------------------------
+
+
+def test_research_take_one_discard_the_other_turn_up_two():
+    pos = make_position(research={"display": ["dev:body2", "Opel"]})
+    st = load(with_deck(pos, ["hire3", "Otto"]))
+    play(st, tile("research"))
+    assert set(options(st)) == {"take research:Opel", "take research:dev:body2"}
+    play(st, "take research:dev:body2")
+    assert st.seats[0].dev_active == [card_index("dev:body2")]
+    assert st.discard == [card_index("Opel")]
+    assert sorted(st.display) == sorted([card_index("hire3"), card_index("Otto")])
+    assert len(st.deck) == 50 - 2 - 2
+
+
+def test_research_reshuffles_the_discard_pile_when_the_deck_is_empty():
+    pos = make_position(research={"display": ["dev:body1", "dev:engine1"],
+                                  "discard": all_cards_but("dev:body1", "dev:engine1")})
+    pos = with_deck(pos, [])
+    assert pos["hidden"]["deck"] == []
+    st = load(pos)
+    assert st.deck == []
+    play(st, tile("research"), "take research:dev:body1")
+    # dev:engine1 went onto the discard pile, then the pile (49 cards) became the deck: two turned up.
+    assert st.discard == []
+    assert len(st.display) == 2
+    assert len(st.deck) == 47
+    assert sorted(st.deck + st.display) == sorted(card_index(n) for n in all_cards_but("dev:body1"))
+
+
+SMALL_DECK = {"research_cards": [
+    {"name": "dev:body1", "kind": "development", "body": 1, "engine": 0, "tile": None, "count": 2},
+    {"name": "dev:engine1", "kind": "development", "body": 0, "engine": 1, "tile": None, "count": 1},
+], "research_deck_size": 3}
+
+
+def test_display_holds_what_there_is_when_fewer_than_two_cards_can_be_turned_up():
+    """[decision] If fewer than two cards can be turned up, the display holds what there is."""
+    pos = make_position(components=SMALL_DECK, research={"display": ["dev:body1", "dev:engine1"]},
+                        seats={3: {"developments": ["dev:body1"]}})
+    st = load(with_deck(pos, []))
+    play(st, tile("research"), "take research:dev:body1")
+    # dev:engine1 was discarded, then reshuffled into the deck and turned up again: one card face up.
+    assert [st.game.components.card_types[t].name for t in st.display] == ["dev:engine1"]
+    assert st.deck == [] and st.discard == []
+    # Seat 1 takes the last card (a single option: taken without a question): the display is empty.
+    play(st, tile("research", "buyer"))
+    while st.current_player() == 1:
+        play(st, options(st)[0])
+    assert st.display == []
+    assert st.seats[1].dev_active == [st.game.components.card_type("dev:engine1").index]
+    # A research action with nothing face up does nothing.
+    play(st, tile("research"))
+    assert st.current_player() == 3
+    assert st.seats[2].dev_active == [] and st.seats[2].canteen == 4
+
+
+# ---------------------------------------------------------------------------
+# Car body and engine
+# ---------------------------------------------------------------------------
+
+
+def test_body_by_body_research_points():
+    st = load(make_position(seats={0: {"developments": ["dev:body2"]}}))
+    assert st.research_points(0) == (3, 1)
+    play(st, tile("body"))
+    assert st.seats[0].workshops == [3]
+    assert st.supply_body[2] == C.body_tiles[2] - 1
+
+
+def test_lower_value_than_allowed_is_not_offered():
+    """[decision] Taking a lower value than allowed is not offered: the body is taken without a question."""
+    st = load(make_position(seats={0: {"developments": ["dev:body2", "dev:body1"]}}))
+    play(st, tile("body"))
+    assert st.seats[0].workshops == [4]
+    assert st.pending() == "turn" and st.current_player() == 1
+
+
+def test_engine_by_engine_research_points():
+    st = load(make_position(seats={0: {"developments": ["dev:engine2"]}}))
+    play(st, tile("engine"))
+    assert options(st) == ["engine -> workshop", "engine -> gp"]
+    play(st, "engine -> workshop")
+    assert st.seats[0].workshops == [ENGINE_CODE + 3]
+    assert st.seats[0].gp_engine == 1
+
+
+def test_research_points_above_seven_take_a_seven():
+    st = load(make_position(seats={0: {"developments": ["dev:body2"] * 4, "canteen": 0}}))
+    assert st.research_points(0)[0] == 9
+    play(st, tile("body"))
+    assert st.seats[0].workshops == [7]
+
+
+def test_highest_lower_value_when_the_supply_has_none():
+    """[decision] No tile of the value in the supply: take the highest lower value available."""
+    pos = make_position(seats={0: {"developments": ["dev:body2"]},
+                               1: {"workshops": ["body 3", "body 3", "body 3"]},
+                               2: {"workshops": ["body 3", "body 3"]}},
+                        market=[car(3, body=3, engine=1, price=5)])
+    st = load(pos)
+    assert st.supply_body[2] == 0
+    play(st, tile("body"))
+    assert st.seats[0].workshops == [2]
+
+
+def test_highest_lower_value_skips_several_values():
+    """[decision] The highest lower value available, even several values lower."""
+    pos = make_position(seats={0: {"developments": ["dev:engine2"]},
+                               1: {"workshops": ["engine 3", "engine 3", "engine 3"]},
+                               2: {"workshops": ["engine 3", "engine 3", "engine 3"]},
+                               3: {"workshops": ["engine 2", "engine 2", "engine 2"]}},
+                        market=[car(1, engine=2, price=2), car(2, engine=2, price=3),
+                                car(3, engine=2, price=5), car(3, engine=2, price=6)])
+    st = load(pos)
+    assert st.supply_engine[1:3] == [0, 0]
+    play(st, tile("engine"))  # engine 1 is not higher than the GP car's: into the workshop at once
+    assert st.seats[0].workshops == [ENGINE_CODE + 1]
+
+
+def test_nothing_when_no_lower_value_is_left():
+    """[decision] No tile of the value and none lower: the action does nothing."""
+    pos = make_position(seats={1: {"workshops": ["body 1", "body 1", "body 1"]},
+                               2: {"workshops": ["body 1", "body 1", "body 1"]},
+                               3: {"workshops": ["body 1", "body 1"]}})
+    st = load(pos)
+    assert st.supply_body[0] == 0
+    play(st, tile("body"))
+    assert st.seats[0].workshops == []
+    assert st.current_player() == 1
+
+
+def test_full_workshops_give_up_a_tile_first():
+    pos = make_position(seats={0: {"workshops": ["body 1", "engine 2", "engine 2"],
+                                   "developments": ["dev:body1"]}})
+    st = load(pos)
+    supply = list(st.supply_engine)
+    play(st, tile("body"))
+    assert st.pending() == "place"
+    assert options(st) == ["give up body 1", "give up engine 2"]
+    play(st, "give up engine 2")
+    assert st.seats[0].workshops == [1, 2, ENGINE_CODE + 2]
+    assert st.supply_engine[1] == supply[1] + 1
+
+
+def test_full_workshops_may_give_up_a_body_for_a_body():
+    pos = make_position(seats={0: {"workshops": ["body 1", "body 1", "engine 1"]}})
+    st = load(pos)
+    body1 = st.supply_body[0]
+    play(st, tile("body"), "give up body 1")
+    assert st.seats[0].workshops == [1, 1, ENGINE_CODE + 1]
+    assert st.supply_body[0] == body1  # one returned, one taken
+
+
+def test_engine_into_the_gp_car_returns_the_old_engine():
+    pos = make_position(seats={0: {"gp_engine": 2, "developments": ["dev:engine2"]}})
+    st = load(pos)
+    supply = list(st.supply_engine)
+    play(st, tile("engine"), "engine -> gp")
+    assert st.seats[0].gp_engine == 3
+    assert st.seats[0].workshops == []
+    assert st.supply_engine[1] == supply[1] + 1  # the old engine 2
+    assert st.supply_engine[2] == supply[2] - 1
+
+
+def test_printed_engine_one_is_not_a_supply_tile():
+    pos = make_position(seats={0: {"developments": ["dev:engine1"]}})
+    st = load(pos)
+    supply = list(st.supply_engine)
+    play(st, tile("engine"), "engine -> gp")
+    assert st.seats[0].gp_engine == 2
+    assert st.supply_engine == [supply[0], supply[1] - 1] + supply[2:]
+
+
+@pytest.mark.parametrize("gp_engine", [3, 4])
+def test_engine_to_gp_not_offered_when_not_higher(gp_engine):
+    """[decision] Installing an engine not higher than the GP car's is not offered (rules.py
+    _task_engine_dest: it can only slow the car); the engine goes to a workshop without a question."""
+    st = load(make_position(seats={0: {"gp_engine": gp_engine, "developments": ["dev:engine2"]}}))
+    play(st, tile("engine"))
+    assert st.seats[0].workshops == [ENGINE_CODE + 3]
+    assert st.seats[0].gp_engine == gp_engine
+    assert st.current_player() == 1
+
+
+def test_engine_to_gp_with_full_workshops_needs_no_give_up():
+    pos = make_position(seats={0: {"workshops": ["body 1", "body 1", "body 1"],
+                                   "developments": ["dev:engine1"]}})
+    st = load(pos)
+    play(st, tile("engine"))
+    assert options(st) == ["engine -> workshop", "engine -> gp"]
+    play(st, "engine -> gp")
+    assert st.seats[0].workshops == [1, 1, 1] and st.seats[0].gp_engine == 2
+
+
+def test_gp_engine_never_goes_to_the_market():
+    pos = make_position(seats={0: {"gp_engine": 3, "workshops": ["body 2"]}})
+    st = load(pos)
+    play(st, tile("hire"))
+    assert st.current_player() == 1  # no market decision: no engine in a workshop
+    assert st.market == []
+
+
+# ---------------------------------------------------------------------------
+# Grand Prix
+# ---------------------------------------------------------------------------
+
+
+def test_grand_prix_moves_by_the_gp_engine():
+    st = load(make_position(seats={0: {"gp_engine": 4}}))
+    play(st, tile("gp"))
+    assert (st.seats[0].laps, st.seats[0].space) == (0, 4)
+
+
+# ---------------------------------------------------------------------------
+# Buyer
+# ---------------------------------------------------------------------------
+
+
+def test_buyer_goes_to_the_lowest_empty_space_and_takes_the_white_markers():
+    pos = make_position(buyers={"active": [{"preference": "engine"}], "white": {"body": 4, "engine": 0,
+                                                                                "prestige": 1, "price": 1}})
+    st = load(pos)
+    play(st, tile("hire", "buyer"))
+    assert options(st) == ["buyer body", "buyer engine", "buyer prestige", "buyer price"]
+    play(st, "buyer body")
+    assert st.active == [1, 0]
+    assert st.stacks == [1, 1, 2, 2]
+    assert st.seats[0].money == 4  # two rounds of white markers had accumulated
+    assert st.white == [0, 0, 1, 1]
+
+
+def test_buyer_of_an_empty_stack_is_not_offered():
+    pos = make_position(buyers={"active": [{"preference": "body"}, {"preference": "body"},
+                                           {"preference": "price"}]})
+    st = load(pos)
+    play(st, tile("hire", "buyer"))
+    assert options(st) == ["buyer engine", "buyer prestige", "buyer price"]
+
+
+def test_buyer_track_moves_down_when_all_spaces_are_full():
+    st = load(make_position(buyers={"active": ALL_BUYERS}))
+    assert st.track == 4
+    play(st, tile("hire", "buyer"))
+    # mandatory and without a question: no buyer decision, the marker moved down one space
+    assert st.track == 3
+    assert st.active == [0, 1, 2, 3]
+    assert st.current_player() == 1
+
+
+def test_two_players_have_three_buyer_spaces():
+    pos = make_position(players=2, buyers={"active": ALL_BUYERS[:3]})
+    st = load(pos)
+    assert st.track == 2
+    play(st, tile("hire", "buyer"))
+    assert st.track == 1 and len(st.active) == 3
+
+
+def test_buyer_track_at_zero_ends_the_action_phase_after_the_turn():
+    pos = make_position(buyers={"active": ALL_BUYERS, "track": 1},
+                        seats={0: {"workshops": ["body 1", "engine 1"]}})
+    st = load(pos)
+    play(st, tile("hire", "buyer"))
+    assert st.track == 0
+    # the turn goes on: part II, the market, is still offered
+    assert st.round == 1 and st.pending() == "market" and st.current_player() == 0
+    play(st, "market body@1", "market workers 1")
+    play(st, "market price 10")
+    assert st.round == 2 and st.phase == "action"
+    assert st.track == 4 and st.active == [] and st.market == []
+
+
+def test_phase_goes_on_while_the_track_is_above_zero():
+    st = load(make_position(buyers={"active": ALL_BUYERS, "track": 2}))
+    play(st, tile("hire", "buyer"))
+    assert st.round == 1 and st.track == 1 and st.current_player() == 1
+
+
+# ---------------------------------------------------------------------------
+# Moving a car to the market (§4.2)
+# ---------------------------------------------------------------------------
+
+
+READY = {"workshops": ["body 1", "body 2", "engine 3"], "canteen": 3}
+
+
+def test_market_choices():
+    st = load(make_position(seats={0: READY}, market=[car(1, price=5)]))
+    play(st, tile("hire"))  # canteen 4 now
+    assert st.pending() == "market"
+    assert options(st) == ["market pass", "market body@1", "market body@2"]
+    play(st, "market body@2")  # a single engine: chosen without a question
+    assert options(st) == [f"market workers {n}" for n in range(1, 5)]
+    play(st, "market workers 3")
+    assert options(st) == [f"market price {p}" for p in (1, 2, 3, 6, 8, 9, 10)]
+    play(st, "market price 9")
+    assert st.market[-1] == [0, 2, 3, 3, 9, 0, 0]
+    assert st.seats[0].workshops == [1]
+    assert st.seats[0].canteen == 1
+    assert st.prices == [1, 2, 3, 6, 8, 10]
+    assert st.current_player() == 1
+
+
+def test_market_pass():
+    st = load(make_position(seats={0: READY}))
+    play(st, tile("hire"), "market pass")
+    assert st.market == [] and st.current_player() == 1
+
+
+def test_market_engine_choice():
+    st = load(make_position(seats={0: {"workshops": ["body 1", "engine 2", "engine 3"], "canteen": 1}}))
+    play(st, tile("gp"), "market body@1")
+    assert options(st) == ["market engine@2", "market engine@3"]
+    play(st, "market engine@2", "market price 1")  # one canteen worker: one worker, no question
+    assert st.market == [[0, 1, 2, 1, 1, 0, 0]]
+
+
+@pytest.mark.parametrize("missing", ["body", "engine", "worker", "price", "space"])
+def test_market_requirements(missing):
+    seat = {"workshops": ["body 1", "engine 1"], "canteen": 1}
+    extra = {}
+    if missing == "body":
+        seat["workshops"] = ["engine 1", "engine 1"]
+    elif missing == "engine":
+        seat["workshops"] = ["body 1", "body 1"]
+    elif missing == "worker":
+        seat["canteen"] = 0
+    elif missing == "price":
+        extra["prices"] = []
+    elif missing == "space":
+        extra["market"] = [car(1 + i % 3, price=p) for i, p in enumerate((1, 2, 3, 5, 6, 8))]
+    st = load(make_position(seats={0: seat}, **extra))
+    play(st, tile("gp"))
+    assert st.pending() == "turn"  # no market decision
+    assert sorted(st.seats[0].workshops) == sorted(
+        {"body 1": 1, "engine 1": ENGINE_CODE + 1}[w] for w in seat["workshops"])
+    if missing == "space":
+        assert st.round == 2  # the full market ended the phase after this turn
+    else:
+        assert st.current_player() == 1 and st.market == []
+
+
+def test_market_engineer_marker_at_most_one_per_car():
+    seat = dict(READY, engineers=["Maybach", "Horch"])
+    st = load(make_position(seats={0: seat}))
+    play(st, tile("gp"), "market body@2", "market workers 1", "market price 10")
+    assert options(st) == ["market no-marker", "market +maybach1", "market +maybach2",
+                           "market +horch1", "market +horch2"]
+    play(st, "market +horch2")
+    assert st.market == [[0, 2, 3, 1, 10, 0, 2]]
+    assert st.seats[0].horch == [1] and st.seats[0].maybach == [1, 2]
+    assert st.current_player() == 1  # no second marker for the same car
+
+
+def test_market_without_engineer_markers_asks_no_marker_question():
+    st = load(make_position(seats={0: READY}))
+    play(st, tile("gp"), "market body@2", "market workers 1", "market price 10")
+    assert st.market == [[0, 2, 3, 1, 10, 0, 0]] and st.current_player() == 1
+
+
+def test_full_market_ends_the_action_phase():
+    market = [car(1 + i % 3, price=p) for i, p in enumerate((1, 2, 3, 5, 6))]
+    st = load(make_position(seats={0: {"workshops": ["body 1", "engine 1"], "canteen": 1}}, market=market))
+    play(st, tile("hire"), "market body@1", "market workers 2", "market price 10")
+    assert st.round == 2 and st.phase == "action" and st.market == []
+
+
+def test_full_market_ends_the_action_phase_two_players():
+    market = [car(1, price=p) for p in (1, 2, 3)]
+    pos = make_position(players=2, seats={0: {"workshops": ["body 1", "engine 1"], "canteen": 1}},
+                        market=market)
+    st = load(pos)
+    play(st, tile("hire"), "market body@1", "market workers 1", "market price 10")
+    assert st.round == 2
+
+
+def test_market_not_full_the_phase_goes_on():
+    market = [car(1 + i % 3, price=p) for i, p in enumerate((1, 2, 3, 5))]
+    st = load(make_position(seats={0: {"workshops": ["body 1", "engine 1"], "canteen": 1}}, market=market))
+    play(st, tile("hire"), "market body@1", "market workers 2", "market price 10")
+    assert st.round == 1 and len(st.market) == 5 and st.current_player() == 1
+
+
+# ---------------------------------------------------------------------------
+# End-of-turn engineer options
+# ---------------------------------------------------------------------------
+
+
+def test_daimler_and_diesel_are_offered_after_the_market():
+    """[decision] End-of-turn engineer options (Daimler marker, Diesel change) are offered after II."""
+    seat = {"workshops": ["body 1", "body 2", "engine 1"], "canteen": 2, "engineers": ["Daimler", "Diesel"]}
+    pos = make_position(seats={0: seat}, market=[car(0, body=1, engine=1, price=5)],
+                        buyers={"active": [{"preference": "body"}]})
+    st = load(pos)
+    play(st, tile("gp"))
+    assert st.pending() == "market"
+    play(st, "market pass")
+    assert st.pending() == "daimler"
+    assert options(st) == ["daimler pass", "daimler +2 buyer 1", "daimler +4 buyer 1"]
+    play(st, "daimler pass")
+    assert st.pending() == "diesel"
+    assert options(st) == ["diesel pass", "diesel car@5"]
+    play(st, "diesel pass")
+    assert st.current_player() == 1
+
+
+def test_engineer_options_follow_the_actions_of_the_tile():
+    """[decision] The Daimler option comes at the end of the turn, after every action of the tile:
+    the buyer taken in this turn can already get the marker."""
+    seat = {"engineers": ["Daimler"]}
+    st = load(make_position(seats={0: seat}))
+    play(st, tile("gp", "buyer"), "buyer price")
+    assert st.pending() == "daimler"
+    assert options(st) == ["daimler pass", "daimler +2 buyer 1", "daimler +4 buyer 1"]
+
+
+# ---------------------------------------------------------------------------
+# The order of a tile's actions
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("actions", [("gp", "buyer"), ("research", "buyer"), ("hire", "buyer")])
+def test_buyer_commutes_no_order_decision(actions):
+    """[decision, rules.py _commutes] The buyer action commutes with every other action:
+    no order-of-actions decision is offered."""
+    pos = make_position(seats={0: {"workshops": ["body 1", "body 1", "engine 1"]}})
+    st = load(pos)
+    play(st, tile(*actions))
+    assert st.pending() in ("buyer", "research")
+    assert not any(o.startswith("do ") for o in options(st))
+
+
+def test_order_decision_where_order_matters():
+    """[decision, rules.py _commutes] Body and engine do not commute: the player chooses the order."""
+    st = load(make_position())
+    play(st, tile("body", "engine"))
+    assert st.pending() == "tile"
+    assert options(st) == ["do body", "do engine"]
+
+
+def test_order_decision_leaves_out_the_buyer():
+    """[decision, rules.py _commutes] Only the actions whose order matters are offered (not the buyer)."""
+    st = load(make_position())
+    play(st, tile("body", "engine", "buyer"))
+    assert options(st) == ["do body", "do engine"]
+    play(st, "do engine")  # engine 1 into a workshop (not higher than the GP car's)
+    # body and buyer commute: the rest runs without a question (body, then the buyer decision)
+    assert st.pending() == "buyer"
+    assert st.seats[0].workshops == [1, ENGINE_CODE + 1]
+
+
+def test_the_chosen_order_is_kept():
+    pos = make_position(seats={0: {"workshops": ["body 1", "body 1", "engine 2"],
+                                   "developments": ["dev:engine1"], "gp_engine": 2}})
+    st = load(pos)
+    play(st, tile("body", "engine"), "do engine")
+    # the engine first: its 'give up' decision comes before the body is taken
+    assert st.pending() == "place" and st.tasks[-1][1] == ENGINE_CODE + 2
+    play(st, "give up body 1")
+    assert st.seats[0].workshops == [1, ENGINE_CODE + 2, ENGINE_CODE + 2]
+    assert st.pending() == "place" and st.tasks[-1][1] == 1
+    play(st, "give up engine 2")
+    assert st.seats[0].workshops == [1, 1, ENGINE_CODE + 2]
+
+
+def test_start_tiles_order_decision_only_where_order_matters():
+    """[decision, rules.py _commutes] Start tile C (GP engine 2 + hire) commutes: no order decision;
+    start tile D (GP start space + research) does not (research may bring a GP move)."""
+    from kwsearch.rules import Game
+    st = Game(4).new_initial_state(seed=0)
+    play(st, "start C")
+    assert st.pending() == "setup" and st.current_player() == 2
+    assert st.seats[3].gp_engine == 2 and st.seats[3].canteen == 5
+    play(st, "start D")
+    assert options(st) == ["do research", "do gp_start2"]
