@@ -518,7 +518,7 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
         ck.err("$.pending", "a finished game has no pending decision")
     if st.tasks and st.tasks[-1][0] == "turn" and st.chain and st.chain[0] < SEAT:
         ck.err("$.chain", "at the start of a turn the tail of the chain must be a worker (\"seat S\")")
-    if st.tasks and st.tasks[-1][0] != "turn" and st.turn_seat < 0 and st.tasks[-1][0] not in ("setup", "benz"):
+    if st.tasks and st.tasks[-1][0] != "turn" and st.turn_seat < 0 and st.tasks[-1][0] not in ("setup", "benz", "race", "sales", "round_end"):
         ck.err("$.turn", f"the pending task {st.tasks[-1][0]!r} happens inside a turn: give \"turn\" with its seat")
     if st.phase == "setup":
         for si, s in enumerate(st.seats):

@@ -833,6 +833,7 @@ class State:
         self._push("market_engine")
 
     def _task_market_engine(self, _: int) -> list[int]:
+        self.actor = self.turn_seat
         s = self.seats[self.turn_seat]
         return sorted({A.MARKET_ENGINE + w - ENGINE_CODE - 1 for w in s.workshops if w > ENGINE_CODE})
 
@@ -843,6 +844,7 @@ class State:
         self.tasks[-1][0] = "market_workers"
 
     def _task_market_workers(self, _: int) -> list[int]:
+        self.actor = self.turn_seat
         return [A.MARKET_WORKERS + n - 1 for n in range(1, self.seats[self.turn_seat].canteen + 1)]
 
     def _choose_market_workers(self, action: int, _: int) -> None:
@@ -852,6 +854,7 @@ class State:
         self.tasks[-1][0] = "market_price"
 
     def _task_market_price(self, _: int) -> list[int]:
+        self.actor = self.turn_seat
         return [A.MARKET_PRICE + p for p in self.prices]
 
     def _choose_market_price(self, action: int, _: int) -> None:
@@ -861,6 +864,7 @@ class State:
         self.tasks[-1][0] = "market_marker"
 
     def _task_market_marker(self, _: int) -> list[int]:
+        self.actor = self.turn_seat
         s = self.seats[self.turn_seat]
         options = [A.MARKET_NO_MARKER]
         if not self.marker_placed:  # one engineer marker per turn [book, V6 text]
@@ -946,6 +950,7 @@ class State:
         return next(car for car in self.market if car[4] == price)
 
     def _task_diesel_change(self, price: int) -> list[int]:
+        self.actor = self.turn_seat
         return self._diesel_options(self._car_by_price(price))
 
     def _choose_diesel_change(self, action: int, price: int) -> None:
