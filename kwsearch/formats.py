@@ -139,7 +139,7 @@ class _Checker:
         if lo is not None and value < lo or hi is not None and value > hi:
             rng = f"{lo}..{hi}" if hi is not None else f"at least {lo}"
             self.err(path, f"{value} is out of range (expected {rng})")
-            return default if (lo is not None and value < lo) else value
+            return default
         return value
 
     def list(self, value: Any, path: str) -> list:
@@ -511,6 +511,10 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
                     or isinstance(t[1], bool) or not isinstance(t[1], int)):
                 ck.err(f"$.pending[{i}]", f"expected [task, integer] with a task from rules.TASKS, got {json.dumps(t)}")
             else:
+                bounds = _task_arg_bounds(t[0], n, c)
+                if bounds is not None and t[1] not in bounds:
+                    ck.err(f"$.pending[{i}]", f"task {t[0]!r} takes an argument in {_ranges_text(bounds)}, "
+                                              f"got {t[1]}")
                 st.tasks.append([t[0], t[1]])
     if st.phase != "over" and not st.tasks:
         ck.err("$.pending", "a game that is not over needs a pending decision")
@@ -520,6 +524,15 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
         ck.err("$.chain", "at the start of a turn the tail of the chain must be a worker (\"seat S\")")
     if st.tasks and st.tasks[-1][0] != "turn" and st.turn_seat < 0 and st.tasks[-1][0] not in ("setup", "benz", "race", "sales", "round_end"):
         ck.err("$.turn", f"the pending task {st.tasks[-1][0]!r} happens inside a turn: give \"turn\" with its seat")
+    car_parts = {"market_engine": 1, "market_workers": 2, "market_price": 3, "market_marker": 4}
+    top = st.tasks[-1][0] if st.tasks else None
+    if len(st.car) != car_parts.get(top, 0):
+        ck.err("$.turn.car", f"with the pending task {top!r} the car under construction has "
+                             f"{car_parts.get(top, 0)} parts (body, engine, workers, price), got {len(st.car)}")
+    if top == "diesel_change" and not any(car[4] == st.tasks[-1][1] and car[0] == st.turn_seat
+                                          for car in st.market):
+        ck.err("$.pending", f"Diesel changes a car of the seat in turn, but it has no car with price "
+                            f"{st.tasks[-1][1]} on the market")
     if st.phase == "setup":
         for si, s in enumerate(st.seats):
             pend = any(t == ["setup", si] for t in st.tasks) or (st.turn_seat == si and s.start_tile >= 0)
@@ -614,6 +627,27 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
     if st.phase != "over" and not st._legal:
         return None, [("$.pending", "the pending decision has no legal option")]
     return st, []
+
+
+def _task_arg_bounds(kind: str, n: int, c: Components) -> range | list[int] | None:
+    """The valid arguments of a pending task (None: any integer is ignored)."""
+    values = range(1, MAX_TILE_VALUE + 1)
+    table: dict[str, range | list[int]] = {
+        "setup": range(n), "benz": range(n),
+        "hire": range(0, c.workers_per_player + 1),
+        "body": range(0, MAX_TILE_VALUE + 1), "engine": range(0, MAX_TILE_VALUE + 1),
+        "engine_dest": values, "gp_engine": values,
+        "place": [tile_code("body", v) for v in values] + [tile_code("engine", v) for v in values],
+        "gp": range(0, 4 * c.gp_lap_length), "gp_start": range(1, c.gp_lap_length + 1),
+        "diesel_change": sorted({p for series in c.price_markers for p in series}),
+    }
+    return table.get(kind, range(0, 1))
+
+
+def _ranges_text(bounds: range | list[int]) -> str:
+    if isinstance(bounds, range):
+        return f"{bounds.start}..{bounds.stop - 1}"
+    return "{" + ", ".join(map(str, bounds)) + "}"
 
 
 def _default_tasks(st) -> list[list]:
