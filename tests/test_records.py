@@ -38,21 +38,6 @@ def example(name: str) -> dict:
     return json.loads((EXAMPLES / name).read_text())
 
 
-def short_record() -> dict:
-    """The first 7 decisions of examples/game-2p.json (its reveals included)."""
-    rec = example("game-2p.json")
-    del rec["result"]
-    events, decisions = [], 0
-    for ev in rec["events"]:
-        if not is_reveal(ev):
-            if decisions == 7:
-                break
-            decisions += 1
-        events.append(ev)
-    rec["events"] = events
-    return rec
-
-
 def replay_error(record: dict, **kw) -> InvalidRecordError:
     with pytest.raises(InvalidRecordError) as err:
         replay(record, **kw)
@@ -183,9 +168,8 @@ def test_doc_example_record():
     records = [json.loads(b) for b in blocks if '"kwsearch-game/1"' in b]
     assert len(records) == 1
     doc = records[0]
-    assert doc == short_record()
-    assert count_decisions(doc) == 7
-    assert replay(doc).to_json() == replay(example("game-2p.json"), upto=7).to_json()
+    assert doc == HAND_TYPED  # the doc's example is the hand-typed game tested below
+    assert replay(doc).observation()["research"]["display"] == ["gp5", "Maybach"]
 
 
 # ---------------------------------------------------------------------------
@@ -201,16 +185,14 @@ HAND_TYPED = {
         "seats": ["Ann", "Bob"],
         "chain": ["seat 0", "seat 1", "tile 0", "tile 1", "tile 2", "tile 3", "tile 4", "tile 5",
                   "tile 6", "tile 7", "tile 8", "tile 9"],
-        "start_tiles_offered": ["A", "D"],
+        "start_tiles_offered": ["C", "D"],
         "display": ["Diesel", "Opel"],
     },
     "events": [
-        "start d",                    # Bob (seat 1) chooses first; Ann gets A without a decision
+        "start d",                    # Bob (seat 1) chooses first; Ann gets C without a decision
         "do research",
         "take research:Opel",
         "reveal Benz, Horch",
-        "Do Hire",
-        "do hire",
         "Tile 4",                     # Ann takes the research tile
         "take research: Horch",
         "reveal: gp5, Maybach",
@@ -218,21 +200,27 @@ HAND_TYPED = {
 }
 
 
+def hand_typed() -> dict:
+    return copy.deepcopy(HAND_TYPED)
+
+
 def test_hand_typed_record_replays():
-    record = copy.deepcopy(HAND_TYPED)
+    record = hand_typed()
     state = replay(record)
     obs = state.observation()
-    assert [s["start_tile"] for s in obs["seats"]] == ["A", "D"]
+    assert [s["start_tile"] for s in obs["seats"]] == ["C", "D"]
     assert [s["engineers"] for s in obs["seats"]] == [["Horch"], ["Opel"]]
     assert obs["research"]["display"] == ["gp5", "Maybach"]
     assert obs["research"]["discard"] == ["Diesel", "Benz"]
     assert state.current_player() == 1 and state.pending() == "turn"
+    assert count_decisions(record) == 5
     # The reveals fix every card that came up: the seed does not matter.
     for seed in (0, 1, 12345):
         assert replay(dict(record, seed=seed)).observation() == obs
     # After "take research:Opel" the named cards came up in order.
     after = replay(record, upto=3).observation()
     assert after["research"]["display"] == ["Benz", "Horch"]
+    assert after["research"]["discard"] == ["Diesel"]
 
 
 def test_setup_may_be_omitted():
@@ -255,66 +243,65 @@ def test_setup_display_with_one_card():
 
 
 def test_illegal_move():
-    record = short_record()
-    state = replay(record, upto=5)
+    record = hand_typed()
+    state = replay(record, upto=3)
     legal = [state.action_to_text(a) for a in state.legal_actions()]
-    i = record["events"].index("tile 6")
-    record["events"][i] = "market pass"  # good notation, not legal at a turn
+    assert "market pass" not in legal
+    record["events"][4] = "market pass"  # good notation, not legal at a turn
     err = replay_error(record)
-    assert (err.index, err.event) == (i, "market pass")
+    assert (err.index, err.event) == (4, "market pass")
     assert err.legal == legal
-    assert f"event {i}" in str(err) and "'market pass'" in str(err)
+    assert "event 4" in str(err) and "'market pass'" in str(err)
 
 
 def test_unparsable_event():
-    record = short_record()
+    record = hand_typed()
+    state = replay(record, upto=1)
     record["events"][1] = "fly to the moon"
     err = replay_error(record)
     assert (err.index, err.event) == (1, "fly to the moon")
-    assert err.legal == ["do hire", "do engine"]
+    assert err.legal == [state.action_to_text(a) for a in state.legal_actions()]
     assert "fly to the moon" in str(err)
 
 
 def test_only_the_first_bad_event_is_reported():
-    record = short_record()
+    record = hand_typed()
     record["events"][2] = "nonsense"
-    record["events"][6] = "more nonsense"
+    record["events"][4] = "more nonsense"
     assert replay_error(record).index == 2
     with pytest.raises(InvalidRecordError):
         replay(record, upto=3)
-    assert replay(record, upto=2).pending() == "tile"  # the good prefix still replays
+    assert replay(record, upto=2).pending() == "research"  # the good prefix still replays
 
 
 def test_event_that_is_not_a_string():
-    record = short_record()
+    record = hand_typed()
     record["events"][1] = 42
     err = replay_error(record)
     assert err.index == 1 and "expected a string" in str(err)
 
 
 def test_reveal_of_a_card_that_is_not_undrawn():
-    record = short_record()
-    i = record["events"].index("reveal gp5, dev:engine1+tile")
-    record["events"][i] = "reveal Horch, gp5"  # Horch was face up at the start, it is not undrawn
+    record = hand_typed()
+    record["events"][3] = "reveal Diesel, Horch"  # Diesel was face up at the start: not undrawn
     err = replay_error(record)
-    assert (err.index, err.event) == (i, "reveal Horch, gp5")
-    assert "no undrawn Horch" in str(err)
+    assert (err.index, err.event) == (3, "reveal Diesel, Horch")
+    assert "no undrawn Diesel" in str(err)
 
 
 def test_reveal_of_more_cards_than_were_drawn():
-    record = short_record()
-    i = record["events"].index("reveal gp5, dev:engine1+tile")
-    record["events"][i] = "reveal gp5, dev:engine1+tile, hire3"
+    record = hand_typed()
+    record["events"][3] = "reveal Benz, Horch, hire3"
     err = replay_error(record)
-    assert err.index == i and "names 3 cards but the decision turned up 2" in str(err)
+    assert err.index == 3 and "names 3 cards but the decision turned up 2" in str(err)
     # Split over two reveal events: the second one is reported.
-    record["events"][i:i + 1] = ["reveal gp5, dev:engine1+tile", "reveal hire3"]
+    record["events"][3:4] = ["reveal Benz, Horch", "reveal hire3"]
     err = replay_error(record)
-    assert (err.index, err.event) == (i + 1, "reveal hire3")
+    assert (err.index, err.event) == (4, "reveal hire3")
 
 
 def test_reveal_after_a_decision_that_drew_nothing():
-    record = short_record()
+    record = hand_typed()
     record["events"].insert(1, "reveal gp5")
     err = replay_error(record)
     assert (err.index, err.event) == (1, "reveal gp5")
@@ -322,7 +309,7 @@ def test_reveal_after_a_decision_that_drew_nothing():
 
 
 def test_reveal_with_no_preceding_decision():
-    record = short_record()
+    record = hand_typed()
     record["events"].insert(0, "reveal gp5")
     err = replay_error(record)
     assert (err.index, err.event) == (0, "reveal gp5")
@@ -330,26 +317,32 @@ def test_reveal_with_no_preceding_decision():
 
 
 def test_reveal_of_an_unknown_card_or_no_card():
-    record = short_record()
-    i = record["events"].index("reveal gp5, dev:engine1+tile")
-    record["events"][i] = "reveal gp5, Zeppelin"
+    record = hand_typed()
+    record["events"][3] = "reveal Benz, Zeppelin"
     err = replay_error(record)
-    assert err.index == i and "Zeppelin" in str(err)
-    record["events"][i] = "reveal"
+    assert err.index == 3 and "Zeppelin" in str(err)
+    record["events"][3] = "reveal"
     err = replay_error(record)
-    assert err.index == i and "names no card" in str(err)
+    assert err.index == 3 and "names no card" in str(err)
 
 
 def test_reveals_may_be_split_and_change_the_cards():
-    record = short_record()
-    i = record["events"].index("reveal gp5, dev:engine1+tile")
-    record["events"][i:i + 1] = ["REVEAL gp5", "reveal Otto"]
-    state = replay(record, upto=5)
+    record = hand_typed()
+    record["events"][3:4] = ["REVEAL gp5", "reveal Otto"]
+    state = replay(record, upto=3)
     assert state.observation()["research"]["display"] == ["gp5", "Otto"]
 
 
+def test_a_reveal_may_name_fewer_cards_than_were_drawn():
+    record = hand_typed()
+    record["events"][3] = "reveal Otto"
+    record["events"] = record["events"][:4]
+    display = replay(record).observation()["research"]["display"]
+    assert display[0] == "Otto" and len(display) == 2  # the second card comes off the seeded deck
+
+
 def test_error_names_the_source():
-    record = short_record()
+    record = hand_typed()
     record["events"][1] = "nonsense"
     err = replay_error(record, source="game.json")
     assert str(err).startswith("game.json: event 1")
@@ -362,7 +355,7 @@ def test_error_names_the_source():
 
 
 def header_error(change) -> InvalidRecordError:
-    record = short_record()
+    record = hand_typed()
     change(record)
     err = replay_error(record)
     assert err.index is None
@@ -424,11 +417,10 @@ def test_unknown_card_in_setup_display():
 
 
 def test_setup_with_other_tiles_and_offer():
-    record = short_record()
+    record = hand_typed()
     record["setup"]["chain"] = ["seat 0", "seat 1"] + [f"tile {t}" for t in range(9, -1, -1)]
     record["setup"]["start_tiles_offered"] = ["b", "c"]
-    record["events"] = ["start B"]
-    state = replay(record)
-    obs = state.observation()
+    record["events"] = ["start C"]  # seat 1 takes C; seat 0 gets B without a decision
+    obs = replay(record).observation()
     assert obs["start_tiles_offered"] == ["B", "C"]
-    assert [s["start_tile"] for s in obs["seats"]] == [None, "B"]
+    assert [s["start_tile"] for s in obs["seats"]] == ["B", "C"]
