@@ -82,8 +82,22 @@ _COMMUTE = {frozenset(p) for p in [
     ("gp_start2", "hire"), ("gp_start2", "body")]}
 
 
-def _commutes(a: str, b: str) -> bool:
-    return a == b or "buyer" in (a, b) or frozenset((a, b)) in _COMMUTE
+def _commutes(a: str, b: str, seat: "Seat") -> bool:
+    """Whether doing ``a`` then ``b`` always ends as ``b`` then ``a`` for this seat."""
+    if a == b or "buyer" in (a, b) or frozenset((a, b)) in _COMMUTE:
+        return True
+    pair = frozenset((a, b))
+    if pair in (frozenset(("hire", "body")), frozenset(("hire", "engine"))):
+        # Hiring changes research points only by activating an inactive development.
+        return not seat.dev_inactive
+    if pair == frozenset(("hire", "research")):
+        # A new development is activated from the canteen either way, unless the
+        # canteen is empty (then hiring first would activate it with its tile).
+        return not seat.dev_inactive and seat.canteen > 0
+    if pair == frozenset(("body", "engine")):
+        # With two free workshops neither tile can displace the other.
+        return len(seat.workshops) <= 1
+    return False
 
 
 # ---------------------------------------------------------------------------
@@ -522,7 +536,8 @@ class State:
             self._pop()
             return None
         kinds = sorted(set(rem), key=ALL_ACTIONS.index)
-        contested = [k for k in kinds if not all(_commutes(k, o) for o in kinds)]
+        seat = self.seats[self.turn_seat]
+        contested = [k for k in kinds if not all(_commutes(k, o, seat) for o in kinds)]
         if len(contested) >= 2:
             self.actor = self.turn_seat
             return [A.DO + ALL_ACTIONS.index(k) for k in contested]
