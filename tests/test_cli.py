@@ -107,10 +107,11 @@ def test_new_bad_options(tmp_path):
 
 
 def test_show_position():
+    obj = json.loads((EXAMPLES / "midgame-4p.json").read_text())
     result = run("show", EXAMPLES / "midgame-4p.json")
     assert result.exit_code == 0, result.output
-    assert "4 players" in result.stdout and "round 2" in result.stdout
-    assert "seat 3" in result.stdout
+    assert f"4 players — round {obj['round']} of 3" in result.stdout
+    assert all(f"seat {s}" in result.stdout for s in range(4))
 
 
 @pytest.mark.parametrize("name, seats", [("game-4p.json", ["red", "blue", "green", "yellow"]),
@@ -130,9 +131,9 @@ def test_show_ply():
     record = json.loads(path.read_text())
     result = run("show", path, "--ply", 10)
     assert result.exit_code == 0, result.output
-    state = replay(record, upto=10)
-    assert "To decide: seat 1 (blue)" in result.stdout
-    assert state.current_player() == 1
+    seat = replay(record, upto=10).current_player()
+    assert f"To decide: seat {seat} ({record['setup']['seats'][seat]})" in result.stdout
+    assert result.stdout != run("show", path).stdout
     result0 = run("show", path, "--ply", 0)
     assert "round 1 of 3, setup phase" in result0.stdout
 
@@ -214,12 +215,16 @@ def test_validate_position_with_an_out_of_range_round(tmp_path):
 
 def test_validate_record_with_an_illegal_event(tmp_path):
     record = json.loads((EXAMPLES / "game-2p.json").read_text())
-    record["events"][3] = "market pass"
+    i = next(i for i, e in enumerate(record["events"]) if i >= 3 and not e.startswith("reveal"))
+    state = replay(record, upto=sum(1 for e in record["events"][:i] if not e.startswith("reveal")))
+    legal = [state.action_to_text(a) for a in state.legal_actions()]
+    move = next(m for m in ("market pass", "benz pass", "daimler pass") if m not in legal)
+    record["events"][i] = move
     path = tmp_path / "bad-game.json"
     path.write_text(json.dumps(record))
-    err = assert_one_line_error(run("validate", path), str(path), "event 3", "'market pass'")
+    err = assert_one_line_error(run("validate", path), str(path), f"event {i}", repr(move))
     assert "legal" in err
-    assert_one_line_error(run("show", path), str(path), "event 3")
+    assert_one_line_error(run("show", path), str(path), f"event {i}")
 
 
 def test_validate_components():

@@ -154,7 +154,7 @@ def test_bundled_examples_replay_to_their_result(name):
 
 def test_load_file_dispatches_on_the_format(tmp_path):
     state, obj = load_file(EXAMPLES / "midgame-4p.json")
-    assert obj["format"] == "kwsearch-position/1" and state.current_player() == 3
+    assert obj["format"] == "kwsearch-position/1" and state.observation() == obj
     with pytest.raises(KwsearchError, match="--ply applies to game records"):
         load_file(EXAMPLES / "midgame-4p.json", ply=2)
     other = tmp_path / "x.json"
