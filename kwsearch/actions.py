@@ -50,7 +50,8 @@ DIESEL_WORKERS = DIESEL_ENGINE + 8  # + n - 1                    "diesel workers
 DIESEL_PRICE = DIESEL_WORKERS + MAX_WORKERS  # + price value      "diesel price 9"
 BENZ_PASS = DIESEL_PRICE + MAX_PRICE + 1  # "benz pass"
 BENZ = BENZ_PASS + 1           # + preference                    "benz buyer body"
-NUM_ACTIONS = BENZ + 4
+ACTIVATE = BENZ + 4            # + research-card type            "activate dev:body2"
+NUM_ACTIONS = ACTIVATE + MAX_CARD_TYPES
 
 #: (first id, one past the last, meaning) — the table of docs/actions.md.
 RANGES = [
@@ -77,7 +78,8 @@ RANGES = [
     (DIESEL_WORKERS, DIESEL_PRICE, "Diesel: new number of workers"),
     (DIESEL_PRICE, BENZ_PASS, "Diesel: new price marker"),
     (BENZ_PASS, BENZ, "Benz: add no fifth buyer"),
-    (BENZ, NUM_ACTIONS, "Benz: fifth buyer of this preference"),
+    (BENZ, ACTIVATE, "Benz: fifth buyer of this preference"),
+    (ACTIVATE, NUM_ACTIONS, "activate this inactive development with the new worker"),
 ]
 
 #: Workshop tile codes: a body of value v is v, an engine of value v is 8 + v.
@@ -127,6 +129,8 @@ class Notation:
             put(DO + i, f"do {kind}")
         for ct in c.card_types:
             put(RESEARCH + ct.index, f"take research:{ct.name}")
+            if ct.kind == "development":
+                put(ACTIVATE + ct.index, f"activate {ct.name}")
         for v in range(1, MAX_TILE_VALUE + 1):
             put(GIVEUP + tile_code("body", v), f"give up body {v}")
             put(GIVEUP + tile_code("engine", v), f"give up engine {v}")

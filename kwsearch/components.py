@@ -57,6 +57,7 @@ MAX_TILE_VALUE = 7
 MAX_ACTION_TILES = 16
 MAX_START_TILES = 8
 MAX_CARD_TYPES = 32
+MAX_DEV_TYPES = 16
 MAX_DECK = 64
 MAX_PRICE = 31
 MAX_WORKERS = 16
@@ -481,6 +482,9 @@ def _build(d: dict[str, Any]) -> Components:
         else:
             raise ComponentError(f"{f}.kind: expected \"development\", \"instant\" or \"engineer\", got {kind!r}")
 
+    n_dev = sum(1 for ct in card_types if ct.kind == "development")
+    if n_dev > MAX_DEV_TYPES:
+        raise ComponentError(f"research_cards: {n_dev} kinds of development, at most {MAX_DEV_TYPES} are supported")
     deck_size = _int(d["research_deck_size"], "research_deck_size", 3, MAX_DECK)
     total = sum(ct.count for ct in card_types)
     if total != deck_size:

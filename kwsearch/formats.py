@@ -308,6 +308,7 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
                 if t is not None:
                     dst.append(t)
                     owned[t] += 1
+            dst.sort()  # developments are kept sorted by card type
         engs = ck.list(ck.obj(sr, "engineers", p, []), f"{p}.engineers")
         for ei, e in enumerate(engs):
             t = card(e, f"{p}.engineers[{ei}]", "engineer")

@@ -23,6 +23,7 @@ _DECISION = {
     "diesel": "use a Diesel change, or pass",
     "diesel_change": "choose what Diesel changes",
     "benz": "add Benz's fifth buyer, or pass",
+    "hire": "choose which inactive development the new worker activates",
 }
 
 

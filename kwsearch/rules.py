@@ -31,6 +31,7 @@ shows neither.
 
 from __future__ import annotations
 
+import bisect
 import random
 from typing import Any, Callable, Iterable
 
@@ -52,7 +53,7 @@ TASKS = (
     "setup",        # arg seat: choose a start tile                      (decision START)
     "turn",         # the tail worker's seat takes an action tile         (decision TILE)
     "tile",         # do the remaining actions of the tile                (decision DO)
-    "hire",         # arg n: up to n workers from the supply
+    "hire",         # arg n: up to n workers from the supply        (decision ACTIVATE)
     "research",     # take a face-up card                                 (decision RESEARCH)
     "body",         # arg value (0 = by research points): take a body
     "engine",       # arg value (0 = by research points): take an engine
@@ -564,22 +565,40 @@ class State:
 
     # ----- hire (RULES.md §4.1, §5.1) -----------------------------------
 
-    def _task_hire(self, n: int) -> None:
-        self._pop()
+    def _task_hire(self, n: int) -> list[int] | None:
         seat = self.turn_seat
         s = self.seats[seat]
-        for _ in range(n):
-            if s.supply == 0:
-                break  # forfeited [book]
+        while n > 0 and s.supply > 0:  # an empty supply forfeits the rest [book]
+            kinds = sorted(set(s.dev_inactive))
+            if len(kinds) >= 2:
+                # The new worker must activate an inactive development [book]; with
+                # several kinds the player chooses which [decision, docs/rules-notes.md].
+                self.tasks[-1][1] = n
+                self.actor = seat
+                return [A.ACTIVATE + t for t in kinds]
             s.supply -= 1
-            if s.dev_inactive:
-                # The worker activates the oldest inactive development [decision: oldest first];
-                # its immediate tile, if any, is lost [decision, RULES.md §5.1].
-                s.dev_active.append(s.dev_inactive.pop(0))
+            n -= 1
+            if kinds:
+                self._activate(s, kinds[0])
             else:
                 s.canteen += 1
+        self._pop()
         if s.supply == 0:
             self._award(seat, "worker")
+        return None
+
+    def _choose_hire(self, action: int, n: int) -> None:
+        s = self.seats[self.turn_seat]
+        s.supply -= 1
+        self._activate(s, action - A.ACTIVATE)
+        self.tasks[-1][1] = n - 1
+
+    @staticmethod
+    def _activate(s: Seat, t: int) -> None:
+        """A worker from the supply goes onto inactive development ``t``; a tile it
+        would have given is lost [decision, RULES.md §5.1]."""
+        s.dev_inactive.remove(t)
+        bisect.insort(s.dev_active, t)
 
     # ----- research (RULES.md §4.1, §5) ---------------------------------
 
@@ -623,11 +642,11 @@ class State:
         if ct.kind == "development":
             if s.canteen > 0:
                 s.canteen -= 1
-                s.dev_active.append(t)
+                bisect.insort(s.dev_active, t)
                 if ct.tile:  # after activation, so the new points count [book]
                     self._push(ct.tile, 0)
             else:
-                s.dev_inactive.append(t)
+                bisect.insort(s.dev_inactive, t)
         elif ct.kind == "instant":
             self.discard.append(t)
             if ct.effect == "hire":
