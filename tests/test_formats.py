@@ -626,6 +626,21 @@ def test_pending_market_marker_needs_the_car():
     assert any(p.startswith(("$.pending", "$.turn")) for p in paths(pos)), check_position(pos)
 
 
+def test_prices_derived_without_the_car_under_construction():
+    """With ``prices`` omitted, the price marker already on the car being built is not available.
+
+    Otherwise the marker is both on the car and in ``prices``: after the car is placed the
+    position written back fails its own check ("price marker 5 is already on a car").
+    """
+    pos = minimal(2, pending=[["end_turn", 0], ["daimler", 0], ["market_marker", 0]],
+                  turn={"seat": 0, "car": [1, 1, 1, 5]})
+    pos["seats"][0].update(canteen=3, engineers=["Maybach"])
+    state = State.from_json(pos)
+    assert 5 not in state.observation()["prices"]
+    state.play("market no-marker")
+    assert check_position(state.observation()) == []
+
+
 def test_several_problems_are_all_reported():
     pos = minimal(3)
     pos["format"] = "kwsearch-position/0"
