@@ -96,23 +96,23 @@ def test_start_tiles_chosen_in_reverse_seat_order():
     play(st, "start C")
     assert st.pending() == "setup" and st.current_player() == 2
     assert options(st) == ["start A", "start B", "start D"]
-    play(st, "start B", "do body")
+    play(st, "start B")  # hire, hire and body commute (no inactive development): no order decision
     assert st.current_player() == 1
     assert options(st) == ["start A", "start D"]
     play(st, "start D", "do gp_start2")  # then the research decision of tile D
     assert st.pending() == "research" and st.current_player() == 1
     play(st, options(st)[0])
-    # Seat 0 (the start player) gets the last tile, A, without a question and does its actions.
+    # Seat 0 (the start player) gets the last tile, A, without a question and does its actions
+    # (hire, hire, engine commute: no order decision; engine 1 goes to a workshop).
     assert st.seats[0].start_tile == 0
-    assert st.pending() == "tile" and st.current_player() == 0
-    play(st, "do engine")
+    assert st.seats[0].workshops == [ENGINE_CODE + 1] and st.seats[0].canteen == 6
     assert st.pending() == "turn" and st.current_player() == 0
     assert [s.start_tile for s in st.seats] == [0, 3, 1, 2]
 
 
 def test_start_tile_a_done_at_once():
     st = Game(4).new_initial_state(seed=4)
-    play(st, "start A", "do engine")
+    play(st, "start A")  # hire and engine commute (no inactive development): no order decision
     s = st.seats[3]
     assert st.pending() == "setup" and st.current_player() == 2  # done before the next seat chooses
     assert (s.canteen, s.supply) == (6, 6)
@@ -123,7 +123,7 @@ def test_start_tile_a_done_at_once():
 
 def test_start_tile_b_done_at_once():
     st = Game(4).new_initial_state(seed=4)
-    play(st, "start B", "do hire", "do hire")
+    play(st, "start B")  # hire and body commute (no inactive development): no order decision
     s = st.seats[3]
     assert st.current_player() == 2
     assert (s.canteen, s.supply) == (6, 6)

@@ -33,7 +33,7 @@ def test_worker_takes_the_tiles_place_and_the_tile_goes_to_the_front():
 
 def test_taking_the_front_tile():
     st = load(make_position())
-    play(st, "tile 9", "do body")  # body + engine + buyer: the tile at the front
+    play(st, "tile 9")  # body + engine + buyer: the tile at the front
     while st.current_player() == 0:
         play(st, options(st)[0])
     assert chain(st) == ["seat 1", "seat 2", "seat 3"] + TILES[:9] + ["seat 0", "tile 9"]

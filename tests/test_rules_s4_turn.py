@@ -3,11 +3,13 @@ and the end-of-turn engineer options."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from helpers import card_index, load, make_position, options, play, tile, with_deck
 from kwsearch.actions import ENGINE_CODE
-from kwsearch.components import default_components
+from kwsearch.components import DEFAULTS, default_components
 
 C = default_components()
 ALL_BUYERS = [{"preference": p} for p in ("body", "engine", "prestige", "price")]
@@ -481,8 +483,9 @@ def test_buyer_commutes_no_order_decision(actions):
 
 
 def test_order_decision_where_order_matters():
-    """[decision, rules.py _commutes] Body and engine do not commute: the player chooses the order."""
-    st = load(make_position())
+    """[decision, rules.py _commutes] Body and engine do not commute when only one workshop is free
+    (either tile may have to displace the other): the player chooses the order."""
+    st = load(make_position(seats={0: {"workshops": ["body 2", "engine 2"]}}))
     play(st, tile("body", "engine"))
     assert st.pending() == "tile"
     assert options(st) == ["do body", "do engine"]
@@ -490,13 +493,16 @@ def test_order_decision_where_order_matters():
 
 def test_order_decision_leaves_out_the_buyer():
     """[decision, rules.py _commutes] Only the actions whose order matters are offered (not the buyer)."""
-    st = load(make_position())
+    st = load(make_position(seats={0: {"workshops": ["body 2", "engine 2"]}}))
     play(st, tile("body", "engine", "buyer"))
     assert options(st) == ["do body", "do engine"]
-    play(st, "do engine")  # engine 1 into a workshop (not higher than the GP car's)
-    # body and buyer commute: the rest runs without a question (body, then the buyer decision)
+    play(st, "do engine")  # engine 1 into the free workshop (not higher than the GP car's)
+    assert st.seats[0].workshops == [2, ENGINE_CODE + 1, ENGINE_CODE + 2]
+    # body and buyer commute: the rest runs without an order question (body, then the buyer)
+    assert st.pending() == "place" and st.tasks[-1][1] == 1  # the body needs room
+    play(st, "give up engine 1")
+    assert st.seats[0].workshops == [1, 2, ENGINE_CODE + 2]
     assert st.pending() == "buyer"
-    assert st.seats[0].workshops == [1, ENGINE_CODE + 1]
 
 
 def test_the_chosen_order_is_kept():
@@ -523,3 +529,209 @@ def test_start_tiles_order_decision_only_where_order_matters():
     assert st.seats[3].gp_engine == 2 and st.seats[3].canteen == 5
     play(st, "start D")
     assert options(st) == ["do research", "do gp_start2"]
+
+
+# ---------------------------------------------------------------------------
+# The order of a tile's actions: each context-dependent pair, asked and not asked
+# (RULES.md §4 lets the player order a tile's actions; docs/rules-notes.md row 1 and
+# rules._commutes say when the order cannot change the outcome, so it is not asked)
+# ---------------------------------------------------------------------------
+
+
+def setup_position(**seat3):
+    """Round 1 set-up, seat 3 to choose a start tile first, with ``seat3`` fields for seat 3."""
+    pos = make_position(phase="setup", seats={3: seat3})
+    for s in pos["seats"]:
+        del s["start_tile"]
+    return pos
+
+
+def with_extra_tile(actions, **overrides):
+    """A position whose components add an action tile with ``actions`` (index 10, in the chain)."""
+    tiles = copy.deepcopy(DEFAULTS["action_tiles"]) + [{"actions": list(actions)}]
+    chain = [f"seat {s}" for s in range(4)] + [f"tile {t}" for t in range(len(tiles))]
+    return make_position(components={"action_tiles": tiles}, chain=chain, **overrides), f"tile {len(tiles) - 1}"
+
+
+# --- hire and body (start tile B: hire, hire, body) ---
+
+
+def test_hire_body_asked_with_an_inactive_development():
+    """An inactive development: hiring first activates it (more body points), so the order matters."""
+    st = load(setup_position(inactive=["dev:body1"]))
+    play(st, "start B")
+    assert st.pending() == "tile" and st.current_player() == 3
+    assert options(st) == ["do hire", "do body"]
+    hire_first = play(st.copy(), "do hire")  # dev:body1 active: 2 body points -> body 2
+    body_first = play(st.copy(), "do body")  # 1 body point -> body 1, then the hires
+    for s in (hire_first.seats[3], body_first.seats[3]):
+        assert s.dev_active == [card_index("dev:body1")] and s.dev_inactive == []
+        assert s.canteen == 4 + 1  # one of the two hires activated the development
+    assert hire_first.seats[3].workshops == [2]
+    assert body_first.seats[3].workshops == [1]
+    for after in (hire_first, body_first):  # the rest ran without another order question
+        assert after.pending() == "setup" and after.current_player() == 2
+
+
+@pytest.mark.parametrize("seat3", [{}, {"developments": ["dev:body1"]}])
+def test_hire_body_not_asked_without_an_inactive_development(seat3):
+    """No inactive development (none, or only active ones): hire and body commute, no question."""
+    st = load(setup_position(**seat3))
+    play(st, "start B")
+    assert st.pending() == "setup" and st.current_player() == 2
+    s = st.seats[3]
+    assert s.canteen == 6 and s.workshops == [st.research_points(3)[0]]
+
+
+# --- hire and engine (start tile A: hire, hire, engine) ---
+
+
+def test_hire_engine_asked_with_an_inactive_development():
+    """An inactive development: hiring first activates it (more engine points), so the order matters."""
+    st = load(setup_position(inactive=["dev:engine1"]))
+    play(st, "start A")
+    assert st.pending() == "tile"
+    assert options(st) == ["do hire", "do engine"]
+    hire_first = play(st.copy(), "do hire")  # 2 engine points: engine 2, higher than the GP car's 1
+    assert hire_first.pending() == "engine_dest"
+    assert options(hire_first) == ["engine -> workshop", "engine -> gp"]
+    play(hire_first, "engine -> workshop")
+    assert hire_first.seats[3].workshops == [ENGINE_CODE + 2]
+    engine_first = play(st.copy(), "do engine")  # engine 1: to a workshop without a question
+    assert engine_first.seats[3].workshops == [ENGINE_CODE + 1]
+    for after in (hire_first, engine_first):
+        assert after.seats[3].canteen == 5 and after.seats[3].dev_inactive == []
+        assert after.pending() == "setup" and after.current_player() == 2
+
+
+def test_hire_engine_not_asked_without_an_inactive_development():
+    """No inactive development: hire and engine commute; the hires, then the engine (value 1, not
+    higher than the GP car's printed 1, so into a workshop), all without a question."""
+    st = load(setup_position())
+    play(st, "start A")
+    assert st.pending() == "setup" and st.current_player() == 2
+    s = st.seats[3]
+    assert (s.canteen, s.supply) == (6, 6)
+    assert s.workshops == [ENGINE_CODE + 1] and s.gp_engine == 1
+
+
+# --- hire and research (a component file's "hire + research" tile) ---
+
+
+@pytest.mark.parametrize("seat0", [{"canteen": 0}, {"canteen": 2, "inactive": ["dev:engine1"]}],
+                         ids=["empty-canteen", "inactive-development"])
+def test_hire_research_asked_with_an_empty_canteen_or_an_inactive_development(seat0):
+    pos, hire_research = with_extra_tile(["hire", "research"], seats={0: seat0},
+                                         research={"display": ["dev:body1+tile", "dev:body2"]})
+    st = load(with_deck(pos, []))
+    play(st, hire_research)
+    assert st.pending() == "tile" and st.current_player() == 0
+    assert options(st) == ["do hire", "do research"]
+
+
+def test_hire_research_order_matters_with_an_empty_canteen():
+    """Canteen 0: hiring first lets the new development be activated with its immediate tile;
+    researching first leaves it inactive and the hire activates it without the tile."""
+    pos, hire_research = with_extra_tile(["hire", "research"], seats={0: {"canteen": 0}},
+                                         research={"display": ["dev:body1+tile", "dev:body2"]})
+    st = load(with_deck(pos, []))
+    play(st, hire_research)
+    hire_first = play(st.copy(), "do hire", "take research:dev:body1+tile")
+    research_first = play(st.copy(), "do research", "take research:dev:body1+tile")
+    dev = card_index("dev:body1+tile")
+    for after in (hire_first, research_first):
+        s = after.seats[0]
+        assert s.dev_active == [dev] and s.dev_inactive == [] and s.canteen == 0
+    assert hire_first.seats[0].workshops == [2]  # the immediate body, with 2 body points
+    assert research_first.seats[0].workshops == []  # the immediate tile was lost
+
+
+def test_hire_research_not_asked_with_canteen_workers_and_no_inactive_development():
+    """Canteen > 0 and no inactive development: hire and research commute; the hire is done first
+    (canonical order), then the research decision."""
+    pos, hire_research = with_extra_tile(["hire", "research"], seats={0: {"canteen": 2}},
+                                         research={"display": ["dev:body1+tile", "dev:body2"]})
+    st = load(with_deck(pos, []))
+    play(st, hire_research)
+    assert st.pending() == "research" and st.current_player() == 0
+    assert st.seats[0].canteen == 3  # hired already
+    play(st, "take research:dev:body1+tile")
+    s = st.seats[0]
+    assert s.dev_active == [card_index("dev:body1+tile")] and s.canteen == 2
+    assert s.workshops == [2]
+    assert not any(o.startswith("do ") for o in options(st))
+
+
+# --- body and engine (the "body + engine" and "body + engine + buyer" tiles) ---
+
+
+def test_body_engine_order_matters_with_one_free_workshop():
+    """One free workshop: whichever comes first takes it; the second tile must displace one."""
+    st = load(make_position(seats={0: {"workshops": ["body 2", "engine 2"]}}))
+    play(st, tile("body", "engine"))
+    assert options(st) == ["do body", "do engine"]
+    body_first = play(st.copy(), "do body")
+    assert body_first.seats[0].workshops == [1, 2, ENGINE_CODE + 2]
+    assert body_first.pending() == "place" and body_first.tasks[-1][1] == ENGINE_CODE + 1
+    engine_first = play(st.copy(), "do engine")
+    assert engine_first.seats[0].workshops == [2, ENGINE_CODE + 1, ENGINE_CODE + 2]
+    assert engine_first.pending() == "place" and engine_first.tasks[-1][1] == 1
+
+
+@pytest.mark.parametrize("workshops", [[], ["body 2"], ["engine 2"]])
+def test_body_engine_not_asked_with_two_free_workshops(workshops):
+    """At most one tile in the workshops: body and engine both fit, so they commute; the body is
+    taken first (canonical order), then the engine (2 engine points here, so its destination is
+    asked, with the body already in its workshop)."""
+    st = load(make_position(seats={0: {"workshops": workshops, "developments": ["dev:engine1"]}}))
+    before = list(st.seats[0].workshops)
+    play(st, tile("body", "engine"))
+    assert st.pending() == "engine_dest" and st.current_player() == 0
+    assert st.seats[0].workshops == sorted(before + [1])
+    play(st, "engine -> workshop")
+    assert st.seats[0].workshops == sorted(before + [1, ENGINE_CODE + 2])
+    assert st.pending() == "market"
+
+
+@pytest.mark.parametrize("workshops, asked", [([], False), (["body 2"], False), (["body 2", "engine 2"], True)])
+def test_body_engine_buyer_tile_asks_only_body_against_engine(workshops, asked):
+    """The "body + engine + buyer" tile: the order of body and engine is asked only with one free
+    workshop; the buyer is never offered in the order decision and comes last."""
+    st = load(make_position(seats={0: {"workshops": workshops}}))
+    play(st, tile("body", "engine", "buyer"))
+    if asked:
+        assert options(st) == ["do body", "do engine"]
+        play(st, "do body")  # body 1 into the free workshop
+        assert st.pending() == "place" and st.tasks[-1][1] == ENGINE_CODE + 1  # engine next, no question
+        play(st, "give up body 2")
+    assert st.pending() == "buyer"  # body and engine done, the buyer last
+    assert 1 in st.seats[0].workshops and ENGINE_CODE + 1 in st.seats[0].workshops
+
+
+# --- the buyer ---
+
+
+@pytest.mark.parametrize("actions", [("gp", "buyer"), ("research", "buyer"), ("hire", "buyer")])
+@pytest.mark.parametrize("seat0", [
+    {},
+    {"canteen": 0, "inactive": ["dev:body1"], "workshops": ["body 1", "body 1", "engine 1"]},
+], ids=["plain", "every-condition-that-makes-order-matter"])
+def test_buyer_never_asked_and_done_last(actions, seat0):
+    """[decision, rules.py _commutes] The buyer commutes with every action whatever the seat's state:
+    no order decision; the other action is done first, the buyer decision last."""
+    pos = make_position(seats={0: seat0})
+    st = load(pos)
+    before = st.seats[0]
+    supply, space = before.supply, before.space
+    play(st, tile(*actions))
+    assert st.pending() != "tile"
+    if "research" in actions:
+        assert st.pending() == "research"
+        play(st, "take research:dev:engine1")
+    assert st.pending() == "buyer"
+    assert not any(o.startswith("do ") for o in options(st))
+    s = st.seats[0]
+    if "hire" in actions:
+        assert s.supply == supply - 1  # the hire was done before the buyer
+    if "gp" in actions:
+        assert s.space == space + 1  # the GP car moved before the buyer

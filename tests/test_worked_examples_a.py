@@ -18,14 +18,14 @@ def test_marion_start_tile():
     """Rulebook 4.0: as start player Marion gets the last start tile; tile A gives her two more
     canteen workers and an engine of value 1 in a workshop."""
     st = Game(4).new_initial_state(seed=0)
-    play(st, "start B", "do body")  # seat 3 chooses first
+    play(st, "start B")  # seat 3 chooses first
     play(st, "start C")  # seat 2
     play(st, "start D", "do gp_start2")  # seat 1, then tile D's research
     play(st, options(st)[0])
     # Marion gets the remaining tile without a choice and does its actions at once.
     assert st.seats[MARION].start_tile == 0  # A
-    assert st.current_player() == MARION and options(st) == ["do hire", "do engine"]
-    play(st, "do engine")
+    # (hire and engine commute for her, so no order is asked; engine 1 is not higher than the
+    # GP car's printed 1, so it goes to a workshop without a question.)
     m = st.seats[MARION]
     assert m.canteen == 4 + 2
     assert m.supply == 8 - 2
@@ -84,7 +84,7 @@ def test_marion_double_turn_two_cars():
     st = load(pos)
     play(st, tile("gp"), "market body@2", "market workers 1", "market price 9")
     assert st.pending() == "turn" and st.current_player() == MARION
-    play(st, tile("body", "engine"), "do body")  # body 1, then engine 1 into a workshop
+    play(st, tile("body", "engine"))  # empty workshops: body 1, then engine 1 into a workshop
     play(st, "market body@1", "market price 10")
     assert st.market == [[MARION, 2, 2, 1, 9, 0, 0], [MARION, 1, 1, 1, 10, 0, 0]]
     assert chain(st)[:2] == ["seat 0", "seat 1"]  # the tile was in front of her again: a third turn
@@ -97,7 +97,7 @@ def test_marion_research_points():
     pos = make_position(seats={MARION: {"developments": ["dev:body1engine1", "dev:engine1"]}})
     st = load(pos)
     assert st.research_points(MARION) == (2, 3)
-    play(st, tile("body", "engine"), "do body")
+    play(st, tile("body", "engine"))  # two free workshops: body, then engine, without a question
     assert st.seats[MARION].workshops == [2]
     assert options(st) == ["engine -> workshop", "engine -> gp"]
     play(st, "engine -> workshop")
