@@ -466,9 +466,7 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
             ck.err(f"{path}.engine_bonus", f"expected 0 or a Horch marker {list(c.horch_markers)}")
         st.market.append([owner, body, engine, workers, price, bb, eb])
     prices_raw = obj.get("prices")
-    if prices_raw is None:
-        st.prices = [p for p in series if p not in used_prices] if st.phase in ("setup", "action") else []
-    else:
+    if prices_raw is not None:
         st.prices = []
         for i, v in enumerate(ck.list(prices_raw, "$.prices")):
             pv = ck.int(v, f"$.prices[{i}]", 0)
@@ -502,6 +500,12 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
         st.car = [ck.int(v, f"$.turn.car[{i}]", 0) for i, v in enumerate(ck.list(tr.get("car", []), "$.turn.car"))]
         if len(st.car) > 4:
             ck.err("$.turn.car", "a car under construction has at most body, engine, workers and price")
+    car_price = st.car[3] if len(st.car) >= 4 else None
+    if prices_raw is None:  # derived: the round's markers not on a car (nor on the car being built)
+        st.prices = [p for p in series if p not in used_prices and p != car_price] \
+            if st.phase in ("setup", "action") else []
+    elif car_price is not None and car_price in st.prices:
+        ck.err("$.prices", f"price marker {car_price} is on the car under construction ($.turn.car[3])")
     pending = obj.get("pending")
     if pending is None:
         st.tasks = _default_tasks(st)
@@ -523,8 +527,7 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
         ck.err("$.pending", "a finished game has no pending decision")
     if st.tasks and st.tasks[-1][0] == "turn" and st.chain and st.chain[0] < SEAT:
         ck.err("$.chain", "at the start of a turn the tail of the chain must be a worker (\"seat S\")")
-    if st.tasks and st.tasks[-1][0] != "turn" and st.turn_seat < 0 and st.tasks[-1][0] not in ("setup", "benz", "race", "sales", "round_end"):
-        ck.err("$.turn", f"the pending task {st.tasks[-1][0]!r} happens inside a turn: give \"turn\" with its seat")
+    _check_task_stack(ck, st)
     car_parts = {"market_engine": 1, "market_workers": 2, "market_price": 3, "market_marker": 4}
     top = st.tasks[-1][0] if st.tasks else None
     if len(st.car) != car_parts.get(top, 0):
@@ -628,6 +631,31 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
     if st.phase != "over" and not st._legal:
         return None, [("$.pending", "the pending decision has no legal option")]
     return st, []
+
+
+_OUTSIDE_TURN = ("setup", "turn", "benz", "race", "sales", "round_end")
+_TOP_ONLY = ("market_engine", "market_workers", "market_price", "market_marker", "diesel_change")
+_ONCE = ("turn", "tile", "market", "daimler", "diesel", "end_turn", "race", "sales", "round_end")
+
+
+def _check_task_stack(ck: "_Checker", st) -> None:
+    """The shape of a pending task stack as the engine builds it (problems go to ``ck``)."""
+    kinds = [k for k, _ in st.tasks]
+    for i, k in enumerate(kinds):
+        path = f"$.pending[{i}]"
+        if k == "turn" and i != 0:
+            ck.err(path, "\"turn\" can only be the bottom task")
+        if k in _TOP_ONLY and i != len(kinds) - 1:
+            ck.err(path, f"{k!r} can only be the top task")
+        if k == "setup" and st.phase != "setup":
+            ck.err(path, "\"setup\" tasks belong to the set-up phase")
+        if k in ("benz", "race", "sales", "round_end") and st.phase != "scoring":
+            ck.err(path, f"{k!r} belongs to the scoring phase")
+        if k not in _OUTSIDE_TURN and st.turn_seat < 0:
+            ck.err("$.turn", f"the pending task {k!r} happens inside a turn: give \"turn\" with its seat")
+    for k in _ONCE:
+        if kinds.count(k) > 1:
+            ck.err("$.pending", f"{k!r} appears {kinds.count(k)} times")
 
 
 def _task_arg_bounds(kind: str, n: int, c: Components) -> range | list[int] | None:

@@ -321,9 +321,9 @@ class State:
     def play(self, text: str) -> int:
         """Parse ``text``, check it is legal, apply it; returns the action id.
 
-        Raises :class:`InvalidMoveError` for text that is no move and
-        :class:`IllegalMoveError` (listing the legal options) for a move that is
-        not legal here.
+        Raises :class:`IllegalMoveError` (listing the legal options in its
+        message and in ``.legal``) for text that is no move or a move that is not
+        legal here.
         """
         action = self.parse_move(text)
         self.apply(action)

@@ -66,17 +66,34 @@ def test_development_inactive_without_a_canteen_worker():
     assert st.research_points(0) == (1, 1)  # its points do not count
 
 
-def test_inactive_development_activated_by_the_next_worker_from_the_supply():
-    """[decision] The next worker from the supply activates the oldest inactive development first."""
+@pytest.mark.parametrize("choice, active, left, points", [
+    ("activate dev:engine2", "dev:engine2", "dev:body2", (1, 3)),
+    ("activate dev:body2", "dev:body2", "dev:engine2", (3, 1)),
+])
+def test_the_player_chooses_which_inactive_development_the_new_worker_activates(choice, active, left, points):
+    """[decision] With inactive developments of several kinds, the player chooses which one the
+    next worker from the supply activates (docs/rules-notes.md, row 3)."""
     pos = make_position(seats={0: {"canteen": 0, "inactive": ["dev:engine2", "dev:body2"]}})
     st = load(pos)
     assert st.research_points(0) == (1, 1)
     play(st, tile("hire"))
+    assert st.pending() == "hire" and st.current_player() == 0
+    assert options(st) == ["activate dev:body2", "activate dev:engine2"]
+    play(st, choice)
     s = st.seats[0]
-    assert s.dev_active == [card_index("dev:engine2")]
-    assert s.dev_inactive == [card_index("dev:body2")]
+    assert s.dev_active == [card_index(active)]
+    assert s.dev_inactive == [card_index(left)]
     assert s.canteen == 0 and s.supply == 11
-    assert st.research_points(0) == (1, 3)
+    assert st.research_points(0) == points
+
+
+def test_one_kind_of_inactive_development_is_activated_without_asking():
+    pos = make_position(seats={0: {"canteen": 0, "inactive": ["dev:body2", "dev:body2"]}})
+    st = load(pos)
+    play(st, tile("hire"))
+    s = st.seats[0]
+    assert st.pending() != "hire"
+    assert s.dev_active == [card_index("dev:body2")] and s.dev_inactive == [card_index("dev:body2")]
 
 
 def test_workers_of_hire3_activate_inactive_developments_then_go_to_the_canteen():
@@ -84,7 +101,9 @@ def test_workers_of_hire3_activate_inactive_developments_then_go_to_the_canteen(
                         research={"display": ["hire3", "dev:body1"]})
     st = load(with_deck(pos))
     play(st, RESEARCH, "take research:hire3")
-    s = st.seats[0]
+    assert st.pending() == "hire"  # the first of the three workers: which development?
+    play(st, "activate dev:body2")
+    s = st.seats[0]  # the second worker activates the only kind left, the third goes to the canteen
     assert sorted(s.dev_active) == sorted([card_index("dev:engine2"), card_index("dev:body2")])
     assert s.dev_inactive == []
     assert s.canteen == 1 and s.supply == 9
