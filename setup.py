@@ -1,9 +1,33 @@
-"""Build script. All metadata lives in pyproject.toml.
+"""Build script: declares the Cython engine. All metadata lives in pyproject.toml.
 
-This file exists only to declare compiled extensions: the Cython engine and its
-compiler directives are added here by a later change. For now it declares none.
+Compiler directives are set once, here. ``KWSEARCH_CYTHON_DEBUG=1`` rebuilds the
+extension with bounds, wraparound and overflow checks on (and without -O3), for
+hunting a crash or a disagreement with the reference engine.
 """
 
-from setuptools import setup
+import os
 
-setup()
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+DEBUG = os.environ.get("KWSEARCH_CYTHON_DEBUG", "") not in ("", "0")
+
+directives = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": DEBUG,
+    "cdivision": not DEBUG,
+    "initializedcheck": DEBUG,
+    "overflowcheck": DEBUG,
+    "embedsignature": True,
+}
+
+extensions = [
+    Extension(
+        "kwsearch._fast",
+        ["kwsearch/_fast.pyx"],
+        extra_compile_args=["-O0", "-g"] if DEBUG else ["-O3"],
+    )
+]
+
+setup(ext_modules=cythonize(extensions, compiler_directives=directives))

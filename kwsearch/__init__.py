@@ -21,6 +21,11 @@ from .errors import (ComponentError, IllegalMoveError, InvalidMoveError, Invalid
 
 __version__ = "0.1.0"
 
+from .engine import fast_module as _fast_module, purepython_forced as _purepython_forced  # noqa: E402
+
+if not _purepython_forced():
+    _fast_module()  # a missing or broken compiled engine is an error here, not a silent slow-down
+
 __all__ = [
     "__version__",
     "KwsearchError",

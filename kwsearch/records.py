@@ -49,7 +49,7 @@ def _options(obj: Mapping[str, Any], components: Components | None) -> Game:
 
 def new_record(game: Game, seed: int = 0, seat_names: list[str] | None = None) -> dict[str, Any]:
     """A fresh record whose set-up is drawn from ``seed`` (as ``new_initial_state(seed)``)."""
-    state = game.new_initial_state(seed)
+    state = game.new_initial_state(seed, engine="reference")
     return record_header(state, seed, seat_names)
 
 
@@ -83,7 +83,7 @@ def _setup_state(rec: Mapping[str, Any], game: Game) -> State:
     seed = rec.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InvalidRecordError(f"seed: expected an integer, got {json.dumps(seed)}")
-    base = game.new_initial_state(seed)  # default set-up and deck order from the seed
+    base = game.new_initial_state(seed, engine="reference")  # default set-up and deck order from the seed
     setup = rec.get("setup")
     if setup is None:
         return base
@@ -257,7 +257,7 @@ class Recorder:
 
     @classmethod
     def start(cls, game: Game, seed: int = 0, seat_names: list[str] | None = None) -> "Recorder":
-        state = game.new_initial_state(seed)
+        state = game.new_initial_state(seed, engine="reference")
         return cls(record_header(state, seed, seat_names), state)
 
     def apply(self, action: int) -> None:

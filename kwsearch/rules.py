@@ -168,9 +168,15 @@ class Game:
         return (isinstance(other, Game) and other.num_players == self.num_players
                 and other.v6 == self.v6 and other.components.source == self.components.source)
 
-    def new_initial_state(self, seed: int = 0) -> "State":
-        """A new game: the random set-up (RULES.md §2) drawn from ``seed``."""
-        return State._new(self, seed)
+    def new_initial_state(self, seed: int = 0, engine: str | None = None):
+        """A new game: the random set-up (RULES.md §2) drawn from ``seed``.
+
+        ``engine`` is ``"fast"`` (the compiled :class:`kwsearch._fast.FastState`,
+        the default) or ``"reference"`` (this module's :class:`State`); see
+        :mod:`kwsearch.engine`. Both give the same game from the same seed.
+        """
+        from .engine import new_state
+        return new_state(self, seed, engine)
 
     def action_to_text(self, action: int) -> str:
         return self.notation.text(action)
@@ -1121,14 +1127,17 @@ class State:
             self.seats[seat].money += self.game.components.awards[i]
 
 
-def random_game(game: Game, seed: int, on_step: Callable[[State, int], None] | None = None) -> State:
-    """Play a game with uniformly random legal actions from ``seed``; returns the final state."""
+def random_game(game: Game, seed: int, on_step: Callable[[Any, int], None] | None = None,
+                engine: str | None = None):
+    """Play a game with uniformly random legal actions from ``seed``; returns the final state.
+
+    The same seed plays the same game on either engine.
+    """
     rng = random.Random(seed)
-    state = game.new_initial_state(seed)
+    state = game.new_initial_state(seed, engine=engine)
     while not state.is_terminal():
         a = rng.choice(state.legal_actions())
         if on_step is not None:
             on_step(state, a)
         state.apply(a)
     return state
-

@@ -20,6 +20,7 @@ from collections import Counter
 from typing import Any, Iterable, Mapping
 
 from kwsearch.components import Components, components_from_dict, default_components
+from kwsearch.engine import state_from_json
 from kwsearch.rules import State
 
 #: Start tiles given to seats 0, 1, 2, 3 by default.
@@ -144,7 +145,7 @@ def with_deck(pos: Mapping[str, Any], top_cards: Iterable[str] = (), rng: str = 
 
 def load(pos: Mapping[str, Any], seed: int = 0) -> State:
     """Load a position (a deep copy: the dict stays usable)."""
-    return State.from_json(copy.deepcopy(dict(pos)), seed=seed)
+    return state_from_json(copy.deepcopy(dict(pos)), seed=seed)
 
 
 def options(st: State) -> list[str]:

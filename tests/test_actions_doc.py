@@ -12,6 +12,10 @@ from kwsearch.actions import Notation
 from kwsearch.components import default_components
 from kwsearch.rules import TASKS, State
 
+import pytest
+
+pytestmark = pytest.mark.one_engine  # engine-independent (see conftest.py)
+
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 DOC = DOCS / "actions.md"
 

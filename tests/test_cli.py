@@ -18,6 +18,8 @@ from kwsearch.formats import check_position
 from kwsearch.records import count_decisions, new_record, replay
 from kwsearch.rules import Game
 
+pytestmark = pytest.mark.one_engine  # engine-independent (see conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 

@@ -12,6 +12,8 @@ from kwsearch.components import (ACTIONS, AWARDS, DEFAULTS, ENGINEERS, MARKS, co
                                  default_components, load_components)
 from kwsearch.errors import ComponentError, KwsearchError
 
+pytestmark = pytest.mark.one_engine  # engine-independent (see conftest.py)
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 

@@ -18,6 +18,8 @@ from kwsearch.errors import InvalidPositionError, KwsearchError
 from kwsearch.formats import POSITION_FORMAT, check_position, load_position_file, position_to_state
 from kwsearch.rules import TASKS, Game, State
 
+pytestmark = pytest.mark.one_engine  # engine-independent (see conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 DOC = ROOT / "docs" / "formats.md"

@@ -16,6 +16,8 @@ from kwsearch.actions import ENGINE_CODE
 from kwsearch.components import MAX_TILE_VALUE, default_components
 from kwsearch.rules import TERMINAL, Game, State
 
+pytestmark = pytest.mark.one_engine  # engine-independent (see conftest.py)
+
 C = default_components()
 MAX_STEPS = 3000  # a game takes about 100-200 decisions; far more means it does not end
 CHEAP_GAMES = 500

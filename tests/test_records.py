@@ -14,6 +14,8 @@ from kwsearch.errors import InvalidRecordError, KwsearchError
 from kwsearch.records import RECORD_FORMAT, Recorder, count_decisions, load_file, new_record, replay
 from kwsearch.rules import Game
 
+pytestmark = pytest.mark.one_engine  # engine-independent (see conftest.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 DOC = ROOT / "docs" / "formats.md"

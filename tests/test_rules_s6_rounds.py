@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from kwsearch.engine import state_from_json
 from kwsearch.components import default_components
 from kwsearch.errors import IllegalMoveError
 from kwsearch.rules import TERMINAL, Game, State
@@ -44,7 +45,7 @@ def _position(players: int = 3, phase: str = "action", seats: dict | None = None
 
 def _state(players: int = 3, phase: str = "action", seats: dict | None = None, round_: int = 1,
            **extra) -> State:
-    return State.from_json(_position(players, phase, seats, round_, **extra), seed=11)
+    return state_from_json(_position(players, phase, seats, round_, **extra), seed=11)
 
 
 def _cars(k: int, players: int, round_: int = 1, skip: tuple[int, ...] = ()) -> list[dict]:
@@ -109,7 +110,7 @@ def test_accumulated_white_markers_go_to_the_next_buyer_of_that_stack():
 def test_white_markers_accumulate_over_a_whole_game_when_never_taken():
     """Three rounds without a price buyer: 1 + 1 + 1 markers lie by the price stack in round 3."""
     st = _state(phase="scoring", buyers={"active": [], "track": 0, "white": {"price": 1}})
-    st2 = State.from_json(_position(phase="scoring", round_=2, buyers={
+    st2 = state_from_json(_position(phase="scoring", round_=2, buyers={
         "active": [], "track": 0, "white": {"price": st.white[3]}}), seed=1)
     assert st2.round == 3
     assert st2.white[3] == 3
@@ -236,9 +237,9 @@ def _cleaned() -> tuple[State, State]:
         buyers={"active": [{"preference": "body"}, {"preference": "engine", "daimler": 4},
                            {"preference": "engine"}], "track": 0},
     )
-    before = State.from_json(dict(pos, phase="action", pending=[["turn", 0]], turn=None,
+    before = state_from_json(dict(pos, phase="action", pending=[["turn", 0]], turn=None,
                                   buyers=dict(pos["buyers"], track=1)), seed=2)
-    after = State.from_json(pos, seed=2)
+    after = state_from_json(pos, seed=2)
     return before, after
 
 
@@ -369,6 +370,6 @@ def test_a_hand_written_scoring_position_needs_no_turn():
     derived for a hand-written file); loading it scores the round."""
     pos = _position(phase="scoring", seats={0: {"space": 2}})
     del pos["turn"]
-    st = State.from_json(pos, seed=1)
+    st = state_from_json(pos, seed=1)
     assert st.round == 2
     assert st.money() == [7, 0, 0]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from kwsearch.engine import state_from_json
 from kwsearch.components import AWARDS, default_components
 from kwsearch.rules import State
 
@@ -50,7 +51,7 @@ def _state(players: int = 3, phase: str = "action", seats: dict | None = None, *
     """
     if phase == "scoring":
         extra.setdefault("turn", {"seat": 0})
-    return State.from_json(_position(players, phase, seats, **extra), seed=7)
+    return state_from_json(_position(players, phase, seats, **extra), seed=7)
 
 
 def _award_holder(st: State, name: str) -> int:

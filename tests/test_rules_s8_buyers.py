@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from kwsearch.engine import state_from_json
 from kwsearch.rules import State
 
 PREFS = ("body", "engine", "prestige", "price")
@@ -56,7 +57,7 @@ def _scoring(market: list[dict], active: list, players: int = 3, seats: dict | N
 
 def _sales(market: list[dict], active: list, players: int = 3, seats: dict | None = None) -> list[int]:
     """Money of each seat after the round's scoring."""
-    st = State.from_json(_scoring(market, active, players, seats), seed=3)
+    st = state_from_json(_scoring(market, active, players, seats), seed=3)
     assert st.round == 2  # the scoring ran
     return st.money()
 
@@ -227,7 +228,7 @@ def test_daimler_bonus_goes_to_the_seller_whoever_placed_it():
 
 def _benz_state(market: list[dict], active: list) -> State:
     seats = {1: {"engineers": ["Benz"]}}
-    st = State.from_json(_scoring(market, active, seats=seats), seed=3)
+    st = state_from_json(_scoring(market, active, seats=seats), seed=3)
     assert st.pending() == "benz" and st.current_player() == 1
     return st
 

@@ -9,6 +9,7 @@ Tiles of the default components: 0 hire, 1 car body, 2 engine, 4 research,
 
 from __future__ import annotations
 
+from kwsearch.engine import state_from_json
 from kwsearch.components import AWARDS, default_components
 from kwsearch.rules import State
 
@@ -40,7 +41,7 @@ def _position(players: int = 3, phase: str = "action", seats: dict | None = None
 
 
 def _state(players: int = 3, phase: str = "action", seats: dict | None = None, **extra) -> State:
-    return State.from_json(_position(players, phase, seats, **extra), seed=5)
+    return state_from_json(_position(players, phase, seats, **extra), seed=5)
 
 
 def _holder(st: State, name: str) -> int:
@@ -334,7 +335,7 @@ def test_the_buyer_award_is_taken_once():
 def _benz(active: list[str], choice: str) -> State:
     pos = _position(phase="scoring", seats={1: {"engineers": ["Benz"]}},
                     buyers={"active": [{"preference": p} for p in active], "track": 1})
-    st = State.from_json(pos, seed=5)
+    st = state_from_json(pos, seed=5)
     assert st.pending() == "benz" and st.current_player() == 1
     st.play(choice)
     return st

@@ -8,6 +8,7 @@ follows from them (noted where they matter).
 
 from __future__ import annotations
 
+from kwsearch.engine import state_from_json
 from kwsearch.rules import Game, State
 
 
@@ -41,7 +42,7 @@ def test_buyer_example_first_body_buyer_on_space_2_takes_the_white_2():
     active space 2 and she receives the white marker "2" lying by the body stack (round 1's
     preparation put 2 there, 1 by each other stack)."""
     white = {"body": 2, "engine": 1, "prestige": 1, "price": 1}
-    st = State.from_json(_position(buyers={"active": [{"preference": "engine"}], "track": 4, "white": white}),
+    st = state_from_json(_position(buyers={"active": [{"preference": "engine"}], "track": 4, "white": white}),
                          seed=1)
     st.play("tile 7")  # hire worker + buyer
     st.play("buyer body")
@@ -70,7 +71,7 @@ def test_buyer_example_from_a_new_game():
 def test_race_example_an_occupied_space_is_skipped():
     """Marion's GP car has the printed engine 1 upgraded to 2 and starts from the pit lane.
     Another car already stands on space 2, so she goes to space 1, skips 2, and stops on 3."""
-    st = State.from_json(_position(seats={0: {"gp_engine": 2}, 1: {"space": 2}}), seed=1)
+    st = state_from_json(_position(seats={0: {"gp_engine": 2}, 1: {"space": 2}}), seed=1)
     st.play("tile 3")  # grand prix
     assert (st.seats[0].laps, st.seats[0].space) == (0, 3)
     assert st.seats[1].space == 2
@@ -90,7 +91,7 @@ def test_scoring_example_three_cars_three_buyers():
         {"owner": 0, "body": 3, "engine": 4, "workers": 2, "price": 8},
     ]
     buyers = {"active": [{"preference": p} for p in ("prestige", "body", "engine")], "track": 0}
-    st = State.from_json(_position(phase="scoring", round_=2, market=market, buyers=buyers), seed=1)
+    st = state_from_json(_position(phase="scoring", round_=2, market=market, buyers=buyers), seed=1)
     assert st.round == 3
     assert st.money() == [8, 11, 6, 0]
 
@@ -98,7 +99,7 @@ def test_scoring_example_three_cars_three_buyers():
 def test_two_player_race_example_first_and_third_earn_7_and_2():
     """Two players: neutral cars stand on spaces 3 and 6. Seat 0 on space 10 is first, the neutral
     car on 6 second, seat 1 on space 4 third, the neutral car on 3 fourth: 7 and 2."""
-    st = State.from_json(_position(players=2, phase="scoring", seats={0: {"space": 10}, 1: {"space": 4}}),
+    st = state_from_json(_position(players=2, phase="scoring", seats={0: {"space": 10}, 1: {"space": 4}}),
                          seed=1)
     assert st.round == 2
     assert st.money() == [7, 2]

@@ -1,0 +1,232 @@
+# cython: language_level=3
+"""The fast engine's C-level contract: the game state as one flat struct.
+
+Every field is a small fixed-size integer, so a state is copied by one struct
+assignment (``sizeof(KState)`` is reported by ``bench/bench_engine.py``). The
+meaning of each field is the same as the reference engine's attribute of the
+same name (``kwsearch/rules.py``); the reference is the specification, and
+``tests/test_fast_differential.py`` checks that both agree after every action.
+
+Invariants (hold between any two calls of the functions below):
+
+* ``chain[0:nchain]`` holds every action tile id (0..15) and every seat as
+  ``SEAT + s`` (16..19) exactly once, tail (next to move at a turn start) first.
+* ``cards[0:ndeck]`` is the undrawn deck, top card at ``ndeck - 1``; the discard
+  pile is stored from the other end: its i-th card (oldest first) is
+  ``cards[MAX_CARDS - 1 - i]`` for ``i < ndiscard``. So ``ndeck + ndiscard <= 64``.
+* ``prices`` has bit ``v`` set for each coloured price marker of value ``v``
+  still next to the market.
+* ``work[0:nwork]`` of a seat is sorted ascending; a tile code is ``v`` for a
+  body of value ``v`` and ``8 + v`` for an engine.
+* ``active[k]`` / ``inactive[k]`` count a seat's developments of the k-th
+  development type (``Comp.card_devslot`` maps card types to k).
+* ``tasks[0:ntasks]`` is the task stack of the reference (``rules.TASKS`` order
+  is the ``TK_*`` enum below), top last; between calls the top task is a
+  decision with two or more options, or ``phase == PH_OVER`` and ``ntasks == 0``.
+* Every seat has ``workers_per_player`` workers: supply + canteen + active
+  developments + workers on its market cars (+ the car being built) + 2.
+"""
+
+from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
+
+cdef enum:
+    MAXP = 4            # seats
+    SEAT = 16           # chain entry of seat s is SEAT + s
+    MAX_TILES = 16      # action tiles (components.MAX_ACTION_TILES)
+    MAX_CHAIN = 20
+    MAX_CARDS = 64      # research cards (components.MAX_DECK)
+    MAX_TYPES = 32      # research card types
+    MAX_DEV = 16        # development types
+    MAX_STARTS = 8
+    MAX_MARKET = 8
+    MAX_TASKS = 24
+    MAX_LEGAL = 96      # options of one decision (caller's buffer size)
+    ENGINE_CODE = 8
+
+# Phases (rules.SETUP, ACTION, SCORING, OVER)
+cdef enum:
+    PH_SETUP = 0
+    PH_ACTION = 1
+    PH_SCORING = 2
+    PH_OVER = 3
+
+# Task kinds, in the order of rules.TASKS (checked when the module is imported).
+cdef enum:
+    TK_SETUP = 0
+    TK_TURN
+    TK_TILE
+    TK_HIRE
+    TK_RESEARCH
+    TK_BODY
+    TK_ENGINE
+    TK_ENGINE_DEST
+    TK_PLACE
+    TK_GP
+    TK_BUYER
+    TK_GP_ENGINE
+    TK_GP_START
+    TK_MARKET
+    TK_MARKET_ENGINE
+    TK_MARKET_WORKERS
+    TK_MARKET_PRICE
+    TK_MARKET_MARKER
+    TK_DAIMLER
+    TK_DIESEL
+    TK_DIESEL_CHANGE
+    TK_END_TURN
+    TK_BENZ
+    TK_RACE
+    TK_SALES
+    TK_ROUND_END
+    TK_COUNT
+
+# Action kinds, in the order of components.ALL_ACTIONS.
+cdef enum:
+    AK_HIRE = 0
+    AK_BODY
+    AK_ENGINE
+    AK_GP
+    AK_RESEARCH
+    AK_BUYER
+    AK_GP_ENGINE2
+    AK_GP_START2
+
+# Engineers, in the order of components.ENGINEERS (bit i of SeatS.engineers).
+cdef enum:
+    EN_OPEL = 0
+    EN_HORCH
+    EN_BENZ
+    EN_BUGATTI
+    EN_PORSCHE
+    EN_DAIMLER
+    EN_OTTO
+    EN_DIESEL
+    EN_MAYBACH
+
+# Awards, in the order of components.AWARDS.
+cdef enum:
+    AW_GP1 = 0
+    AW_GP2
+    AW_BUYER
+    AW_MARKET
+    AW_BODY3
+    AW_BODY6
+    AW_ENGINE4
+    AW_ENGINE7
+    AW_WORKER
+    AW_ENGINEERS
+
+ctypedef struct SeatS:
+    int16_t money         # money so far (price markers and award tiles)
+    int8_t supply         # workers in the supply
+    int8_t canteen        # workers in the canteen
+    int8_t nwork          # tiles in the workshops (0..3)
+    int8_t work[3]        # workshop tile codes, sorted
+    int8_t gp_engine      # GP car engine value (1 = the printed engine)
+    int8_t laps           # laps completed in this round's race
+    int8_t space          # race space (0 = pit lane)
+    int8_t start_tile     # chosen start tile, -1 before
+    uint16_t engineers    # bit per engineer owned
+    uint8_t maybach       # bit i: Maybach marker i (Comp.maybach[i]) still held
+    uint8_t horch         # bit i: Horch marker i still held
+    uint8_t daimler       # bit i: Daimler marker i still held
+    int8_t diesel         # Diesel changes left
+    int8_t benz           # Benz fifth-buyer markers left
+    uint8_t active[MAX_DEV]    # active developments by development type
+    uint8_t inactive[MAX_DEV]  # inactive developments by development type
+
+ctypedef struct KState:
+    int8_t phase          # PH_*
+    int8_t round          # 1..rounds
+    int8_t nchain
+    int8_t chain[MAX_CHAIN]
+    int8_t ndeck
+    int8_t ndiscard
+    int8_t ndisplay       # face-up research cards (0..2)
+    int8_t display[2]     # card types, in the order turned up
+    int8_t cards[MAX_CARDS]  # deck from the bottom, discard from the top (see above)
+    uint64_t rng          # splitmix64 state for reshuffles of the discard pile
+    int8_t stacks[4]      # buyers left in each preference's stack
+    int8_t nactive        # active buyers (Benz's fifth included)
+    int8_t active[5]      # their preferences, in order
+    int8_t active_daimler[5]  # Daimler bonus on each (0 = none)
+    int8_t white[4]       # white money next to each stack
+    int8_t track          # buyer-track marker
+    uint32_t prices       # coloured price markers left (bit v = value v)
+    int8_t nmarket
+    int8_t market[MAX_MARKET][7]  # owner, body, engine, workers, price, body bonus, engine bonus
+    int8_t supply_body[7]     # tiles in the supply by value 1..7
+    int8_t supply_engine[7]
+    int8_t awards[10]     # owner of each award, -1 free
+    uint8_t offered       # bit t: start tile t is offered
+    int8_t turn_seat      # seat whose turn (or start tile) it is, -1 between turns
+    int8_t nrem
+    int8_t remaining[4]   # action kinds (AK_*) of the tile still to do, sorted
+    int8_t marker_placed  # an engineer marker was placed this turn
+    int8_t ncar
+    int8_t car[4]         # the car being built: body, engine, workers, price
+    int8_t ntasks
+    int8_t tasks[MAX_TASKS][2]  # (TK_* kind, argument), top last
+    int8_t actor          # seat to decide, -1 when over
+    int8_t nplayers
+    SeatS seats[MAXP]
+
+ctypedef struct Comp:
+    int8_t nplayers
+    int8_t ntiles
+    int8_t tile_nact[MAX_TILES]
+    int8_t tile_act[MAX_TILES][4]   # AK_* kinds
+    int8_t nstart
+    int8_t start_nact[MAX_STARTS]
+    int8_t start_act[MAX_STARTS][4]
+    int8_t start_body
+    int8_t start_engine
+    int8_t ntypes
+    int8_t card_kind[MAX_TYPES]     # 0 development, 1 instant, 2 engineer
+    int8_t card_body[MAX_TYPES]
+    int8_t card_engine[MAX_TYPES]
+    int8_t card_tile[MAX_TYPES]     # 0 none, 1 body, 2 engine
+    int8_t card_effect[MAX_TYPES]   # instant: 0 hire, 1 gp, 2 body_engine
+    int8_t card_amount[MAX_TYPES]
+    int8_t card_engineer[MAX_TYPES] # EN_*
+    int8_t card_devslot[MAX_TYPES]  # development slot, -1 otherwise
+    int8_t ndev
+    int8_t dev_type[MAX_DEV]        # card type of each development slot
+    int8_t rounds
+    uint32_t price_mask[5]
+    int8_t white[4]
+    int8_t buyers_per_pref
+    int8_t lap
+    int8_t nplace
+    int8_t place_money[6]
+    int8_t nlapmoney
+    int8_t lap_money[10]
+    int8_t lap_extra
+    int8_t gp_start_space
+    int8_t gp_start_engine
+    int8_t nneutral
+    int8_t neutral[2]
+    int8_t market_size
+    int8_t buyer_spaces
+    int8_t track_start
+    int8_t award_money[10]
+    int8_t price_mult
+    int8_t opel_mult
+    int8_t nmaybach
+    int8_t maybach[2]
+    int8_t nhorch
+    int8_t horch[2]
+    int8_t ndaimler
+    int8_t daimler[2]
+    int8_t diesel
+    int8_t benz
+    int8_t otto
+    int8_t slot_eng[4]     # MARKET_MARKER + i: 0 Maybach / 1 Horch
+    int8_t slot_value[4]   # its value (0 = no such marker)
+
+# C-level operations (no Python objects, no GIL).
+cdef int k_legal(KState* s, const Comp* c, int16_t* buf) noexcept nogil
+cdef void k_apply(KState* s, const Comp* c, int action) noexcept nogil
+cdef void k_determinize(KState* s, uint64_t seed) noexcept nogil
+cdef void k_playout(KState* s, const Comp* c, uint64_t* rng) noexcept nogil
+cdef uint64_t k_next(uint64_t* s) noexcept nogil

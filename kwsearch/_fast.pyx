@@ -1,0 +1,1532 @@
+# cython: language_level=3
+"""The fast engine: the reference rules (kwsearch/rules.py) on a flat C struct.
+
+The struct and its invariants are documented in ``_fast.pxd``. Every function
+here mirrors the reference method of the same name (``_task_*`` -> ``t_*``,
+``_choose_*`` -> ``c_*``); ``tests/test_fast_differential.py`` runs both engines
+in lockstep. Component data comes from :class:`kwsearch.components.Components`
+and is copied into a :c:type:`Comp` when a :class:`FastGame` is made: nothing of
+the game's data is written here.
+
+Python API: :class:`FastState` has the methods of :class:`kwsearch.rules.State`
+plus :meth:`FastState.playout`. C API (for the search): ``k_legal``,
+``k_apply``, ``k_determinize``, ``k_playout`` — all ``nogil``.
+"""
+
+from libc.string cimport memset
+from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
+
+from . import actions as _A
+from . import components as _C
+from . import rules as _R
+from .errors import IllegalMoveError, InvalidMoveError
+
+# ---------------------------------------------------------------------------
+# Action-id layout, read from kwsearch.actions once at import
+# ---------------------------------------------------------------------------
+
+cdef int A_START = _A.START
+cdef int A_TILE = _A.TILE
+cdef int A_DO = _A.DO
+cdef int A_RESEARCH = _A.RESEARCH
+cdef int A_GIVEUP = _A.GIVEUP
+cdef int A_ENGINE_WORKSHOP = _A.ENGINE_WORKSHOP
+cdef int A_ENGINE_GP = _A.ENGINE_GP
+cdef int A_BUYER = _A.BUYER
+cdef int A_MARKET_PASS = _A.MARKET_PASS
+cdef int A_MARKET_BODY = _A.MARKET_BODY
+cdef int A_MARKET_ENGINE = _A.MARKET_ENGINE
+cdef int A_MARKET_WORKERS = _A.MARKET_WORKERS
+cdef int A_MARKET_PRICE = _A.MARKET_PRICE
+cdef int A_MARKET_NO_MARKER = _A.MARKET_NO_MARKER
+cdef int A_MARKET_MARKER = _A.MARKET_MARKER
+cdef int A_DAIMLER_PASS = _A.DAIMLER_PASS
+cdef int A_DAIMLER = _A.DAIMLER
+cdef int A_DIESEL_PASS = _A.DIESEL_PASS
+cdef int A_DIESEL_CAR = _A.DIESEL_CAR
+cdef int A_DIESEL_BODY = _A.DIESEL_BODY
+cdef int A_DIESEL_ENGINE = _A.DIESEL_ENGINE
+cdef int A_DIESEL_WORKERS = _A.DIESEL_WORKERS
+cdef int A_DIESEL_PRICE = _A.DIESEL_PRICE
+cdef int A_BENZ_PASS = _A.BENZ_PASS
+cdef int A_BENZ = _A.BENZ
+cdef int A_ACTIVATE = _A.ACTIVATE
+
+if tuple(_R.TASKS) != ("setup", "turn", "tile", "hire", "research", "body", "engine", "engine_dest", "place",
+                       "gp", "buyer", "gp_engine", "gp_start", "market", "market_engine", "market_workers",
+                       "market_price", "market_marker", "daimler", "diesel", "diesel_change", "end_turn",
+                       "benz", "race", "sales", "round_end"):
+    raise ImportError("kwsearch._fast was built for another rules.TASKS order; rebuild the extension")
+if tuple(_C.ALL_ACTIONS) != ("hire", "body", "engine", "gp", "research", "buyer", "gp_engine2", "gp_start2"):
+    raise ImportError("kwsearch._fast was built for another components.ALL_ACTIONS order; rebuild the extension")
+
+_PHASES = (_R.SETUP, _R.ACTION, _R.SCORING, _R.OVER)
+_TASK_INDEX = {name: i for i, name in enumerate(_R.TASKS)}
+_PRICE_PREF = 3  # components.PREFERENCES.index("price")
+
+# ---------------------------------------------------------------------------
+# Random numbers: splitmix64 and Fisher-Yates, as rules.rng_next / rng_shuffle
+# ---------------------------------------------------------------------------
+
+cdef uint64_t k_next(uint64_t* s) noexcept nogil:
+    s[0] += <uint64_t>0x9E3779B97F4A7C15ULL
+    cdef uint64_t z = s[0]
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef inline void shuffle(int8_t* items, int n, uint64_t* s) noexcept nogil:
+    cdef int i, j
+    cdef int8_t t
+    for i in range(n - 1, 0, -1):
+        j = <int>(k_next(s) % <uint64_t>(i + 1))
+        t = items[i]
+        items[i] = items[j]
+        items[j] = t
+
+
+cdef inline uint64_t seed_to_rng(uint64_t seed) noexcept nogil:
+    cdef uint64_t s = seed
+    return k_next(&s)
+
+
+cdef inline void sort16(int16_t* buf, int n) noexcept nogil:
+    cdef int i, j
+    cdef int16_t v
+    for i in range(1, n):
+        v = buf[i]
+        j = i - 1
+        while j >= 0 and buf[j] > v:
+            buf[j + 1] = buf[j]
+            j -= 1
+        buf[j + 1] = v
+
+# ---------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------
+
+cdef inline void push(KState* s, int kind, int arg) noexcept nogil:
+    s.tasks[s.ntasks][0] = <int8_t>kind
+    s.tasks[s.ntasks][1] = <int8_t>arg
+    s.ntasks += 1
+
+
+cdef inline void pop(KState* s) noexcept nogil:
+    s.ntasks -= 1
+
+
+cdef inline int has(SeatS* p, int engineer) noexcept nogil:
+    return (p.engineers >> engineer) & 1
+
+
+cdef inline void award(KState* s, const Comp* c, int seat, int a) noexcept nogil:
+    if s.awards[a] < 0:
+        s.awards[a] = <int8_t>seat
+        s.seats[seat].money += c.award_money[a]
+
+
+cdef inline void research_points(KState* s, const Comp* c, int seat, int* body, int* engine) noexcept nogil:
+    cdef SeatS* p = &s.seats[seat]
+    cdef int k, b = 0, e = 0
+    if p.start_tile >= 0:
+        b = c.start_body
+        e = c.start_engine
+    for k in range(c.ndev):
+        if p.active[k]:
+            b += p.active[k] * c.card_body[c.dev_type[k]]
+            e += p.active[k] * c.card_engine[c.dev_type[k]]
+    body[0] = b
+    engine[0] = e
+
+
+cdef inline int draw(KState* s) noexcept nogil:
+    cdef int8_t tmp[MAX_CARDS]
+    cdef int i
+    if s.ndeck == 0:
+        if s.ndiscard == 0:
+            return -1
+        for i in range(s.ndiscard):
+            tmp[i] = s.cards[MAX_CARDS - 1 - i]
+        for i in range(s.ndiscard):
+            s.cards[i] = tmp[i]
+        s.ndeck = s.ndiscard
+        s.ndiscard = 0
+        shuffle(s.cards, s.ndeck, &s.rng)
+    s.ndeck -= 1
+    return s.cards[s.ndeck]
+
+
+cdef inline void discard(KState* s, int t) noexcept nogil:
+    s.cards[MAX_CARDS - 1 - s.ndiscard] = <int8_t>t
+    s.ndiscard += 1
+
+
+cdef inline void refill_display(KState* s) noexcept nogil:
+    cdef int card
+    while s.ndisplay < 2:
+        card = draw(s)
+        if card < 0:
+            break
+        s.display[s.ndisplay] = <int8_t>card
+        s.ndisplay += 1
+
+
+cdef inline void prepare_round(KState* s, const Comp* c) noexcept nogil:
+    cdef int p
+    s.prices = c.price_mask[s.round - 1]
+    for p in range(4):
+        s.white[p] += c.white[p]
+    s.track = c.track_start
+
+
+cdef inline void begin_tile(KState* s, int seat, const int8_t* acts, int n) noexcept nogil:
+    cdef int i, j
+    cdef int8_t v
+    s.turn_seat = <int8_t>seat
+    s.actor = <int8_t>seat
+    s.nrem = <int8_t>n
+    for i in range(n):
+        s.remaining[i] = acts[i]
+    for i in range(1, n):  # sorted by action kind
+        v = s.remaining[i]
+        j = i - 1
+        while j >= 0 and s.remaining[j] > v:
+            s.remaining[j + 1] = s.remaining[j]
+            j -= 1
+        s.remaining[j + 1] = v
+    push(s, TK_TILE, 0)
+
+
+cdef inline int commutes(int a, int b, SeatS* p, const Comp* c) noexcept nogil:
+    cdef int lo = a if a < b else b
+    cdef int hi = b if a < b else a
+    cdef int k, inactive = 0
+    if a == b or a == AK_BUYER or b == AK_BUYER:
+        return 1
+    if (lo == AK_BODY and hi == AK_GP) or (lo == AK_HIRE and hi == AK_GP):
+        return 1
+    if (lo == AK_HIRE or lo == AK_BODY) and (hi == AK_GP_ENGINE2 or hi == AK_GP_START2):
+        return 1
+    for k in range(c.ndev):
+        inactive += p.inactive[k]
+    if lo == AK_HIRE and (hi == AK_BODY or hi == AK_ENGINE):
+        return inactive == 0
+    if lo == AK_HIRE and hi == AK_RESEARCH:
+        return inactive == 0 and p.canteen > 0
+    if lo == AK_BODY and hi == AK_ENGINE:
+        return p.nwork <= 1
+    return 0
+
+
+cdef inline void start_action(KState* s, const Comp* c, int kind) noexcept nogil:
+    cdef int i
+    for i in range(s.nrem):
+        if s.remaining[i] == kind:
+            while i < s.nrem - 1:
+                s.remaining[i] = s.remaining[i + 1]
+                i += 1
+            s.nrem -= 1
+            break
+    if kind == AK_HIRE:
+        push(s, TK_HIRE, 1)
+    elif kind == AK_GP_ENGINE2:
+        push(s, TK_GP_ENGINE, c.gp_start_engine)
+    elif kind == AK_GP_START2:
+        push(s, TK_GP_START, c.gp_start_space)
+    elif kind == AK_GP:
+        push(s, TK_GP, s.seats[s.turn_seat].gp_engine)
+    elif kind == AK_BODY:
+        push(s, TK_BODY, 0)
+    elif kind == AK_ENGINE:
+        push(s, TK_ENGINE, 0)
+    elif kind == AK_RESEARCH:
+        push(s, TK_RESEARCH, 0)
+    else:
+        push(s, TK_BUYER, 0)
+
+
+cdef inline void take_card(KState* s, const Comp* c, int seat, int t) noexcept nogil:
+    cdef SeatS* p = &s.seats[seat]
+    cdef int kind = c.card_kind[t], eng, n, bits
+    if kind == 0:
+        if p.canteen > 0:
+            p.canteen -= 1
+            p.active[c.card_devslot[t]] += 1
+            if c.card_tile[t] == 1:
+                push(s, TK_BODY, 0)
+            elif c.card_tile[t] == 2:
+                push(s, TK_ENGINE, 0)
+        else:
+            p.inactive[c.card_devslot[t]] += 1
+    elif kind == 1:
+        discard(s, t)
+        if c.card_effect[t] == 0:
+            push(s, TK_HIRE, c.card_amount[t])
+        elif c.card_effect[t] == 1:
+            push(s, TK_GP, c.card_amount[t])
+        else:
+            push(s, TK_ENGINE, 0)
+            push(s, TK_BODY, 0)
+    else:
+        eng = c.card_engineer[t]
+        p.engineers |= <uint16_t>(1 << eng)
+        if eng == EN_MAYBACH:
+            p.maybach = <uint8_t>((1 << c.nmaybach) - 1)
+        elif eng == EN_HORCH:
+            p.horch = <uint8_t>((1 << c.nhorch) - 1)
+        elif eng == EN_DAIMLER:
+            p.daimler = <uint8_t>((1 << c.ndaimler) - 1)
+        elif eng == EN_DIESEL:
+            p.diesel = c.diesel
+        elif eng == EN_BENZ:
+            p.benz = c.benz
+        elif eng == EN_OTTO:
+            push(s, TK_RESEARCH, 0)
+            push(s, TK_HIRE, c.otto)
+        n = 0
+        bits = p.engineers
+        while bits:
+            n += bits & 1
+            bits >>= 1
+        if n >= 3:
+            award(s, c, seat, AW_ENGINEERS)
+
+
+cdef inline int take_tile(KState* s, int is_engine, int value) noexcept nogil:
+    cdef int8_t* supply
+    cdef int v
+    if is_engine:
+        supply = &s.supply_engine[0]
+    else:
+        supply = &s.supply_body[0]
+    if value > 7:
+        value = 7
+    for v in range(value, 0, -1):
+        if supply[v - 1] > 0:
+            supply[v - 1] -= 1
+            return v
+    return 0
+
+
+cdef inline void return_tile(KState* s, int code) noexcept nogil:
+    if code > ENGINE_CODE:
+        s.supply_engine[code - ENGINE_CODE - 1] += 1
+    else:
+        s.supply_body[code - 1] += 1
+
+
+cdef inline void remove_work(SeatS* p, int code) noexcept nogil:
+    cdef int i
+    for i in range(p.nwork):
+        if p.work[i] == code:
+            while i < p.nwork - 1:
+                p.work[i] = p.work[i + 1]
+                i += 1
+            p.nwork -= 1
+            return
+
+
+cdef inline void put_in_workshop(KState* s, const Comp* c, int code) noexcept nogil:
+    cdef int seat = s.turn_seat
+    cdef SeatS* p = &s.seats[seat]
+    cdef int i = p.nwork
+    while i > 0 and p.work[i - 1] > code:
+        p.work[i] = p.work[i - 1]
+        i -= 1
+    p.work[i] = <int8_t>code
+    p.nwork += 1
+    if code > ENGINE_CODE:
+        if code - ENGINE_CODE >= 7:
+            award(s, c, seat, AW_ENGINE7)
+        if code - ENGINE_CODE >= 4:
+            award(s, c, seat, AW_ENGINE4)
+    else:
+        if code >= 6:
+            award(s, c, seat, AW_BODY6)
+        if code >= 3:
+            award(s, c, seat, AW_BODY3)
+
+
+cdef inline void install_gp_engine(KState* s, int v) noexcept nogil:
+    cdef SeatS* p = &s.seats[s.turn_seat]
+    cdef int old = p.gp_engine
+    if old > 1:
+        s.supply_engine[old - 1] += 1
+    p.gp_engine = <int8_t>v
+    if has(p, EN_BUGATTI) and v > old:
+        push(s, TK_GP, v)
+
+
+cdef inline int occupied(KState* s, const Comp* c, int seat, int space) noexcept nogil:
+    cdef int i
+    for i in range(s.nplayers):
+        if i != seat and s.seats[i].space == space:
+            return 1
+    for i in range(c.nneutral):
+        if c.neutral[i] == space:
+            return 1
+    return 0
+
+
+cdef inline void move_car(KState* s, const Comp* c, int seat, int spaces) noexcept nogil:
+    cdef SeatS* p = &s.seats[seat]
+    cdef int k
+    for k in range(spaces):
+        while True:
+            if p.space == c.lap:
+                p.space = 1
+                p.laps += 1
+                if p.laps == 1:
+                    award(s, c, seat, AW_GP1)
+                elif p.laps == 2:
+                    award(s, c, seat, AW_GP2)
+            else:
+                p.space += 1
+            if not occupied(s, c, seat, p.space):
+                break
+
+
+cdef inline void add_buyer(KState* s, const Comp* c, int seat, int pref) noexcept nogil:
+    cdef int i, n = 0
+    s.stacks[pref] -= 1
+    s.active[s.nactive] = <int8_t>pref
+    s.active_daimler[s.nactive] = 0
+    s.nactive += 1
+    s.seats[seat].money += s.white[pref]
+    s.white[pref] = 0
+    for i in range(s.nactive):
+        if s.active[i] == pref:
+            n += 1
+    if n == 2:
+        award(s, c, seat, AW_BUYER)
+
+
+cdef inline int diesel_options(KState* s, int car, int16_t* buf) noexcept nogil:
+    cdef int8_t* m = s.market[car]
+    cdef SeatS* p = &s.seats[m[0]]
+    cdef int n = 0, i, w, last = -1, v
+    for i in range(p.nwork):
+        w = p.work[i]
+        if w < ENGINE_CODE and w != m[1] and w != last:
+            buf[n] = A_DIESEL_BODY + w - 1
+            n += 1
+            last = w
+    last = -1
+    for i in range(p.nwork):
+        w = p.work[i]
+        if w > ENGINE_CODE and w - ENGINE_CODE != m[2] and w != last:
+            buf[n] = A_DIESEL_ENGINE + w - ENGINE_CODE - 1
+            n += 1
+            last = w
+    for v in range(1, m[3] + p.canteen + 1):
+        if v != m[3]:
+            buf[n] = A_DIESEL_WORKERS + v - 1
+            n += 1
+    for v in range(32):
+        if (s.prices >> v) & 1:
+            buf[n] = A_DIESEL_PRICE + v
+            n += 1
+    return n
+
+
+cdef inline int car_by_price(KState* s, int price) noexcept nogil:
+    cdef int i
+    for i in range(s.nmarket):
+        if s.market[i][4] == price:
+            return i
+    return -1
+
+
+cdef inline int lap_money(const Comp* c, int laps) noexcept nogil:
+    if laps <= 0:
+        return 0
+    if laps <= c.nlapmoney:
+        return c.lap_money[laps - 1]
+    return c.lap_money[c.nlapmoney - 1] + (laps - c.nlapmoney) * c.lap_extra
+
+# ---------------------------------------------------------------------------
+# The task machine: step (do the top task, or list its options) and resolve
+# ---------------------------------------------------------------------------
+
+cdef int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
+    """Do the top task and return -1, or return the number of options in buf."""
+    cdef int kind = s.tasks[s.ntasks - 1][0]
+    cdef int arg = s.tasks[s.ntasks - 1][1]
+    cdef int n = 0, i, j, t, seat, k, w, last, total
+    cdef int kinds[8]
+    cdef int contested[8]
+    cdef int nk, nc, ok
+    cdef SeatS* p
+    cdef int body, engine
+    cdef int cars[12][3]
+    cdef int ncars, a, b
+    cdef int best, bestv, bestp, value, owner, price, mult
+    cdef int sold[MAX_MARKET]
+
+    if kind == TK_SETUP:
+        s.actor = <int8_t>arg
+        for t in range(c.nstart):
+            if (s.offered >> t) & 1:
+                ok = 1
+                for i in range(s.nplayers):
+                    if s.seats[i].start_tile == t:
+                        ok = 0
+                if ok:
+                    buf[n] = A_START + t
+                    n += 1
+        return n
+
+    if kind == TK_TURN:
+        s.phase = PH_ACTION
+        seat = s.chain[0] - SEAT
+        s.turn_seat = <int8_t>seat
+        s.actor = <int8_t>seat
+        for i in range(s.nchain):
+            if s.chain[i] < SEAT:
+                buf[n] = A_TILE + s.chain[i]
+                n += 1
+        return n
+
+    if kind == TK_TILE:
+        if s.nrem == 0:
+            pop(s)
+            return -1
+        nk = 0
+        for i in range(s.nrem):
+            if nk == 0 or kinds[nk - 1] != s.remaining[i]:
+                kinds[nk] = s.remaining[i]
+                nk += 1
+        p = &s.seats[s.turn_seat]
+        nc = 0
+        for i in range(nk):
+            ok = 1
+            for j in range(nk):
+                if not commutes(kinds[i], kinds[j], p, c):
+                    ok = 0
+                    break
+            if not ok:
+                contested[nc] = kinds[i]
+                nc += 1
+        if nc >= 2:
+            s.actor = s.turn_seat
+            for i in range(nc):
+                buf[i] = A_DO + contested[i]
+            return nc
+        start_action(s, c, kinds[0])
+        return -1
+
+    if kind == TK_HIRE:
+        seat = s.turn_seat
+        p = &s.seats[seat]
+        n = arg
+        while n > 0 and p.supply > 0:
+            nk = 0
+            for k in range(c.ndev):
+                if p.inactive[k]:
+                    kinds[nk if nk < 8 else 7] = k
+                    nk += 1
+            if nk >= 2:
+                s.tasks[s.ntasks - 1][1] = <int8_t>n
+                s.actor = <int8_t>seat
+                j = 0
+                for k in range(c.ndev):
+                    if p.inactive[k]:
+                        buf[j] = A_ACTIVATE + c.dev_type[k]
+                        j += 1
+                return j
+            p.supply -= 1
+            n -= 1
+            if nk == 1:
+                p.inactive[kinds[0]] -= 1
+                p.active[kinds[0]] += 1
+            else:
+                p.canteen += 1
+        pop(s)
+        if p.supply == 0:
+            award(s, c, seat, AW_WORKER)
+        return -1
+
+    if kind == TK_RESEARCH:
+        if s.ndisplay == 0:
+            pop(s)
+            return -1
+        s.actor = s.turn_seat
+        buf[0] = A_RESEARCH + s.display[0]
+        n = 1
+        if s.ndisplay == 2 and s.display[1] != s.display[0]:
+            buf[1] = A_RESEARCH + s.display[1]
+            n = 2
+        return n
+
+    if kind == TK_BODY or kind == TK_ENGINE:
+        pop(s)
+        value = arg
+        if value == 0:
+            research_points(s, c, s.turn_seat, &body, &engine)
+            value = body if kind == TK_BODY else engine
+        w = take_tile(s, kind == TK_ENGINE, value)
+        if w:
+            if kind == TK_BODY:
+                push(s, TK_PLACE, w)
+            else:
+                push(s, TK_ENGINE_DEST, w)
+        return -1
+
+    if kind == TK_ENGINE_DEST:
+        s.actor = s.turn_seat
+        buf[0] = A_ENGINE_WORKSHOP
+        n = 1
+        if arg > s.seats[s.turn_seat].gp_engine:
+            buf[1] = A_ENGINE_GP
+            n = 2
+        return n
+
+    if kind == TK_PLACE:
+        p = &s.seats[s.turn_seat]
+        if p.nwork < 3:
+            pop(s)
+            put_in_workshop(s, c, arg)
+            return -1
+        s.actor = s.turn_seat
+        last = -1
+        for i in range(p.nwork):
+            if p.work[i] != last:
+                buf[n] = A_GIVEUP + p.work[i]
+                n += 1
+                last = p.work[i]
+        return n
+
+    if kind == TK_GP:
+        pop(s)
+        seat = s.turn_seat
+        if has(&s.seats[seat], EN_PORSCHE):
+            arg += 1
+        move_car(s, c, seat, arg)
+        return -1
+
+    if kind == TK_BUYER:
+        if s.nactive >= c.buyer_spaces:
+            pop(s)
+            if s.track > 0:
+                s.track -= 1
+            return -1
+        for i in range(4):
+            if s.stacks[i] > 0:
+                buf[n] = A_BUYER + i
+                n += 1
+        if n == 0:
+            pop(s)
+            return -1
+        s.actor = s.turn_seat
+        return n
+
+    if kind == TK_GP_ENGINE:
+        pop(s)
+        if s.supply_engine[arg - 1] > 0 and arg > s.seats[s.turn_seat].gp_engine:
+            s.supply_engine[arg - 1] -= 1
+            install_gp_engine(s, arg)
+        return -1
+
+    if kind == TK_GP_START:
+        pop(s)
+        while occupied(s, c, s.turn_seat, arg):
+            arg = arg % c.lap + 1
+        if s.seats[s.turn_seat].space == 0:
+            s.seats[s.turn_seat].space = <int8_t>arg
+        return -1
+
+    if kind == TK_MARKET:
+        p = &s.seats[s.turn_seat]
+        ok = 0
+        for i in range(p.nwork):
+            if p.work[i] > ENGINE_CODE:
+                ok = 1
+        buf[0] = A_MARKET_PASS
+        n = 1
+        last = -1
+        for i in range(p.nwork):
+            if p.work[i] < ENGINE_CODE and p.work[i] != last:
+                buf[n] = A_MARKET_BODY + p.work[i] - 1
+                n += 1
+                last = p.work[i]
+        if n == 1 or not ok or p.canteen < 1 or s.prices == 0 or s.nmarket >= c.market_size:
+            pop(s)
+            return -1
+        s.actor = s.turn_seat
+        return n
+
+    if kind == TK_MARKET_ENGINE:
+        s.actor = s.turn_seat
+        p = &s.seats[s.turn_seat]
+        last = -1
+        for i in range(p.nwork):
+            if p.work[i] > ENGINE_CODE and p.work[i] != last:
+                buf[n] = A_MARKET_ENGINE + p.work[i] - ENGINE_CODE - 1
+                n += 1
+                last = p.work[i]
+        return n
+
+    if kind == TK_MARKET_WORKERS:
+        s.actor = s.turn_seat
+        for i in range(1, s.seats[s.turn_seat].canteen + 1):
+            buf[n] = A_MARKET_WORKERS + i - 1
+            n += 1
+        return n
+
+    if kind == TK_MARKET_PRICE:
+        s.actor = s.turn_seat
+        for i in range(32):
+            if (s.prices >> i) & 1:
+                buf[n] = A_MARKET_PRICE + i
+                n += 1
+        return n
+
+    if kind == TK_MARKET_MARKER:
+        s.actor = s.turn_seat
+        p = &s.seats[s.turn_seat]
+        buf[0] = A_MARKET_NO_MARKER
+        n = 1
+        if not s.marker_placed:
+            for i in range(4):
+                if c.slot_value[i]:
+                    if i < 2 and (p.maybach >> i) & 1:
+                        buf[n] = A_MARKET_MARKER + i
+                        n += 1
+                    elif i >= 2 and (p.horch >> (i - 2)) & 1:
+                        buf[n] = A_MARKET_MARKER + i
+                        n += 1
+        return n
+
+    if kind == TK_DAIMLER:
+        p = &s.seats[s.turn_seat]
+        if p.daimler == 0 or s.marker_placed:
+            pop(s)
+            return -1
+        nc = 0
+        for b in range(s.nactive):
+            if s.active_daimler[b] == 0:
+                nc += 1
+        if nc == 0:
+            pop(s)
+            return -1
+        s.actor = s.turn_seat
+        buf[0] = A_DAIMLER_PASS
+        n = 1
+        for a in range(c.ndaimler):
+            if (p.daimler >> a) & 1:
+                for b in range(s.nactive):
+                    if s.active_daimler[b] == 0:
+                        buf[n] = A_DAIMLER + a * 5 + b
+                        n += 1
+        return n
+
+    if kind == TK_DIESEL:
+        seat = s.turn_seat
+        if s.seats[seat].diesel <= 0:
+            pop(s)
+            return -1
+        buf[0] = A_DIESEL_PASS
+        n = 1
+        for i in range(s.nmarket):
+            if s.market[i][0] == seat and diesel_options(s, i, buf + n) > 0:
+                buf[n] = A_DIESEL_CAR + s.market[i][4]
+                n += 1
+        if n == 1:
+            pop(s)
+            return -1
+        s.actor = <int8_t>seat
+        return n
+
+    if kind == TK_DIESEL_CHANGE:
+        s.actor = s.turn_seat
+        return diesel_options(s, car_by_price(s, arg), buf)
+
+    if kind == TK_END_TURN:
+        pop(s)
+        while s.chain[0] < SEAT:
+            t = s.chain[0]
+            for i in range(s.nchain - 1):
+                s.chain[i] = s.chain[i + 1]
+            s.chain[s.nchain - 1] = <int8_t>t
+        s.turn_seat = -1
+        s.marker_placed = 0
+        if s.nmarket >= c.market_size or s.track == 0:
+            s.phase = PH_SCORING
+            push(s, TK_ROUND_END, 0)
+            push(s, TK_SALES, 0)
+            push(s, TK_RACE, 0)
+            for i in range(s.nplayers):
+                if s.seats[i].benz > 0:
+                    push(s, TK_BENZ, i)
+        else:
+            push(s, TK_TURN, 0)
+        return -1
+
+    if kind == TK_BENZ:
+        buf[0] = A_BENZ_PASS
+        n = 1
+        for i in range(4):
+            if s.stacks[i] > 0:
+                buf[n] = A_BENZ + i
+                n += 1
+        if n == 1:
+            pop(s)
+            return -1
+        s.actor = <int8_t>arg
+        return n
+
+    if kind == TK_RACE:
+        pop(s)
+        ncars = 0
+        for i in range(s.nplayers):
+            if s.seats[i].space > 0:
+                cars[ncars][0] = s.seats[i].laps
+                cars[ncars][1] = s.seats[i].space
+                cars[ncars][2] = i
+                ncars += 1
+        for i in range(c.nneutral):
+            cars[ncars][0] = 0
+            cars[ncars][1] = c.neutral[i]
+            cars[ncars][2] = -1
+            ncars += 1
+        for k in range(c.nplace):  # selection of the k-th best (laps, space, seat)
+            if k >= ncars:
+                break
+            best = k
+            for i in range(k + 1, ncars):
+                if (cars[i][0] > cars[best][0] or (cars[i][0] == cars[best][0] and
+                        (cars[i][1] > cars[best][1] or (cars[i][1] == cars[best][1] and cars[i][2] > cars[best][2])))):
+                    best = i
+            for j in range(3):
+                w = cars[k][j]
+                cars[k][j] = cars[best][j]
+                cars[best][j] = w
+            if cars[k][2] >= 0:
+                s.seats[cars[k][2]].money += c.place_money[k]
+        for i in range(s.nplayers):
+            s.seats[i].money += lap_money(c, s.seats[i].laps)
+        return -1
+
+    if kind == TK_SALES:
+        pop(s)
+        for i in range(s.nmarket):
+            sold[i] = 0
+        for b in range(s.nactive):
+            a = s.active[b]
+            best = -1
+            bestv = 0
+            bestp = 0
+            for i in range(s.nmarket):
+                if sold[i]:
+                    continue
+                if a == 0:
+                    value = s.market[i][1] + s.market[i][5]
+                elif a == 1:
+                    value = s.market[i][2] + s.market[i][6]
+                elif a == 2:
+                    value = s.market[i][3]
+                else:
+                    value = 0
+                if best < 0 or value > bestv or (value == bestv and s.market[i][4] < bestp):
+                    best = i
+                    bestv = value
+                    bestp = s.market[i][4]
+            if best < 0:
+                continue
+            sold[best] = 1
+            owner = s.market[best][0]
+            price = s.market[best][4]
+            mult = 1
+            if a == _PRICE_PREF_C:
+                mult = c.opel_mult if has(&s.seats[owner], EN_OPEL) else c.price_mult
+            s.seats[owner].money += price * mult + s.active_daimler[b]
+        return -1
+
+    if kind == TK_ROUND_END:
+        pop(s)
+        for i in range(s.nmarket):
+            s.supply_body[s.market[i][1] - 1] += 1
+            s.supply_engine[s.market[i][2] - 1] += 1
+            s.seats[s.market[i][0]].supply += s.market[i][3]
+        s.nmarket = 0
+        for i in range(s.nactive):
+            s.stacks[s.active[i]] += 1
+        s.nactive = 0
+        for i in range(s.nplayers):
+            s.seats[i].laps = 0
+            s.seats[i].space = 0
+        s.prices = 0
+        if s.round >= c.rounds:
+            s.phase = PH_OVER
+            return -1
+        s.round += 1
+        prepare_round(s, c)
+        s.phase = PH_ACTION
+        push(s, TK_TURN, 0)
+        return -1
+    return 0
+
+
+cdef int _PRICE_PREF_C = 3
+
+
+cdef void resolve(KState* s, const Comp* c, int action) noexcept nogil:
+    cdef int kind = s.tasks[s.ntasks - 1][0]
+    cdef int arg = s.tasks[s.ntasks - 1][1]
+    cdef int t, seat, i, v, old, k, m, b
+    cdef SeatS* p
+    cdef int8_t* car
+
+    if kind == TK_SETUP:
+        t = action - A_START
+        s.seats[arg].start_tile = <int8_t>t
+        pop(s)
+        begin_tile(s, arg, c.start_act[t], c.start_nact[t])
+    elif kind == TK_TURN:
+        t = action - A_TILE
+        seat = s.chain[0] - SEAT
+        for i in range(s.nchain):
+            if s.chain[i] == t:
+                s.chain[i] = s.chain[0]
+                break
+        for i in range(s.nchain - 1):
+            s.chain[i] = s.chain[i + 1]
+        s.chain[s.nchain - 1] = <int8_t>t
+        s.marker_placed = 0
+        pop(s)
+        push(s, TK_END_TURN, 0)
+        push(s, TK_DIESEL, 0)
+        push(s, TK_DAIMLER, 0)
+        push(s, TK_MARKET, 0)
+        begin_tile(s, seat, c.tile_act[t], c.tile_nact[t])
+    elif kind == TK_TILE:
+        start_action(s, c, action - A_DO)
+    elif kind == TK_HIRE:
+        p = &s.seats[s.turn_seat]
+        p.supply -= 1
+        k = c.card_devslot[action - A_ACTIVATE]
+        p.inactive[k] -= 1
+        p.active[k] += 1
+        s.tasks[s.ntasks - 1][1] = <int8_t>(arg - 1)
+    elif kind == TK_RESEARCH:
+        pop(s)
+        t = action - A_RESEARCH
+        if s.display[0] == t:
+            if s.ndisplay == 2:
+                discard(s, s.display[1])
+        else:
+            discard(s, s.display[0])
+        s.ndisplay = 0
+        refill_display(s)
+        take_card(s, c, s.turn_seat, t)
+    elif kind == TK_ENGINE_DEST:
+        pop(s)
+        if action == A_ENGINE_WORKSHOP:
+            push(s, TK_PLACE, ENGINE_CODE + arg)
+        else:
+            install_gp_engine(s, arg)
+    elif kind == TK_PLACE:
+        pop(s)
+        p = &s.seats[s.turn_seat]
+        old = action - A_GIVEUP
+        remove_work(p, old)
+        return_tile(s, old)
+        put_in_workshop(s, c, arg)
+    elif kind == TK_BUYER:
+        pop(s)
+        add_buyer(s, c, s.turn_seat, action - A_BUYER)
+    elif kind == TK_MARKET:
+        pop(s)
+        if action == A_MARKET_PASS:
+            return
+        v = action - A_MARKET_BODY + 1
+        remove_work(&s.seats[s.turn_seat], v)
+        s.car[0] = <int8_t>v
+        s.ncar = 1
+        push(s, TK_MARKET_ENGINE, 0)
+    elif kind == TK_MARKET_ENGINE:
+        v = action - A_MARKET_ENGINE + 1
+        remove_work(&s.seats[s.turn_seat], ENGINE_CODE + v)
+        s.car[s.ncar] = <int8_t>v
+        s.ncar += 1
+        s.tasks[s.ntasks - 1][0] = TK_MARKET_WORKERS
+    elif kind == TK_MARKET_WORKERS:
+        v = action - A_MARKET_WORKERS + 1
+        s.seats[s.turn_seat].canteen -= v
+        s.car[s.ncar] = <int8_t>v
+        s.ncar += 1
+        s.tasks[s.ntasks - 1][0] = TK_MARKET_PRICE
+    elif kind == TK_MARKET_PRICE:
+        v = action - A_MARKET_PRICE
+        s.prices &= ~(<uint32_t>1 << v)
+        s.car[s.ncar] = <int8_t>v
+        s.ncar += 1
+        s.tasks[s.ntasks - 1][0] = TK_MARKET_MARKER
+    elif kind == TK_MARKET_MARKER:
+        pop(s)
+        seat = s.turn_seat
+        p = &s.seats[seat]
+        car = s.market[s.nmarket]
+        car[0] = <int8_t>seat
+        car[1] = s.car[0]
+        car[2] = s.car[1]
+        car[3] = s.car[2]
+        car[4] = s.car[3]
+        car[5] = 0
+        car[6] = 0
+        if action != A_MARKET_NO_MARKER:
+            i = action - A_MARKET_MARKER
+            if i < 2:
+                p.maybach &= <uint8_t>~(1 << i)
+                car[5] = c.slot_value[i]
+            else:
+                p.horch &= <uint8_t>~(1 << (i - 2))
+                car[6] = c.slot_value[i]
+            s.marker_placed = 1
+        s.nmarket += 1
+        s.ncar = 0
+        k = 0
+        for i in range(s.nmarket):
+            if s.market[i][0] == seat:
+                k += 1
+        if k >= 2:
+            award(s, c, seat, AW_MARKET)
+    elif kind == TK_DAIMLER:
+        pop(s)
+        if action == A_DAIMLER_PASS:
+            return
+        m = (action - A_DAIMLER) // 5
+        b = (action - A_DAIMLER) % 5
+        s.seats[s.turn_seat].daimler &= <uint8_t>~(1 << m)
+        s.active_daimler[b] = c.daimler[m]
+        s.marker_placed = 1
+    elif kind == TK_DIESEL:
+        pop(s)
+        if action != A_DIESEL_PASS:
+            push(s, TK_DIESEL_CHANGE, action - A_DIESEL_CAR)
+    elif kind == TK_DIESEL_CHANGE:
+        pop(s)
+        car = s.market[car_by_price(s, arg)]
+        p = &s.seats[car[0]]
+        p.diesel -= 1
+        if action < A_DIESEL_ENGINE:
+            v = action - A_DIESEL_BODY + 1
+            remove_work(p, v)
+            return_tile(s, car[1])
+            car[1] = <int8_t>v
+        elif action < A_DIESEL_WORKERS:
+            v = action - A_DIESEL_ENGINE + 1
+            remove_work(p, ENGINE_CODE + v)
+            return_tile(s, ENGINE_CODE + car[2])
+            car[2] = <int8_t>v
+        elif action < A_DIESEL_PRICE:
+            v = action - A_DIESEL_WORKERS + 1
+            p.canteen -= v - car[3]
+            car[3] = <int8_t>v
+        else:
+            v = action - A_DIESEL_PRICE
+            s.prices &= ~(<uint32_t>1 << v)
+            s.prices |= <uint32_t>1 << car[4]
+            car[4] = <int8_t>v
+    elif kind == TK_BENZ:
+        pop(s)
+        if action == A_BENZ_PASS:
+            return
+        s.seats[arg].benz -= 1
+        add_buyer(s, c, arg, action - A_BENZ)
+
+
+cdef void run(KState* s, const Comp* c) noexcept nogil:
+    """Run tasks until a decision with two or more options is pending (rules.State._run)."""
+    cdef int16_t buf[MAX_LEGAL]
+    cdef int n
+    while s.ntasks > 0:
+        n = step(s, c, buf)
+        if n < 0:
+            continue
+        if n == 1:
+            resolve(s, c, buf[0])
+            continue
+        return
+    s.phase = PH_OVER
+    s.actor = -1
+
+# ---------------------------------------------------------------------------
+# Public C API
+# ---------------------------------------------------------------------------
+
+cdef int k_legal(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
+    """Write the sorted legal actions into buf (MAX_LEGAL entries); return their number."""
+    cdef int n
+    if s.phase == PH_OVER or s.ntasks == 0:
+        return 0
+    n = step(s, c, buf)
+    if n < 0:
+        return 0
+    sort16(buf, n)
+    return n
+
+
+cdef void k_apply(KState* s, const Comp* c, int action) noexcept nogil:
+    """Apply a legal action (unchecked) and run to the next decision."""
+    resolve(s, c, action)
+    run(s, c)
+
+
+cdef void k_determinize(KState* s, uint64_t seed) noexcept nogil:
+    """Reshuffle the undrawn cards and redraw the reshuffle generator (rules.State.determinize)."""
+    cdef uint64_t r = seed_to_rng(seed)
+    shuffle(s.cards, s.ndeck, &r)
+    s.rng = r
+
+
+cdef void k_playout(KState* s, const Comp* c, uint64_t* rng) noexcept nogil:
+    """Play uniformly random legal actions until the game is over."""
+    cdef int16_t buf[MAX_LEGAL]
+    cdef int n
+    while s.phase != PH_OVER:
+        n = k_legal(s, c, buf)
+        if n == 0:
+            break
+        k_apply(s, c, buf[<int>(k_next(rng) % <uint64_t>n)])
+
+# ---------------------------------------------------------------------------
+# Python wrappers
+# ---------------------------------------------------------------------------
+
+cdef class FastGame:
+    """The component tables of one Game, copied into a C struct."""
+
+    cdef Comp comp
+    cdef public object game
+    cdef public object dev_slot_of   # card type -> development slot
+
+    def __init__(self, game):
+        cdef Comp* c = &self.comp
+        memset(c, 0, sizeof(Comp))
+        comps = game.components
+        self.game = game
+        n = game.num_players
+        c.nplayers = n
+        actions = _C.ALL_ACTIONS
+        c.ntiles = len(comps.action_tiles)
+        for t in comps.action_tiles:
+            c.tile_nact[t.index] = len(t.actions)
+            for i, a in enumerate(t.actions):
+                c.tile_act[t.index][i] = actions.index(a)
+        c.nstart = len(comps.start_tiles)
+        for t in comps.start_tiles:
+            c.start_nact[t.index] = len(t.actions)
+            for i, a in enumerate(t.actions):
+                c.start_act[t.index][i] = actions.index(a)
+        c.start_body = comps.start_body
+        c.start_engine = comps.start_engine
+        c.ntypes = len(comps.card_types)
+        slots = {}
+        for ct in comps.card_types:
+            i = ct.index
+            c.card_kind[i] = ("development", "instant", "engineer").index(ct.kind)
+            c.card_body[i] = ct.body
+            c.card_engine[i] = ct.engine
+            c.card_tile[i] = (None, "body", "engine").index(ct.tile)
+            c.card_effect[i] = _C.INSTANT_EFFECTS.index(ct.effect) if ct.effect else 0
+            c.card_amount[i] = ct.amount
+            c.card_engineer[i] = _C.ENGINEERS.index(ct.engineer) if ct.engineer else 0
+            c.card_devslot[i] = -1
+            if ct.kind == "development":
+                c.card_devslot[i] = len(slots)
+                c.dev_type[len(slots)] = i
+                slots[i] = len(slots)
+        c.ndev = len(slots)
+        self.dev_slot_of = slots
+        c.rounds = comps.rounds
+        for r, series in enumerate(comps.price_markers):
+            mask = 0
+            for v in series:
+                mask |= 1 << v
+            c.price_mask[r] = mask
+        for p in range(4):
+            c.white[p] = comps.white_markers[p]
+        c.buyers_per_pref = comps.buyers_per_preference
+        c.lap = comps.gp_lap_length
+        c.nplace = len(comps.gp_place_money)
+        for i, v in enumerate(comps.gp_place_money):
+            c.place_money[i] = v
+        c.nlapmoney = len(comps.gp_lap_money)
+        for i, v in enumerate(comps.gp_lap_money):
+            c.lap_money[i] = v
+        c.lap_extra = comps.gp_lap_money_extra
+        c.gp_start_space = comps.gp_start_tile_space
+        c.gp_start_engine = comps.gp_start_tile_engine
+        c.nneutral = len(game.neutral_cars)
+        for i, v in enumerate(game.neutral_cars):
+            c.neutral[i] = v
+        c.market_size = game.market_size
+        c.buyer_spaces = game.buyer_spaces
+        c.track_start = game.track_start
+        for i, v in enumerate(comps.awards):
+            c.award_money[i] = v
+        c.price_mult = comps.price_buyer_multiplier
+        c.opel_mult = comps.opel_multiplier
+        c.nmaybach = len(comps.maybach_markers)
+        for i, v in enumerate(comps.maybach_markers):
+            c.maybach[i] = v
+        c.nhorch = len(comps.horch_markers)
+        for i, v in enumerate(comps.horch_markers):
+            c.horch[i] = v
+        c.ndaimler = len(comps.daimler_markers)
+        for i, v in enumerate(comps.daimler_markers):
+            c.daimler[i] = v
+        c.diesel = comps.diesel_markers
+        c.benz = comps.benz_markers
+        c.otto = comps.otto_workers
+        for i, (eng, v) in enumerate(game.marker_slots):
+            c.slot_eng[i] = 0 if eng == "maybach" else 1
+            c.slot_value[i] = v
+
+
+def _bits(values, allowed):
+    mask = 0
+    for v in values:
+        mask |= 1 << list(allowed).index(v)
+    return mask
+
+
+def _unbits(mask, allowed):
+    return [v for i, v in enumerate(allowed) if (mask >> i) & 1]
+
+
+cdef class FastState:
+    """A game state of the fast engine; the API of :class:`kwsearch.rules.State`."""
+
+    cdef KState st
+    cdef FastGame fg
+
+    # ----- construction and conversion ---------------------------------
+
+    @staticmethod
+    def from_reference(ref):
+        """The fast twin of a reference :class:`~kwsearch.rules.State`."""
+        cdef FastState f = FastState.__new__(FastState)
+        f.fg = _fast_game(ref.game)
+        f._load(ref)
+        return f
+
+    def _load(self, ref):
+        cdef KState* s = &self.st
+        cdef SeatS* p
+        memset(s, 0, sizeof(KState))
+        game = ref.game
+        comps = game.components
+        slots = self.fg.dev_slot_of
+        s.nplayers = game.num_players
+        s.phase = _PHASES.index(ref.phase)
+        s.round = ref.round
+        s.nchain = len(ref.chain)
+        for i, e in enumerate(ref.chain):
+            s.chain[i] = e
+        s.ndeck = len(ref.deck)
+        for i, t in enumerate(ref.deck):
+            s.cards[i] = t
+        s.ndiscard = len(ref.discard)
+        for i, t in enumerate(ref.discard):
+            s.cards[MAX_CARDS - 1 - i] = t
+        s.ndisplay = len(ref.display)
+        for i, t in enumerate(ref.display):
+            s.display[i] = t
+        s.rng = ref.rng
+        for i in range(4):
+            s.stacks[i] = ref.stacks[i]
+            s.white[i] = ref.white[i]
+        s.nactive = len(ref.active)
+        for i, (a, d) in enumerate(zip(ref.active, ref.active_daimler)):
+            s.active[i] = a
+            s.active_daimler[i] = d
+        s.track = ref.track
+        s.prices = sum(1 << v for v in ref.prices)
+        s.nmarket = len(ref.market)
+        for i, car in enumerate(ref.market):
+            for j in range(7):
+                s.market[i][j] = car[j]
+        for v in range(7):
+            s.supply_body[v] = ref.supply_body[v]
+            s.supply_engine[v] = ref.supply_engine[v]
+        for i in range(10):
+            s.awards[i] = ref.awards[i]
+        s.offered = sum(1 << t for t in ref.offered)
+        s.turn_seat = ref.turn_seat
+        s.nrem = len(ref.remaining)
+        for i, a in enumerate(ref.remaining):
+            s.remaining[i] = _C.ALL_ACTIONS.index(a)
+        s.marker_placed = 1 if ref.marker_placed else 0
+        s.ncar = len(ref.car)
+        for i, v in enumerate(ref.car):
+            s.car[i] = v
+        s.ntasks = len(ref.tasks)
+        for i, (kind, arg) in enumerate(ref.tasks):
+            s.tasks[i][0] = _TASK_INDEX[kind]
+            s.tasks[i][1] = arg
+        s.actor = ref.actor
+        for si, rs in enumerate(ref.seats):
+            p = &s.seats[si]
+            p.money = rs.money
+            p.supply = rs.supply
+            p.canteen = rs.canteen
+            p.nwork = len(rs.workshops)
+            for i, w in enumerate(rs.workshops):
+                p.work[i] = w
+            p.gp_engine = rs.gp_engine
+            p.laps = rs.laps
+            p.space = rs.space
+            p.start_tile = rs.start_tile
+            p.engineers = rs.engineers
+            p.maybach = _bits(rs.maybach, comps.maybach_markers)
+            p.horch = _bits(rs.horch, comps.horch_markers)
+            p.daimler = _bits(rs.daimler, comps.daimler_markers)
+            p.diesel = rs.diesel
+            p.benz = rs.benz
+            for t in rs.dev_active:
+                p.active[slots[t]] += 1
+            for t in rs.dev_inactive:
+                p.inactive[slots[t]] += 1
+
+    def to_reference(self):
+        """The same state as a reference :class:`~kwsearch.rules.State`."""
+        cdef KState* s = &self.st
+        cdef SeatS* p
+        game = self.fg.game
+        comps = game.components
+        dev_type = [self.fg.comp.dev_type[k] for k in range(self.fg.comp.ndev)]
+        ref = _R.State._blank(game)
+        ref.phase = _PHASES[s.phase]
+        ref.round = s.round
+        ref.chain = [s.chain[i] for i in range(s.nchain)]
+        ref.deck = [s.cards[i] for i in range(s.ndeck)]
+        ref.discard = [s.cards[MAX_CARDS - 1 - i] for i in range(s.ndiscard)]
+        ref.display = [s.display[i] for i in range(s.ndisplay)]
+        ref.rng = s.rng
+        ref.stacks = [s.stacks[i] for i in range(4)]
+        ref.white = [s.white[i] for i in range(4)]
+        ref.active = [s.active[i] for i in range(s.nactive)]
+        ref.active_daimler = [s.active_daimler[i] for i in range(s.nactive)]
+        ref.track = s.track
+        ref.prices = [v for v in range(32) if (s.prices >> v) & 1]
+        ref.market = [[s.market[i][j] for j in range(7)] for i in range(s.nmarket)]
+        ref.supply_body = [s.supply_body[v] for v in range(7)]
+        ref.supply_engine = [s.supply_engine[v] for v in range(7)]
+        ref.awards = [s.awards[i] for i in range(10)]
+        ref.offered = [t for t in range(8) if (s.offered >> t) & 1]
+        ref.turn_seat = s.turn_seat
+        ref.remaining = [_C.ALL_ACTIONS[s.remaining[i]] for i in range(s.nrem)]
+        ref.marker_placed = bool(s.marker_placed)
+        ref.car = [s.car[i] for i in range(s.ncar)]
+        ref.tasks = [[_R.TASKS[s.tasks[i][0]], s.tasks[i][1]] for i in range(s.ntasks)]
+        ref.actor = s.actor
+        for si in range(s.nplayers):
+            p = &s.seats[si]
+            rs = ref.seats[si]
+            rs.money = p.money
+            rs.supply = p.supply
+            rs.canteen = p.canteen
+            rs.workshops = [p.work[i] for i in range(p.nwork)]
+            rs.gp_engine = p.gp_engine
+            rs.laps = p.laps
+            rs.space = p.space
+            rs.start_tile = p.start_tile
+            rs.engineers = p.engineers
+            rs.maybach = _unbits(p.maybach, comps.maybach_markers)
+            rs.horch = _unbits(p.horch, comps.horch_markers)
+            rs.daimler = _unbits(p.daimler, comps.daimler_markers)
+            rs.diesel = p.diesel
+            rs.benz = p.benz
+            rs.dev_active = [dev_type[k] for k in range(len(dev_type)) for _ in range(p.active[k])]
+            rs.dev_inactive = [dev_type[k] for k in range(len(dev_type)) for _ in range(p.inactive[k])]
+        ref._legal = self.legal_actions()
+        return ref
+
+    # ----- the State API -----------------------------------------------
+
+    def __getattr__(self, name):
+        """Read-only snapshots of the reference attributes (``seats``, ``chain``, ``tasks``, ...).
+
+        For inspection (tests, rendering): the value is computed from the struct
+        at each access and changing it does not change this state.
+        """
+        if name in _SNAPSHOT_ATTRS:
+            return getattr(self.to_reference(), name)
+        raise AttributeError(f"'FastState' object has no attribute {name!r}")
+
+    @property
+    def game(self):
+        return self.fg.game
+
+    def current_player(self):
+        return _R.TERMINAL if self.st.phase == PH_OVER else self.st.actor
+
+    def is_terminal(self):
+        return self.st.phase == PH_OVER
+
+    def legal_actions(self):
+        cdef int16_t buf[MAX_LEGAL]
+        cdef int n = k_legal(&self.st, &self.fg.comp, buf)
+        return [buf[i] for i in range(n)]
+
+    def apply(self, int action):
+        """Apply a legal ``action`` (unchecked: use :meth:`play` for untrusted input)."""
+        k_apply(&self.st, &self.fg.comp, action)
+
+    def parse_move(self, text):
+        legal = self.legal_actions()
+        options = [self.action_to_text(a) for a in legal]
+        if self.is_terminal():
+            raise IllegalMoveError(f"{text!r}: the game is over, no move is legal", [])
+        try:
+            action = self.fg.game.notation.parse(text)
+        except InvalidMoveError as exc:
+            raise IllegalMoveError(f"{exc}; legal here: {', '.join(options)}", options) from None
+        if action not in legal:
+            raise IllegalMoveError(f"{text!r} is not legal here (seat {self.current_player()} "
+                                   f"to decide); legal: {', '.join(options)}", options)
+        return action
+
+    def play(self, text):
+        action = self.parse_move(text)
+        self.apply(action)
+        return action
+
+    def action_to_text(self, action):
+        return self.fg.game.notation.text(action)
+
+    def money(self):
+        return [self.st.seats[i].money for i in range(self.st.nplayers)]
+
+    def returns(self):
+        money = self.money()
+        best = max(money)
+        winners = [i for i, m in enumerate(money) if m == best]
+        return [1.0 / len(winners) if i in winners else 0.0 for i in range(len(money))]
+
+    def copy(self):
+        cdef FastState f = FastState.__new__(FastState)
+        f.st = self.st
+        f.fg = self.fg
+        return f
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def determinize(self, rng):
+        seed = rng if isinstance(rng, int) else rng.getrandbits(64)
+        k_determinize(&self.st, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+
+    def playout(self, seed):
+        """Money per seat after a uniformly random game from here (this state is untouched)."""
+        cdef KState s = self.st
+        cdef uint64_t r = seed_to_rng(<uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+        with nogil:
+            k_playout(&s, &self.fg.comp, &r)
+        return [s.seats[i].money for i in range(s.nplayers)]
+
+    def research_points(self, seat):
+        cdef int b, e
+        research_points(&self.st, &self.fg.comp, seat, &b, &e)
+        return b, e
+
+    def pending(self):
+        return _R.OVER if self.st.phase == PH_OVER else _R.TASKS[self.st.tasks[self.st.ntasks - 1][0]]
+
+    def observation(self, seat=None):
+        return self.to_reference().observation(seat)
+
+    def to_json(self):
+        return self.to_reference().to_json()
+
+    @staticmethod
+    def from_json(obj, seed=0, components=None, source=None):
+        return FastState.from_reference(_R.State.from_json(obj, seed=seed, components=components, source=source))
+
+    def __eq__(self, other):
+        return isinstance(other, FastState) and self.to_json() == other.to_json()
+
+    def __repr__(self):
+        if self.st.phase == PH_OVER:
+            return f"<FastState over money={self.money()}>"
+        return f"<FastState round {self.st.round}, seat {self.st.actor} to decide {self.pending()}>"
+
+    @staticmethod
+    def sizeof():
+        """``sizeof(KState)`` in bytes."""
+        return sizeof(KState)
+
+
+_SNAPSHOT_ATTRS = frozenset(("phase", "round", "chain", "deck", "display", "discard", "rng", "stacks", "active",
+                             "active_daimler", "white", "track", "prices", "market", "supply_body",
+                             "supply_engine", "awards", "offered", "seats", "turn_seat", "remaining",
+                             "marker_placed", "car", "tasks", "actor"))
+
+_GAMES = {}
+
+
+def _fast_game(game):
+    """The FastGame of a Game (cached per Game object)."""
+    key = id(game)
+    fg = _GAMES.get(key)
+    if fg is None or fg.game is not game:
+        fg = FastGame(game)
+        _GAMES[key] = fg
+    return fg
+
+
+def new_state(game, seed=0):
+    """A fast state after the random set-up from ``seed`` (as Game.new_initial_state)."""
+    return FastState.from_reference(_R.State._new(game, seed))
+
+
+def bench_copies(FastState state, int n):
+    """n C-level struct copies (for bench/bench_engine.py); returns a checksum."""
+    cdef KState a
+    cdef int i, acc = 0
+    with nogil:
+        for i in range(n):
+            a = state.st
+            acc += a.round
+    return acc
+
+
+def bench_playouts(FastState state, int n, uint64_t seed):
+    """n random playouts at C level from ``state`` (for the benchmark); returns total money."""
+    cdef KState s
+    cdef uint64_t r = seed_to_rng(seed)
+    cdef long total = 0
+    cdef int i, j
+    with nogil:
+        for i in range(n):
+            s = state.st
+            k_playout(&s, &state.fg.comp, &r)
+            for j in range(s.nplayers):
+                total += s.seats[j].money
+    return total
+
+
+def bench_legal_apply(FastState state, int n, uint64_t seed):
+    """Random walks at C level: returns (legal generations, applies) done in n playouts."""
+    cdef KState s
+    cdef int16_t buf[MAX_LEGAL]
+    cdef uint64_t r = seed_to_rng(seed)
+    cdef long gens = 0, applies = 0
+    cdef int i, k
+    with nogil:
+        for i in range(n):
+            s = state.st
+            while s.phase != PH_OVER:
+                k = k_legal(&s, &state.fg.comp, buf)
+                gens += 1
+                if k == 0:
+                    break
+                k_apply(&s, &state.fg.comp, buf[<int>(k_next(&r) % <uint64_t>k)])
+                applies += 1
+    return gens, applies

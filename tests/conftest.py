@@ -1,0 +1,34 @@
+"""The suite runs against both engines (msgpack's pure/compiled pattern).
+
+Every test runs twice, with ``kwsearch.engine.set_default_engine("reference")``
+and ``("fast")``, so ``Game.new_initial_state``, ``random_game`` and
+``kwsearch.engine.state_from_json`` give states of that engine. A module whose
+tests do not depend on the engine (formats, records, components, CLI, and the
+long random-game checks whose fast twin is tests/test_fast_differential.py) sets
+``pytestmark = pytest.mark.one_engine`` and runs once, on the reference.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kwsearch.engine import set_default_engine
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "one_engine: run on the reference engine only (not engine-dependent)")
+
+
+def pytest_generate_tests(metafunc):
+    if "kw_engine" in metafunc.fixturenames:
+        engines = ["reference"] if metafunc.definition.get_closest_marker("one_engine") else ["reference", "fast"]
+        metafunc.parametrize("kw_engine", engines, scope="function")
+
+
+@pytest.fixture(autouse=True)
+def kw_engine(request):
+    """The engine this test runs on; sets the process default for its duration."""
+    name = getattr(request, "param", "reference")
+    set_default_engine(name)
+    yield name
+    set_default_engine(None)
