@@ -13,6 +13,7 @@ plus :meth:`FastState.playout`. C API (for the search): ``k_legal``,
 ``k_apply``, ``k_determinize``, ``k_playout`` — all ``nogil``.
 """
 
+from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 
@@ -482,11 +483,9 @@ cdef int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
         seat = s.chain[0] - SEAT
         s.turn_seat = <int8_t>seat
         s.actor = <int8_t>seat
-        for i in range(s.nchain):
-            if s.chain[i] < SEAT:
-                buf[n] = A_TILE + s.chain[i]
-                n += 1
-        return n
+        for i in range(c.ntiles):  # every action tile is always in the chain
+            buf[i] = A_TILE + i
+        return c.ntiles
 
     if kind == TK_TILE:
         if s.nrem == 0:
@@ -1037,9 +1036,9 @@ cdef void resolve(KState* s, const Comp* c, int action) noexcept nogil:
         add_buyer(s, c, arg, action - A_BENZ)
 
 
-cdef void run(KState* s, const Comp* c) noexcept nogil:
-    """Run tasks until a decision with two or more options is pending (rules.State._run)."""
-    cdef int16_t buf[MAX_LEGAL]
+cdef int run_opts(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
+    """Run tasks until a decision with two or more options is pending (rules.State._run);
+    its options (unsorted) are left in buf and their number returned (0 when over)."""
     cdef int n
     while s.ntasks > 0:
         n = step(s, c, buf)
@@ -1048,9 +1047,15 @@ cdef void run(KState* s, const Comp* c) noexcept nogil:
         if n == 1:
             resolve(s, c, buf[0])
             continue
-        return
+        return n
     s.phase = PH_OVER
     s.actor = -1
+    return 0
+
+
+cdef inline void run(KState* s, const Comp* c) noexcept nogil:
+    cdef int16_t buf[MAX_LEGAL]
+    run_opts(s, c, buf)
 
 # ---------------------------------------------------------------------------
 # Public C API
@@ -1084,12 +1089,10 @@ cdef void k_determinize(KState* s, uint64_t seed) noexcept nogil:
 cdef void k_playout(KState* s, const Comp* c, uint64_t* rng) noexcept nogil:
     """Play uniformly random legal actions until the game is over."""
     cdef int16_t buf[MAX_LEGAL]
-    cdef int n
-    while s.phase != PH_OVER:
-        n = k_legal(s, c, buf)
-        if n == 0:
-            break
-        k_apply(s, c, buf[<int>(k_next(rng) % <uint64_t>n)])
+    cdef int n = k_legal(s, c, buf)
+    while n > 0:  # the options of each decision are computed once (unsorted after the first)
+        resolve(s, c, buf[<int>(k_next(rng) % <uint64_t>n)])
+        n = run_opts(s, c, buf)
 
 # ---------------------------------------------------------------------------
 # Python wrappers
@@ -1486,14 +1489,26 @@ def new_state(game, seed=0):
     return FastState.from_reference(_R.State._new(game, seed))
 
 
-def bench_copies(FastState state, int n):
-    """n C-level struct copies (for bench/bench_engine.py); returns a checksum."""
-    cdef KState a
-    cdef int i, acc = 0
-    with nogil:
-        for i in range(n):
-            a = state.st
-            acc += a.round
+def bench_copies(FastState state, long n):
+    """n C-level struct copies into a ring of 256 heap states (read back at the end so the
+    compiler keeps every copy); returns a checksum."""
+    cdef KState* ring = <KState*>malloc(256 * sizeof(KState))
+    cdef long i
+    cdef size_t j
+    cdef unsigned long acc = 0
+    cdef unsigned char* raw
+    if ring == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for i in range(n):
+                ring[i & 255] = state.st
+                ring[i & 255].round = <int8_t>(i & 3)
+            raw = <unsigned char*>ring
+            for j in range(256 * sizeof(KState)):
+                acc += raw[j]
+    finally:
+        free(ring)
     return acc
 
 

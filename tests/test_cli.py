@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+import kwsearch
 from click.testing import CliRunner
 
 from kwsearch import __version__
@@ -47,9 +49,14 @@ def assert_one_line_error(result, *fragments: str) -> str:
 
 
 def run_module(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """``python -m kwsearch.cli ARGS`` running the same kwsearch this test imported.
+
+    ``-P`` keeps the working directory off ``sys.path``: in a clean checkout the
+    source tree's ``kwsearch/`` has no compiled engine, the installed one has.
+    """
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run([sys.executable, "-m", "kwsearch.cli", *map(str, args)], cwd=cwd, env=env,
+    env["PYTHONPATH"] = str(Path(kwsearch.__file__).resolve().parent.parent)
+    return subprocess.run([sys.executable, "-P", "-m", "kwsearch.cli", *map(str, args)], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120)
 
 
