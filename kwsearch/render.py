@@ -32,7 +32,9 @@ def _tile(code: int) -> str:
 
 
 def render(state: State, seat_names: list[str] | None = None) -> str:
-    """A readable board: chain, research, buyers, market, race, mats, money, awards."""
+    """A readable board: chain, research, buyers, market, race, mats, money, awards (either engine)."""
+    from .engine import reference
+    state = reference(state)
     g = state.game
     c = g.components
     n = g.num_players
