@@ -27,7 +27,7 @@ Invariants (hold between any two calls of the functions below):
   developments + workers on its market cars (+ the car being built) + 2.
 """
 
-from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 cdef enum:
     MAXP = 4            # seats
@@ -117,13 +117,13 @@ cdef enum:
     AW_ENGINEERS
 
 ctypedef struct SeatS:
-    int16_t money         # money so far (price markers and award tiles)
+    int32_t money         # money so far (price markers and award tiles)
     int8_t supply         # workers in the supply
     int8_t canteen        # workers in the canteen
     int8_t nwork          # tiles in the workshops (0..3)
     int8_t work[3]        # workshop tile codes, sorted
     int8_t gp_engine      # GP car engine value (1 = the printed engine)
-    int8_t laps           # laps completed in this round's race
+    int16_t laps          # laps completed in this round's race (no upper limit in the rules)
     int8_t space          # race space (0 = pit lane)
     int8_t start_tile     # chosen start tile, -1 before
     uint16_t engineers    # bit per engineer owned
@@ -230,3 +230,14 @@ cdef void k_apply(KState* s, const Comp* c, int action) noexcept nogil
 cdef void k_determinize(KState* s, uint64_t seed) noexcept nogil
 cdef void k_playout(KState* s, const Comp* c, uint64_t* rng) noexcept nogil
 cdef uint64_t k_next(uint64_t* s) noexcept nogil
+
+
+cdef class FastGame:
+    cdef Comp comp                # the component tables in C
+    cdef public object game       # the kwsearch.rules.Game they came from
+    cdef public object dev_slot_of  # card type -> development slot
+
+
+cdef class FastState:
+    cdef KState st                # the state
+    cdef FastGame fg              # its game's tables (shared by copies)

@@ -1099,11 +1099,7 @@ cdef void k_playout(KState* s, const Comp* c, uint64_t* rng) noexcept nogil:
 # ---------------------------------------------------------------------------
 
 cdef class FastGame:
-    """The component tables of one Game, copied into a C struct."""
-
-    cdef Comp comp
-    cdef public object game
-    cdef public object dev_slot_of   # card type -> development slot
+    """The component tables of one Game, copied into a C struct (fields in _fast.pxd)."""
 
     def __init__(self, game):
         cdef Comp* c = &self.comp
@@ -1201,10 +1197,7 @@ def _unbits(mask, allowed):
 
 
 cdef class FastState:
-    """A game state of the fast engine; the API of :class:`kwsearch.rules.State`."""
-
-    cdef KState st
-    cdef FastGame fg
+    """A game state of the fast engine; the API of :class:`kwsearch.rules.State` (fields in _fast.pxd)."""
 
     # ----- construction and conversion ---------------------------------
 

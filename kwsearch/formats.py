@@ -29,6 +29,11 @@ from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_TILE_VALUE, PREFERE
 from .errors import ComponentError, InvalidPositionError, KwsearchError
 
 POSITION_FORMAT = "kwsearch-position/1"
+
+# Bounds no real game reaches, so both engines hold every valid position exactly.
+MAX_MONEY = 1_000_000
+MAX_LAPS = 10_000
+MAX_WHITE = 100
 PHASES = ("setup", "action", "scoring", "over")
 
 
@@ -269,7 +274,7 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
         p = f"$.seats[{si}]"
         sr = ck.mapping(sraw, p)
         s = st.seats[si]
-        s.money = ck.int(ck.obj(sr, "money", p), f"{p}.money", 0)
+        s.money = ck.int(ck.obj(sr, "money", p), f"{p}.money", 0, MAX_MONEY)
         sup = ck.obj(sr, "supply", p, None)
         supply_given.append(None if sup is None else ck.int(sup, f"{p}.supply", 0, c.workers_per_player))
         s.canteen = ck.int(ck.obj(sr, "canteen", p), f"{p}.canteen", 0, c.workers_per_player)
@@ -286,7 +291,7 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
                 s.workshops.append(code)
         s.workshops.sort()
         s.gp_engine = ck.int(ck.obj(sr, "gp_engine", p, 1), f"{p}.gp_engine", 1, MAX_TILE_VALUE, 1)
-        s.laps = ck.int(ck.obj(sr, "laps", p, 0), f"{p}.laps", 0)
+        s.laps = ck.int(ck.obj(sr, "laps", p, 0), f"{p}.laps", 0, MAX_LAPS)
         s.space = ck.int(ck.obj(sr, "space", p, 0), f"{p}.space", 0, c.gp_lap_length)
         if s.laps > 0 and s.space == 0:
             ck.err(f"{p}.laps", "a car in the pit lane (space 0) has completed no lap")
@@ -436,7 +441,7 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
                 ck.err("$.buyers.active", f"more than {c.buyers_per_preference} active {pref} buyers")
             st.stacks[i] = max(0, left)
     white = ck.mapping(by.get("white", {}), "$.buyers.white")
-    st.white = [ck.int(white.get(p, 0), f"$.buyers.white.{p}", 0) for p in PREFERENCES]
+    st.white = [ck.int(white.get(p, 0), f"$.buyers.white.{p}", 0, MAX_WHITE) for p in PREFERENCES]
     st.track = ck.int(by.get("track", game.track_start), "$.buyers.track", 0, game.track_start, game.track_start)
 
     series = c.price_markers[st.round - 1]
