@@ -1,0 +1,238 @@
+# cython: language_level=3
+"""The search core: information-set MCTS over the fast engine, at C level.
+
+See :mod:`kwsearch.search` for the algorithm and the public API; this module
+holds the node pool and the iteration loop, which run without the GIL and
+without Python objects.
+"""
+
+from libc.math cimport log, sqrt, tanh
+from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+from kwsearch._fast cimport (MAX_LEGAL, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal,
+                             k_next, k_playout)
+
+ctypedef struct Node:
+    int32_t first_child   # index of the first child, -1 if none
+    int32_t next_sibling  # index of the next sibling, -1 if none
+    int32_t visits        # times this node was selected (or expanded)
+    int32_t avail         # times its action was legal when its parent was visited
+    int16_t action        # action id leading here from the parent
+    int8_t player         # the seat that chose that action (whose reward UCB maximises here)
+    int8_t pad
+    float win             # summed win share of `player`
+    float reward[4]       # summed reward of every seat (win share, optionally blended with money)
+    float money[4]        # summed final money of every seat
+
+
+cdef inline double now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef class Tree:
+    """A node pool (array of Node, grown by doubling) with node 0 as the root."""
+
+    cdef Node* nodes
+    cdef int32_t n
+    cdef int32_t cap
+    cdef public int32_t max_nodes
+
+    def __cinit__(self, int32_t max_nodes=4_000_000):
+        self.cap = 4096
+        self.nodes = <Node*>malloc(self.cap * sizeof(Node))
+        if self.nodes == NULL:
+            raise MemoryError()
+        self.max_nodes = max_nodes
+        self.clear()
+
+    def __dealloc__(self):
+        free(self.nodes)
+
+    def clear(self):
+        self.n = 0
+        self._new_node(-1, -1)
+
+    cdef int32_t _new_node(self, int action, int player) noexcept nogil:
+        cdef Node* nd
+        cdef Node* grown
+        if self.n >= self.cap:
+            if self.cap * 2 > self.max_nodes and self.n >= self.max_nodes:
+                return -1
+            grown = <Node*>realloc(self.nodes, self.cap * 2 * sizeof(Node))
+            if grown == NULL:
+                return -1
+            self.nodes = grown
+            self.cap *= 2
+        nd = &self.nodes[self.n]
+        nd.first_child = -1
+        nd.next_sibling = -1
+        nd.visits = 0
+        nd.avail = 0
+        nd.action = <int16_t>action
+        nd.player = <int8_t>player
+        nd.win = 0
+        for i in range(4):
+            nd.reward[i] = 0
+            nd.money[i] = 0
+        self.n += 1
+        return self.n - 1
+
+    @staticmethod
+    def node_bytes():
+        return sizeof(Node)
+
+    @property
+    def size(self):
+        return self.n
+
+    def children(self, int32_t node=0):
+        """[(action, player, visits, avail, win, reward[4], money[4])] of a node's children."""
+        out = []
+        cdef int32_t ch = self.nodes[node].first_child
+        cdef Node* nd
+        while ch >= 0:
+            nd = &self.nodes[ch]
+            out.append((nd.action, nd.player, nd.visits, nd.avail, nd.win,
+                        [nd.reward[i] for i in range(4)], [nd.money[i] for i in range(4)], ch))
+            ch = nd.next_sibling
+        return out
+
+    def root_visits(self):
+        return self.nodes[0].visits
+
+
+cdef inline void rewards(KState* s, double money_weight, double* r, double* win) noexcept nogil:
+    """Win share per seat (1 to a sole winner, split on ties), optionally blended with the
+    money margin squashed to [0, 1]."""
+    cdef int i, j, n = s.nplayers, k = 0
+    cdef int best = s.seats[0].money, other
+    for i in range(1, n):
+        if s.seats[i].money > best:
+            best = s.seats[i].money
+    for i in range(n):
+        if s.seats[i].money == best:
+            k += 1
+    for i in range(n):
+        win[i] = (1.0 / k) if s.seats[i].money == best else 0.0
+        r[i] = win[i]
+        if money_weight > 0:
+            other = -100000
+            for j in range(n):
+                if j != i and s.seats[j].money > other:
+                    other = s.seats[j].money
+            r[i] = (1 - money_weight) * win[i] + money_weight * (0.5 + 0.5 * tanh((s.seats[i].money - other) / 20.0))
+
+
+cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money_weight,
+                 int determinize, uint64_t* rng) noexcept nogil:
+    """One iteration: determinize, select with availability counts, expand one node,
+    play out at random, back up. Returns 0, or -1 when the node pool is full."""
+    cdef KState s = root[0]
+    cdef int16_t buf[MAX_LEGAL]
+    cdef int32_t path[512]
+    cdef int depth = 1, n, i, untried, pick, mover
+    cdef int32_t node = 0, ch, best, newn
+    cdef double score, best_score, ln_avail
+    cdef double r[4]
+    cdef double w[4]
+    cdef Node* nd
+    cdef int found
+    path[0] = 0
+    if determinize:
+        k_determinize(&s, k_next(rng))
+    while s.phase != PH_OVER and depth < 511:
+        n = k_legal(&s, c, buf)
+        if n == 0:
+            break
+        mover = s.actor
+        # Availability: every child whose action is legal in this determinization.
+        untried = 0
+        for i in range(n):
+            found = 0
+            ch = t.nodes[node].first_child
+            while ch >= 0:
+                if t.nodes[ch].action == buf[i]:
+                    t.nodes[ch].avail += 1
+                    found = 1
+                    break
+                ch = t.nodes[ch].next_sibling
+            if not found:
+                buf[untried], buf[i] = buf[i], buf[untried]  # untried actions to the front
+                untried += 1
+        if untried > 0:
+            pick = <int>(k_next(rng) % <uint64_t>untried)
+            newn = t._new_node(buf[pick], mover)
+            if newn < 0:
+                return -1
+            t.nodes[newn].avail = 1
+            t.nodes[newn].next_sibling = t.nodes[node].first_child
+            t.nodes[node].first_child = newn
+            k_apply(&s, c, buf[pick])
+            path[depth] = newn
+            depth += 1
+            break
+        # UCB1 with availability counts among the available children.
+        best = -1
+        best_score = -1e300
+        for i in range(n):
+            ch = t.nodes[node].first_child
+            while ch >= 0 and t.nodes[ch].action != buf[i]:
+                ch = t.nodes[ch].next_sibling
+            nd = &t.nodes[ch]
+            ln_avail = log(<double>nd.avail)
+            score = nd.reward[mover] / nd.visits + c_uct * sqrt(ln_avail / nd.visits)
+            if score > best_score:
+                best_score = score
+                best = ch
+        k_apply(&s, c, t.nodes[best].action)
+        node = best
+        path[depth] = node
+        depth += 1
+    if s.phase != PH_OVER:
+        k_playout(&s, c, rng)
+    rewards(&s, money_weight, r, w)
+    for i in range(depth):
+        nd = &t.nodes[path[i]]
+        nd.visits += 1
+        for mover in range(s.nplayers):
+            nd.reward[mover] += r[mover]
+            nd.money[mover] += s.seats[mover].money
+        if nd.player >= 0:
+            nd.win += w[nd.player]
+    return 0
+
+
+def run_search(Tree tree, FastState state, long iterations, double seconds, double c_uct,
+               double money_weight, bint determinize, uint64_t seed):
+    """Run iterations on ``tree`` from ``state`` until the iteration count or the time is spent
+    (0 = no limit of that kind). Returns (iterations done, seconds elapsed)."""
+    cdef KState root = state.st
+    cdef const Comp* c = &state.fg.comp
+    cdef uint64_t rng = seed
+    cdef long done = 0
+    cdef double t0, t1, deadline
+    k_next(&rng)
+    t0 = now()
+    deadline = t0 + seconds
+    with nogil:
+        while True:
+            if iterations > 0 and done >= iterations:
+                break
+            if seconds > 0 and (done & 63) == 0 and now() >= deadline:
+                break
+            if iterate(tree, &root, c, c_uct, money_weight, determinize, &rng) < 0:
+                break
+            done += 1
+    t1 = now()
+    return done, t1 - t0
+
+
+def determinized(FastState state, uint64_t seed):
+    """A copy of ``state`` with the hidden information redrawn from ``seed``."""
+    cdef FastState f = state.copy()
+    k_determinize(&f.st, seed)
+    return f
