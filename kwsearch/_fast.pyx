@@ -1082,6 +1082,16 @@ cdef void k_apply(KState* s, const Comp* c, int action) noexcept nogil:
 cdef void k_determinize(KState* s, uint64_t seed) noexcept nogil:
     """Reshuffle the undrawn cards and redraw the reshuffle generator (rules.State.determinize)."""
     cdef uint64_t r = seed_to_rng(seed)
+    cdef int counts[MAX_TYPES]
+    cdef int i, t, k = 0
+    for t in range(MAX_TYPES):  # a canonical (sorted) order first: the true order never matters
+        counts[t] = 0
+    for i in range(s.ndeck):
+        counts[s.cards[i]] += 1
+    for t in range(MAX_TYPES):
+        for i in range(counts[t]):
+            s.cards[k] = <int8_t>t
+            k += 1
     shuffle(s.cards, s.ndeck, &r)
     s.rng = r
 

@@ -52,10 +52,13 @@ def check_engine(engine: str) -> str:
 
 def fast_module():
     """The compiled extension module, or an ImportError saying how to build it."""
+    import importlib.util
     try:
         from . import _fast
     except ImportError as exc:
-        raise ImportError(_MISSING.format(why=f" ({exc})")) from exc
+        built = importlib.util.find_spec(__package__ + "._fast") is not None
+        why = f" ({exc})" if built else f" (no compiled kwsearch._fast next to {__file__})"
+        raise ImportError(_MISSING.format(why=why)) from exc
     return _fast
 
 

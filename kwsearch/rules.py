@@ -404,6 +404,7 @@ class State:
         """
         seed = rng if isinstance(rng, int) else rng.getrandbits(64)
         s = seed_to_rng(seed)
+        self.deck.sort()  # from a canonical order, so the result never depends on the true order
         s = rng_shuffle(s, self.deck)
         self.rng = s
 
