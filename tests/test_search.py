@@ -1,0 +1,258 @@
+"""ISMCTS search and the bots (kwsearch.search, kwsearch.bots)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from kwsearch import _search
+from kwsearch.bots import PIMCBot, RandomBot, SearchBot, from_spec, play_game
+from kwsearch.engine import convert, state_from_json
+from kwsearch.rules import Game, TASKS
+from kwsearch.search import SearchConfig, SearchLimits, search
+
+pytestmark = pytest.mark.one_engine  # the search runs on the fast engine whatever the input
+
+ROOT = Path(__file__).resolve().parent.parent
+MIDGAME = json.loads((ROOT / "examples" / "midgame-4p.json").read_text())
+
+
+def _stats(result):
+    return [(a.action, a.visits, a.avail, round(a.win_prob, 9), tuple(round(x, 6) for x in a.mean_money))
+            for a in result.actions]
+
+
+def states_by_decision(players: int, seeds: range) -> dict[str, object]:
+    """One state per decision kind reached in seeded random games."""
+    found: dict[str, object] = {}
+    for seed in seeds:
+        rng = random.Random(seed)
+        st = Game(players).new_initial_state(seed, engine="fast")
+        while not st.is_terminal():
+            kind = st.pending()
+            if kind not in found:
+                found[kind] = st.copy()
+            st.apply(rng.choice(st.legal_actions()))
+    return found
+
+
+def test_same_seed_same_result():
+    st = Game(4).new_initial_state(3)
+    a = search(st, SearchLimits(iterations=3000), seed=11)
+    b = search(st, SearchLimits(iterations=3000), seed=11)
+    assert _stats(a) == _stats(b) and a.pv == b.pv and a.best_action == b.best_action
+    assert a.iterations == 3000
+
+
+def test_different_seeds_explore_differently():
+    st = state_from_json(MIDGAME, seed=1)
+    a = search(st, SearchLimits(iterations=2000), seed=1)
+    b = search(st, SearchLimits(iterations=2000), seed=2)
+    assert _stats(a) != _stats(b)
+
+
+def test_result_statistics_are_consistent():
+    st = state_from_json(MIDGAME, seed=1)
+    r = search(st, SearchLimits(iterations=4000), seed=5)
+    legal = st.legal_actions()
+    assert r.mover == st.current_player()
+    assert {a.action for a in r.actions} <= set(legal)
+    assert r.best_action == r.actions[0].action and r.best_text == st.action_to_text(r.best_action)
+    assert sum(a.visits for a in r.actions) == r.iterations  # every iteration passes one root child
+    assert all(a.avail >= a.visits for a in r.actions)
+    assert abs(sum(a.share for a in r.actions) - 1) < 1e-9
+    for a in r.actions:
+        assert len(a.mean_money) == 4 and 0 <= a.win_prob <= 1
+        assert abs(sum(a.mean_reward) - 1) < 1e-4  # win shares of all seats add up to 1
+    assert r.pv[0] == r.best_text
+    assert r.iterations_per_second > 0 and r.nodes > 1 and r.node_bytes > 0
+
+
+def test_pv_is_a_legal_line_at_least_to_the_end_of_the_movers_decisions():
+    st = Game(3).new_initial_state(8)
+    for a in st.legal_actions()[:1]:
+        st.apply(a)
+    r = search(st, SearchLimits(iterations=3000), seed=2)
+    walk = st.copy()
+    for text in r.pv:
+        walk.play(text)  # raises if the PV is not legal
+    assert len(r.pv) >= 1
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_search_from_every_kind_of_decision(players):
+    found = states_by_decision(players, range(40))
+    assert {"setup", "turn", "research", "market", "market_price", "buyer"} <= set(found)
+    for kind, st in found.items():
+        r = search(st, SearchLimits(iterations=300), seed=1)
+        assert r.best_action in st.legal_actions(), kind
+        assert r.mover == st.current_player()
+
+
+def test_benz_decision_at_scoring_is_searched():
+    for seed in range(200):
+        found = states_by_decision(3, range(seed, seed + 1))
+        if "benz" in found:
+            st = found["benz"]
+            r = search(st, SearchLimits(iterations=500), seed=1)
+            assert r.best_text.startswith("benz")
+            return
+    pytest.fail("no Benz decision in 200 random games")
+
+
+def test_terminal_state_is_refused():
+    st = Game(2).new_initial_state(1)
+    rng = random.Random(1)
+    while not st.is_terminal():
+        st.apply(rng.choice(st.legal_actions()))
+    with pytest.raises(ValueError, match="over"):
+        search(st, SearchLimits(iterations=10))
+
+
+def test_reference_states_are_searched_on_the_fast_engine():
+    ref = Game(2).new_initial_state(4, engine="reference")
+    fast = convert(ref, "fast")
+    assert _stats(search(ref, SearchLimits(iterations=500), seed=3)) == \
+        _stats(search(fast, SearchLimits(iterations=500), seed=3))
+
+
+def test_time_limit():
+    st = Game(4).new_initial_state(1)
+    r = search(st, SearchLimits(seconds=0.2), seed=1)
+    assert 0.15 < r.elapsed < 2.0 and r.iterations > 100
+
+
+@pytest.mark.parametrize("bad", [dict(), dict(iterations=0), dict(seconds=-1), dict(iterations=True)])
+def test_bad_limits(bad):
+    with pytest.raises(ValueError, match="SearchLimits"):
+        SearchLimits(**bad)
+
+
+@pytest.mark.parametrize("bad", [dict(c_uct=-1), dict(money_weight=2), dict(workers=0)])
+def test_bad_config(bad):
+    with pytest.raises(ValueError, match="SearchConfig"):
+        SearchConfig(**bad)
+
+
+def test_two_workers_merge_root_statistics():
+    st = state_from_json(MIDGAME, seed=1)
+    r = search(st, SearchLimits(iterations=1000), SearchConfig(workers=2), seed=4)
+    assert r.iterations == 2000 and sum(a.visits for a in r.actions) == 2000
+    assert r.best_action in st.legal_actions()
+    # Worker i uses seed + i: the merged statistics are the sum of the two single searches.
+    one = search(st, SearchLimits(iterations=1000), seed=4)
+    two = search(st, SearchLimits(iterations=1000), seed=5)
+    visits = Counter({a.action: a.visits for a in one.actions}) + Counter({a.action: a.visits for a in two.actions})
+    assert {a.action: a.visits for a in r.actions} == dict(visits)
+
+
+def test_the_money_blend_changes_the_rewards():
+    st = state_from_json(MIDGAME, seed=1)
+    plain = search(st, SearchLimits(iterations=1500), seed=3)
+    blended = search(st, SearchLimits(iterations=1500), SearchConfig(money_weight=0.5), seed=3)
+    assert _stats(plain) != _stats(blended)
+
+
+# ---------------------------------------------------------------------------
+# Determinization hygiene
+# ---------------------------------------------------------------------------
+
+
+def test_determinized_decks_hold_exactly_the_undrawn_cards():
+    st = state_from_json(MIDGAME, seed=1)
+    obs = st.observation()
+    for seed in range(50):
+        d = _search.determinized(st, seed)
+        assert Counter(d.deck) == Counter(st.deck)
+        assert d.observation() == obs
+
+
+def test_determinized_decks_are_uniform():
+    """Chi-square on the top card: its type is drawn in proportion to the undrawn counts."""
+    st = state_from_json(MIDGAME, seed=1)
+    counts = Counter(st.deck)
+    total = sum(counts.values())
+    n = 6000
+    tops = Counter(_search.determinized(st, seed).deck[-1] for seed in range(n))
+    chi2 = sum((tops[t] - n * c / total) ** 2 / (n * c / total) for t, c in counts.items())
+    df = len(counts) - 1
+    assert chi2 < df + 5 * (2 * df) ** 0.5, (chi2, df)  # far beyond a 99.9% bound only if biased
+    # ... and on a middle position too.
+    mids = Counter(_search.determinized(st, seed).deck[total // 2] for seed in range(n))
+    chi2 = sum((mids[t] - n * c / total) ** 2 / (n * c / total) for t, c in counts.items())
+    assert chi2 < df + 5 * (2 * df) ** 0.5, (chi2, df)
+
+
+def test_search_never_depends_on_the_true_deck_order():
+    st = state_from_json(MIDGAME, seed=1)
+    other = state_from_json(MIDGAME, seed=999)  # same observation, another true order
+    assert other.observation() == st.observation() and other.deck != st.deck
+    assert _stats(search(st, SearchLimits(iterations=2000), seed=7)) == \
+        _stats(search(other, SearchLimits(iterations=2000), seed=7))
+
+
+def test_cheating_search_does_depend_on_the_true_order():
+    st = state_from_json(MIDGAME, seed=1)
+    other = state_from_json(MIDGAME, seed=999)
+    cfg = SearchConfig(determinize=False)
+    assert _stats(search(st, SearchLimits(iterations=2000), cfg, seed=7)) != \
+        _stats(search(other, SearchLimits(iterations=2000), cfg, seed=7))
+
+
+# ---------------------------------------------------------------------------
+# Bots
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec, cls", [("random", RandomBot), ("ismcts:iterations=50", SearchBot),
+                                       ("cheat:iterations=50", SearchBot),
+                                       ("pimc:worlds=2,iterations=50", PIMCBot)])
+def test_from_spec(spec, cls):
+    assert isinstance(from_spec(spec, seed=1), cls)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("nobody", "unknown bot 'nobody'"),
+    ("ismcts:iters=5", "unknown option 'iters'"),
+    ("ismcts:iterations=lots", "iterations expects"),
+    ("ismcts:iterations", "expected key=value"),
+    ("pimc:worlds=0", "worlds must be positive"),
+    ("ismcts:c=-1", "must be positive"),
+    ("", "bot spec"),
+])
+def test_bad_specs(spec, message):
+    with pytest.raises(ValueError, match=message):
+        from_spec(spec)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_bots_play_legal_games(players):
+    specs = ["ismcts:iterations=60", "pimc:worlds=2,iterations=60", "cheat:iterations=60", "random"]
+    bots = [from_spec(specs[i % len(specs)], seed=i) for i in range(players)]
+    seen = []
+    final = play_game(Game(players).new_initial_state(players), bots,
+                      on_step=lambda st, seat, a: seen.append(a in st.legal_actions()))
+    assert final.is_terminal() and all(seen) and len(seen) > 20
+
+
+def test_bots_are_reproducible():
+    def game():
+        bots = [from_spec("ismcts:iterations=80", seed=3), from_spec("pimc:worlds=2,iterations=80", seed=4)]
+        return play_game(Game(2).new_initial_state(9), bots).to_json()
+    assert game() == game()
+
+
+def test_ismcts_beats_random():
+    """A small, fast sanity check of strength (the real measurements live in bench/strength.py)."""
+    wins = 0.0
+    games = 6
+    for g in range(games):
+        ismcts, rnd = from_spec("ismcts:iterations=400", seed=g), from_spec("random", seed=g)
+        bots = [ismcts, rnd] if g % 2 == 0 else [rnd, ismcts]
+        final = play_game(Game(2).new_initial_state(100 + g), bots)
+        wins += final.returns()[g % 2]
+    assert wins >= 5
