@@ -195,12 +195,13 @@ def to_markdown(res: dict, quick: bool) -> str:
     return "\n".join(lines)
 
 
-def write_results(section: str) -> None:
+def write_results(section: str, begin: str = BEGIN, end: str = END) -> None:
+    """Replace the section between ``begin`` and ``end`` in bench/RESULTS.md (or append it)."""
     path = HERE / "RESULTS.md"
     text = path.read_text() if path.exists() else "# Benchmark results\n\nWritten by the scripts in `bench/`; each script replaces its own section.\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
         text = head + section + tail
     else:
         text = text.rstrip() + "\n\n" + section + "\n"
