@@ -104,6 +104,47 @@ cdef class Tree:
     def root_visits(self):
         return self.nodes[0].visits
 
+    def child(self, int32_t node, int action):
+        """The child of ``node`` reached by ``action``, or -1."""
+        cdef int32_t ch = self.nodes[node].first_child
+        while ch >= 0:
+            if self.nodes[ch].action == action:
+                return ch
+            ch = self.nodes[ch].next_sibling
+        return -1
+
+    def extract(self, int32_t node):
+        """A new Tree holding the subtree under ``node`` (which becomes its root), statistics kept."""
+        cdef Tree out = Tree(self.max_nodes)
+        cdef int32_t head = 0, src, ch, prev, dst
+        cdef list queue = [node]
+        cdef list where = [0]
+        out.nodes[0] = self.nodes[node]
+        out.nodes[0].first_child = -1
+        out.nodes[0].next_sibling = -1
+        while head < len(queue):
+            src = queue[head]
+            dst = where[head]
+            head += 1
+            prev = -1
+            ch = self.nodes[src].first_child
+            while ch >= 0:
+                copy = out._new_node(self.nodes[ch].action, self.nodes[ch].player)
+                if copy < 0:
+                    raise MemoryError("the node pool is full")
+                out.nodes[copy] = self.nodes[ch]
+                out.nodes[copy].first_child = -1
+                out.nodes[copy].next_sibling = -1
+                if prev < 0:
+                    out.nodes[dst].first_child = copy
+                else:
+                    out.nodes[prev].next_sibling = copy
+                prev = copy
+                queue.append(ch)
+                where.append(copy)
+                ch = self.nodes[ch].next_sibling
+        return out
+
 
 cdef inline void rewards(KState* s, double money_weight, double* r, double* win) noexcept nogil:
     """Win share per seat (1 to a sole winner, split on ties), optionally blended with the

@@ -13,7 +13,8 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
 ``random``                                  uniformly random legal actions
 ``heuristic``                               the hand-written greedy player (:mod:`kwsearch.heuristic`)
 ``ismcts:iterations=N`` / ``seconds=S``     information-set MCTS (:mod:`kwsearch.search`); also
-                                            ``c=0.7``, ``money=0.0`` (money weight), ``workers=1``
+                                            ``c=0.7``, ``money=0.0`` (money weight), ``workers=1``,
+                                            ``reuse=1`` (keep the subtree between decisions)
 ``pimc:worlds=K,iterations=N``              determinized UCT: K sampled decks, a UCT search of N/K
                                             iterations on each, the worlds vote (ties: total visits)
 ``cheat:iterations=N``                      UCT that sees the true deck order (to measure what hidden
@@ -54,27 +55,33 @@ class RandomBot:
 
 
 class SearchBot:
-    """ISMCTS (``determinize=True``) or cheating UCT (``determinize=False``).
+    """ISMCTS (``determinize=True``) or cheating UCT (``determinize=False``), with tree reuse.
 
-    Each decision gets the seed ``seed + number of decisions made so far``, so a
-    game is reproducible from the bot's seed.
+    Each decision gets the seed ``seed * 1000003 + number of searches so far``, so a
+    game is reproducible from the bot's seed. ``observe(action)`` (called by
+    :func:`play_game` after every action) lets the next search reuse the subtree.
     """
 
-    def __init__(self, limits: SearchLimits, config: SearchConfig, seed: int = 0):
-        self.limits, self.config, self.seed = limits, config, seed
-        self.calls = 0
+    def __init__(self, limits: SearchLimits, config: SearchConfig, seed: int = 0, reuse: bool = True):
+        from .search import Searcher
+        self.limits, self.config, self.seed, self.reuse = limits, config, seed, reuse
+        self.searcher = Searcher(config, seed)
         self.last = None
 
     def step(self, state) -> int:
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        self.last = search(state, self.limits, self.config, seed=self.seed * 1_000_003 + self.calls)
-        self.calls += 1
+        if not self.reuse:
+            self.searcher.tree = None
+        self.last = self.searcher.search(state, self.limits)
         return self.last.best_action
 
+    def observe(self, action: int) -> None:
+        self.searcher.advance(action)
+
     def restart(self) -> None:
-        self.calls = 0
+        self.searcher.reset()
         self.last = None
 
 
@@ -120,8 +127,8 @@ def _heuristic(seed: int):
 _KEYS = {
     "random": set(),
     "heuristic": set(),
-    "ismcts": {"iterations", "seconds", "c", "money", "workers"},
-    "cheat": {"iterations", "seconds", "c", "money", "workers"},
+    "ismcts": {"iterations", "seconds", "c", "money", "workers", "reuse"},
+    "cheat": {"iterations", "seconds", "c", "money", "workers", "reuse"},
     "pimc": {"worlds", "iterations", "seconds", "c", "money"},
 }
 
@@ -180,18 +187,29 @@ def from_spec(spec: str, seed: int = 0):
     if name == "pimc":
         worlds = _number(spec, params, "worlds", int, 20)
         return PIMCBot(worlds, limits, config, seed)
-    return SearchBot(limits, config, seed)
+    reuse = params.get("reuse", "1")
+    if reuse not in ("0", "1"):
+        raise ValueError(f"bot spec {spec!r}: reuse expects 0 or 1, got {reuse!r}")
+    return SearchBot(limits, config, seed, reuse=reuse == "1")
 
 
 def play_game(state, bots: list, on_step: Callable | None = None):
     """Play ``state`` to the end with ``bots[seat]`` deciding for each seat; returns the final state.
 
-    ``on_step(state, seat, action)`` is called before each action is applied.
+    ``on_step(state, seat, action)`` is called before each action is applied;
+    every bot with an ``observe(action)`` method is told each action after it is
+    applied (tree reuse). The bots are restarted first.
     """
+    unique = list({id(b): b for b in bots}.values())  # one bot may play several seats
+    for bot in unique:
+        bot.restart()
+    observers = [b for b in unique if hasattr(b, "observe")]
     while not state.is_terminal():
         seat = state.current_player()
         action = bots[seat].step(state)
         if on_step is not None:
             on_step(state, seat, action)
         state.apply(action)
+        for b in observers:
+            b.observe(action)
     return state

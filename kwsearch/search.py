@@ -124,6 +124,11 @@ class SearchResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def reused_visits(self) -> int:
+        """Root visits carried over from an earlier search (tree reuse), else 0."""
+        return self.extra.get("reused_visits", 0)
+
+    @property
     def iterations_per_second(self) -> float:
         return self.iterations / self.elapsed if self.elapsed > 0 else 0.0
 
@@ -236,6 +241,77 @@ def search(state, limits: SearchLimits = SearchLimits(iterations=1000), config: 
     pv = next((o[1] for o in outs if o[1] and o[1][0] == best), [best] if best is not None else [])
     return _result(fast, stats, pv, sum(o[2] for o in outs), max(o[3] for o in outs), sum(o[4] for o in outs),
                    seed, config, limits)
+
+
+class Searcher:
+    """A search that keeps its tree between decisions (tree reuse).
+
+    Tell it every action played since its last search with :meth:`advance`
+    (``kwsearch.bots.play_game`` does this for bots that have ``observe``); the
+    next :meth:`search` then starts from the subtree those actions lead to, with
+    its statistics, and adds the new iterations to it. Open-loop nodes are keyed
+    on actions only, so the reused statistics also include determinizations that
+    the cards revealed since then have ruled out; they fade as new iterations are
+    added. Root parallelism (``workers > 1``) searches without reuse.
+
+        >>> from kwsearch.rules import Game
+        >>> state = Game(2).new_initial_state(seed=3)
+        >>> s = Searcher(seed=1)
+        >>> first = s.search(state, SearchLimits(iterations=500))
+        >>> s.advance(first.best_action); state.apply(first.best_action)
+        >>> s.search(state, SearchLimits(iterations=500)).reused_visits > 0
+        True
+    """
+
+    def __init__(self, config: SearchConfig = SearchConfig(), seed: int = 0):
+        self.config = config
+        self.seed = seed
+        self.calls = 0
+        self.tree = None
+        self.path: list[int] | None = None
+
+    def reset(self) -> None:
+        self.tree = None
+        self.path = None
+        self.calls = 0
+
+    def advance(self, action: int) -> None:
+        """Record an action played (by anyone) since the last search."""
+        if self.path is not None:
+            self.path.append(action)
+
+    def _reused_tree(self):
+        """The subtree reached by the recorded actions (a new Tree), or None."""
+        if self.tree is None or self.path is None:
+            return None
+        node = 0
+        for a in self.path:
+            node = self.tree.child(node, a)
+            if node < 0:
+                return None
+        return self.tree.extract(node)
+
+    def search(self, state, limits: SearchLimits, seed: int | None = None):
+        if state.is_terminal():
+            raise ValueError("search: the game is over, there is nothing to decide")
+        seed = self.seed * 1_000_003 + self.calls if seed is None else seed
+        self.calls += 1
+        if self.config.workers > 1:
+            res = search(state, limits, self.config, seed)
+            self.tree, self.path = None, None
+            return res
+        from . import _search
+        fast = convert(state, "fast")
+        tree = self._reused_tree() or _search.Tree(self.config.max_nodes)
+        reused = tree.root_visits()
+        done, elapsed = _search.run_search(tree, fast, limits.iterations or 0, limits.seconds or 0.0,
+                                           self.config.c_uct, self.config.money_weight, self.config.determinize,
+                                           seed & _SEED_MASK)
+        self.tree, self.path = tree, []
+        res = _result(fast, _children_stats(tree), _pv(tree, fast, fast.current_player()), done, elapsed,
+                      tree.size, seed, self.config, limits)
+        res.extra["reused_visits"] = reused
+        return res
 
 
 def default_workers() -> int:

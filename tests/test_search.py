@@ -256,3 +256,75 @@ def test_ismcts_beats_random():
         final = play_game(Game(2).new_initial_state(100 + g), bots)
         wins += final.returns()[g % 2]
     assert wins >= 5
+
+
+# ---------------------------------------------------------------------------
+# Tree reuse
+# ---------------------------------------------------------------------------
+
+
+def test_extracted_subtree_keeps_the_statistics():
+    """Tree reuse starts from exactly the statistics a search gathered under the played action."""
+    from kwsearch.search import Searcher
+    st = state_from_json(MIDGAME, seed=1)
+    s = Searcher(seed=2)
+    r = s.search(st, SearchLimits(iterations=4000))
+    node = s.tree.child(0, r.best_action)
+    before = s.tree.children(node)
+    sub = s.tree.extract(node)
+    assert [c[:7] for c in sub.children(0)] == [c[:7] for c in before]
+    assert sub.root_visits() == next(a.visits for a in r.actions if a.action == r.best_action)
+
+    def count(tree, n):
+        return 1 + sum(count(tree, c[7]) for c in tree.children(n))
+    assert count(sub, 0) == count(s.tree, node) == sub.size
+
+
+def test_searcher_reuses_the_subtree_of_the_played_actions():
+    from kwsearch.search import Searcher
+    st = Game(3).new_initial_state(5)
+    s = Searcher(seed=1)
+    r = s.search(st, SearchLimits(iterations=3000))
+    carried = next(a.visits for a in r.actions if a.action == r.best_action)
+    s.advance(r.best_action)
+    st.apply(r.best_action)
+    r2 = s.search(st, SearchLimits(iterations=1000))
+    assert r2.reused_visits == carried
+    # The visit that created the node went on to a playout, not to a child.
+    assert sum(a.visits for a in r2.actions) == carried - 1 + 1000
+
+
+def test_searcher_starts_afresh_when_the_actions_left_the_tree():
+    from kwsearch.search import Searcher
+    st = Game(2).new_initial_state(6)
+    s = Searcher(seed=1)
+    s.search(st, SearchLimits(iterations=50))
+    unexplored = st.legal_actions()[0]
+    s.advance(9999)  # not a child of the root
+    st.apply(unexplored)
+    r = s.search(st, SearchLimits(iterations=200))
+    assert r.reused_visits == 0 and sum(a.visits for a in r.actions) == 200
+
+
+def test_play_game_informs_bots_and_restarts_them():
+    seen = []
+
+    class Spy(RandomBot):
+        def observe(self, action):
+            seen.append(action)
+
+        def restart(self):
+            seen.append("restart")
+            super().restart()
+
+    spy = Spy(1)
+    final = play_game(Game(2).new_initial_state(2), [spy, spy])
+    assert seen[0] == "restart" and seen.count("restart") == 1
+    assert len(seen) - 1 > 20 and final.is_terminal()
+
+
+def test_reuse_option_in_specs():
+    assert from_spec("ismcts:iterations=10,reuse=0").reuse is False
+    assert from_spec("ismcts:iterations=10").reuse is True
+    with pytest.raises(ValueError, match="reuse expects 0 or 1"):
+        from_spec("ismcts:reuse=yes")
