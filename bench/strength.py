@@ -1,0 +1,156 @@
+"""Playing strength: matches between bots, with 95% confidence intervals.
+
+    python bench/strength.py                          # every match, 200 games each, 2 processes
+    python bench/strength.py --match ismcts-vs-random --games 40
+    python bench/strength.py --list
+
+Each match pits a *tested* bot (the first spec) against opponents. Seats rotate
+so the tested bot plays every seat equally often, and the deck/tile seed is
+shared by the games of one rotation (paired decks). The score of a game is the
+tested bot's win share (1 for a sole win, split on ties). Results go line by line
+to ``bench/strength-games.jsonl`` as games finish (a rerun skips the games it
+already has, so an interrupted run resumes), and the summary to its section of
+``bench/RESULTS.md``: games, mean score with a 95% confidence interval (normal
+approximation, ±1.96·sd/√n), the parity score, and the mean money of the tested
+bot and of its opponents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+from bench_engine import machine, write_results  # noqa: E402
+
+BEGIN, END = "<!-- BEGIN strength -->", "<!-- END strength -->"
+GAMES_FILE = HERE / "strength-games.jsonl"
+
+#: name -> (players, [tested bot spec, opponent specs...], what it measures)
+MATCHES = {
+    "ismcts-vs-random": (2, ["ismcts:iterations=10000", "random"], "target: ISMCTS wins >= 99%"),
+    "ismcts-vs-heuristic": (2, ["ismcts:iterations=10000", "heuristic"], "target: ISMCTS wins >= 80%"),
+    "ismcts-vs-3-heuristic": (4, ["ismcts:iterations=10000", "heuristic", "heuristic", "heuristic"],
+                              "target: ISMCTS wins >= 50% (parity 25%)"),
+    "ismcts-vs-pimc-equal-time": (2, ["ismcts:seconds=0.2", "pimc:worlds=20,seconds=0.2"],
+                                  "target: ISMCTS wins >= 55%; 0.2 s per decision each"),
+    "ismcts-vs-cheat": (2, ["ismcts:iterations=10000", "cheat:iterations=10000"],
+                        "the price of not knowing the deck order"),
+    "ismcts-4x-vs-1x": (2, ["ismcts:iterations=40000", "ismcts:iterations=10000"], "does more search help?"),
+}
+
+
+def play_one(job: tuple[str, int, int]) -> dict:
+    """Play game ``index`` of a match: rotation ``index % players``, deck seed ``base + index // players``."""
+    name, index, base = job
+    from kwsearch.bots import from_spec, play_game
+    from kwsearch.rules import Game
+    players, specs, _ = MATCHES[name]
+    rotation = index % players
+    deck_seed = base + index // players
+    # seat s gets spec (s - rotation) mod players: the tested bot (spec 0) sits at seat `rotation`
+    seat_specs = [specs[(s - rotation) % players] for s in range(players)]
+    bots = [from_spec(spec, seed=deck_seed * 10 + s) for s, spec in enumerate(seat_specs)]
+    t0 = time.perf_counter()
+    final = play_game(Game(players).new_initial_state(deck_seed), bots)
+    money = final.money()
+    return {"match": name, "index": index, "deck_seed": deck_seed, "tested_seat": rotation,
+            "seats": seat_specs, "money": money, "score": final.returns()[rotation],
+            "seconds": round(time.perf_counter() - t0, 2)}
+
+
+def load_done() -> dict[tuple[str, int], dict]:
+    done = {}
+    if GAMES_FILE.exists():
+        for line in GAMES_FILE.read_text().splitlines():
+            try:
+                g = json.loads(line)
+                done[(g["match"], g["index"])] = g
+            except (ValueError, KeyError):
+                continue  # a line cut short by an interrupted run
+    return done
+
+
+def summarize(name: str, games: list[dict]) -> dict:
+    players, specs, what = MATCHES[name]
+    n = len(games)
+    scores = [g["score"] for g in games]
+    mean = sum(scores) / n if n else 0.0
+    sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / (n - 1)) if n > 1 else 0.0
+    half = 1.96 * sd / math.sqrt(n) if n > 1 else 0.0
+    tested_money = sum(g["money"][g["tested_seat"]] for g in games) / n if n else 0.0
+    other_money = (sum(sum(g["money"]) - g["money"][g["tested_seat"]] for g in games) / (n * (players - 1))
+                   if n else 0.0)
+    return {"match": name, "players": players, "specs": specs, "what": what, "games": n, "score": mean,
+            "ci": half, "parity": 1 / players, "tested_money": tested_money, "other_money": other_money,
+            "seconds_per_game": sum(g["seconds"] for g in games) / n if n else 0.0}
+
+
+def to_markdown(rows: list[dict]) -> str:
+    m = machine()
+    lines = [BEGIN, "## Strength (`bench/strength.py`)", "",
+             f"Measured {m['date']} on {m['cpu']}, Python {m['python']}; games played two at a time (one per "
+             "core). Score = the tested bot's mean win share (ties split); ± is a 95% confidence interval. Seats "
+             "rotate, decks are paired across each rotation.", "",
+             "| match | players | tested bot | opponents | games | score | parity | money (tested / others) | "
+             "note |", "| --- | ---: | --- | --- | ---: | ---: | ---: | --- | --- |"]
+    for r in rows:
+        lines.append(f"| {r['match']} | {r['players']} | `{r['specs'][0]}` | "
+                     f"{', '.join(f'`{s}`' for s in r['specs'][1:])} | {r['games']} | "
+                     f"{100 * r['score']:.1f}% ± {100 * r['ci']:.1f} | {100 * r['parity']:.0f}% | "
+                     f"{r['tested_money']:.1f} / {r['other_money']:.1f} | {r['what']} |")
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--match", action="append", choices=sorted(MATCHES), help="run only this match (repeatable)")
+    ap.add_argument("--games", type=int, default=200, help="games per match (a multiple of the player count)")
+    ap.add_argument("--workers", type=int, default=2, help="games played at once (processes)")
+    ap.add_argument("--seed", type=int, default=100_000, help="first deck seed")
+    ap.add_argument("--list", action="store_true", help="list the matches")
+    ap.add_argument("--no-write", action="store_true", help="do not update bench/RESULTS.md")
+    args = ap.parse_args(argv)
+    if args.list:
+        for name, (players, specs, what) in MATCHES.items():
+            print(f"{name:28s} {players}p  {' vs '.join(specs)}  ({what})")
+        return 0
+    names = args.match or list(MATCHES)
+    done = load_done()
+    jobs = [(name, i, args.seed) for name in names for i in range(args.games) if (name, i) not in done]
+    print(f"{len(jobs)} games to play ({sum(1 for n in names for i in range(args.games) if (n, i) in done)} "
+          f"already in {GAMES_FILE.name})", flush=True)
+    t0 = time.perf_counter()
+    with Pool(args.workers) as pool, GAMES_FILE.open("a") as out:
+        for k, g in enumerate(pool.imap_unordered(play_one, jobs), 1):
+            out.write(json.dumps(g) + "\n")
+            out.flush()
+            done[(g["match"], g["index"])] = g
+            if k % 10 == 0 or k == len(jobs):
+                print(f"  {k}/{len(jobs)} games, {time.perf_counter() - t0:.0f} s", flush=True)
+    rows = []
+    for name in MATCHES:
+        games = [g for (n, i), g in sorted(done.items()) if n == name]
+        if games:
+            rows.append(summarize(name, games))
+            r = rows[-1]
+            print(f"{name:28s} {r['games']:4d} games  score {100 * r['score']:5.1f}% ± {100 * r['ci']:.1f}  "
+                  f"money {r['tested_money']:.1f} / {r['other_money']:.1f}")
+    if not args.no_write and rows:
+        write_results(to_markdown(rows), BEGIN, END)
+        print(f"wrote {HERE / 'RESULTS.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
