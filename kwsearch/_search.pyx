@@ -19,9 +19,9 @@ ctypedef struct Node:
     int32_t next_sibling  # index of the next sibling, -1 if none
     int32_t visits        # times this node was selected (or expanded)
     int32_t avail         # times its action was legal when its parent was visited
-    int16_t action        # action id leading here from the parent
-    int8_t player         # the seat that chose that action (whose reward UCB maximises here)
-    int8_t pad
+    int16_t action        # action id leading here from the parent (-1: a chance-outcome node)
+    int16_t outcome       # closed loop: the face-up cards this node stands for (0 otherwise)
+    int8_t player         # the seat that chose that action (whose reward UCB maximises here); -1 chance
     float win             # summed win share of `player`
     float reward[4]       # summed reward of every seat (win share, optionally blended with money)
     float money[4]        # summed final money of every seat
@@ -73,6 +73,7 @@ cdef class Tree:
         nd.visits = 0
         nd.avail = 0
         nd.action = <int16_t>action
+        nd.outcome = 0
         nd.player = <int8_t>player
         nd.win = 0
         for i in range(4):
@@ -168,8 +169,32 @@ cdef inline void rewards(KState* s, double money_weight, double* r, double* win)
             r[i] = (1 - money_weight) * win[i] + money_weight * (0.5 + 0.5 * tanh((s.seats[i].money - other) / 20.0))
 
 
+cdef inline int reveal_signature(KState* s) noexcept nogil:
+    """What the players saw of the research display (1 + ndisplay*1089 + d0*33 + d1)."""
+    cdef int d0 = s.display[0] if s.ndisplay > 0 else 32
+    cdef int d1 = s.display[1] if s.ndisplay > 1 else 32
+    return 1 + s.ndisplay * 1089 + d0 * 33 + d1
+
+
+cdef inline int32_t outcome_child(Tree t, int32_t node, int sig) noexcept nogil:
+    """The chance-outcome child of an action node for these face-up cards (created if new)."""
+    cdef int32_t ch = t.nodes[node].first_child
+    while ch >= 0:
+        if t.nodes[ch].outcome == sig:
+            return ch
+        ch = t.nodes[ch].next_sibling
+    ch = t._new_node(-1, -1)
+    if ch < 0:
+        return -1
+    t.nodes[ch].outcome = <int16_t>sig
+    t.nodes[ch].avail = 1
+    t.nodes[ch].next_sibling = t.nodes[node].first_child
+    t.nodes[node].first_child = ch
+    return ch
+
+
 cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money_weight,
-                 int determinize, uint64_t* rng) noexcept nogil:
+                 int determinize, uint64_t* rng, int closed_loop) noexcept nogil:
     """One iteration: determinize, select with availability counts, expand one node,
     play out at random, back up. Returns 0, or -1 when the node pool is full."""
     cdef KState s = root[0]
@@ -181,7 +206,7 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
     cdef double r[4]
     cdef double w[4]
     cdef Node* nd
-    cdef int found
+    cdef int found, sig_before, ndeck_before
     path[0] = 0
     if determinize:
         k_determinize(&s, k_next(rng))
@@ -212,9 +237,17 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
             t.nodes[newn].avail = 1
             t.nodes[newn].next_sibling = t.nodes[node].first_child
             t.nodes[node].first_child = newn
+            sig_before = reveal_signature(&s)
+            ndeck_before = s.ndeck
             k_apply(&s, c, buf[pick])
             path[depth] = newn
             depth += 1
+            if closed_loop and (s.ndeck != ndeck_before or reveal_signature(&s) != sig_before):
+                ch = outcome_child(t, newn, reveal_signature(&s))
+                if ch < 0:
+                    return -1
+                path[depth] = ch
+                depth += 1
             break
         # UCB1 with availability counts among the available children.
         best = -1
@@ -229,10 +262,19 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
             if score > best_score:
                 best_score = score
                 best = ch
+        sig_before = reveal_signature(&s)
+        ndeck_before = s.ndeck
         k_apply(&s, c, t.nodes[best].action)
         node = best
         path[depth] = node
         depth += 1
+        if closed_loop and (s.ndeck != ndeck_before or reveal_signature(&s) != sig_before):
+            # Closed loop: the next decision node depends on the cards this action turned up.
+            node = outcome_child(t, best, reveal_signature(&s))
+            if node < 0:
+                return -1
+            path[depth] = node
+            depth += 1
     if s.phase != PH_OVER:
         k_playout(&s, c, rng)
     rewards(&s, money_weight, r, w)
@@ -248,7 +290,7 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
 
 
 def run_search(Tree tree, FastState state, long iterations, double seconds, double c_uct,
-               double money_weight, bint determinize, uint64_t seed):
+               double money_weight, bint determinize, uint64_t seed, bint closed_loop=False):
     """Run iterations on ``tree`` from ``state`` until the iteration count or the time is spent
     (0 = no limit of that kind). Returns (iterations done, seconds elapsed)."""
     cdef KState root = state.st
@@ -265,7 +307,7 @@ def run_search(Tree tree, FastState state, long iterations, double seconds, doub
                 break
             if seconds > 0 and (done & 63) == 0 and now() >= deadline:
                 break
-            if iterate(tree, &root, c, c_uct, money_weight, determinize, &rng) < 0:
+            if iterate(tree, &root, c, c_uct, money_weight, determinize, &rng, closed_loop) < 0:
                 break
             done += 1
     t1 = now()

@@ -14,7 +14,8 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
 ``heuristic``                               the hand-written greedy player (:mod:`kwsearch.heuristic`)
 ``ismcts:iterations=N`` / ``seconds=S``     information-set MCTS (:mod:`kwsearch.search`); also
                                             ``c=0.7``, ``money=0.0`` (money weight), ``workers=1``,
-                                            ``reuse=1`` (keep the subtree between decisions)
+                                            ``reuse=1`` (keep the subtree between decisions),
+                                            ``loop=open`` (or ``closed``: branch on reveals)
 ``pimc:worlds=K,iterations=N``              determinized UCT: K sampled decks, a UCT search of N/K
                                             iterations on each, the worlds vote (ties: total visits)
 ``cheat:iterations=N``                      UCT that sees the true deck order (to measure what hidden
@@ -127,7 +128,7 @@ def _heuristic(seed: int):
 _KEYS = {
     "random": set(),
     "heuristic": set(),
-    "ismcts": {"iterations", "seconds", "c", "money", "workers", "reuse"},
+    "ismcts": {"iterations", "seconds", "c", "money", "workers", "reuse", "loop"},
     "cheat": {"iterations", "seconds", "c", "money", "workers", "reuse"},
     "pimc": {"worlds", "iterations", "seconds", "c", "money"},
 }
@@ -178,10 +179,14 @@ def from_spec(spec: str, seed: int = 0):
         iterations = 10_000
     try:
         limits = SearchLimits(iterations=iterations, seconds=seconds)
+        loop = params.get("loop", "open")
+        if loop not in ("open", "closed"):
+            raise ValueError(f"loop expects open or closed, got {loop!r}")
         config = SearchConfig(c_uct=_number(spec, params, "c", float, 0.7),
                               money_weight=_number(spec, params, "money", float, 0.0),
                               determinize=(name != "cheat"),
-                              workers=_number(spec, params, "workers", int, 1))
+                              workers=_number(spec, params, "workers", int, 1),
+                              closed_loop=(loop == "closed"))
     except ValueError as exc:
         raise ValueError(f"bot spec {spec!r}: {exc}") from None
     if name == "pimc":

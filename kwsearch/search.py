@@ -25,10 +25,14 @@ Every iteration
 4. **backs up** the reward *vector*: every node on the path adds the reward of
    every seat (and the final money of every seat, for the statistics).
 
-Nodes are keyed on the sequence of actions from the root (*open loop*): a node is
-shared by all determinizations in which its action sequence is legal, and
-research reveals are not part of the key — the availability counts handle the
-actions that only some reveals make legal. The reward of a seat is its win share
+By default nodes are keyed on the sequence of actions from the root (*open
+loop*): a node is shared by all determinizations in which its action sequence is
+legal, and research reveals are not part of the key — the availability counts
+handle the actions that only some reveals make legal. With
+``SearchConfig.closed_loop`` an action that turns up research cards leads to one
+*chance-outcome* node per set of face-up cards seen, and the next decision is
+searched under the outcome of the current determinization (nodes are then keyed
+on what the players observed, as OpenSpiel keys them on the information state). The reward of a seat is its win share
 (1 for a sole winner, split on ties, 0 otherwise); ``money_weight = w`` blends in
 the money margin over the best other seat: ``(1 - w) * win + w * (0.5 + 0.5 *
 tanh(margin / 20))``. Every node stores the summed reward of every seat; its
@@ -82,6 +86,7 @@ class SearchConfig:
     determinize: bool = True
     workers: int = 1
     max_nodes: int = 4_000_000
+    closed_loop: bool = False  # branch on the research cards revealed (see the module docstring)
 
     def __post_init__(self) -> None:
         if not self.c_uct >= 0:
@@ -151,6 +156,9 @@ def _pv(tree, state, mover: int) -> list[int]:
         action, player, visits, _, _, _, _, child = max(kids, key=lambda k: (k[2], -k[0]))
         if visits < 2:
             break
+        if action < 0:  # a chance-outcome node (closed loop): the most visited reveal
+            node = child
+            continue
         if player != mover:
             extra += 1
             if extra > 4:
@@ -181,7 +189,8 @@ def _worker(args) -> tuple[dict[int, list], list[int], int, float, int]:
     from . import _search
     tree = _search.Tree(config.max_nodes)
     done, elapsed = _search.run_search(tree, state, limits.iterations or 0, limits.seconds or 0.0,
-                                       config.c_uct, config.money_weight, config.determinize, seed & _SEED_MASK)
+                                       config.c_uct, config.money_weight, config.determinize, seed & _SEED_MASK,
+                                       config.closed_loop)
     return _children_stats(tree), _pv(tree, state, state.current_player()), done, elapsed, tree.size
 
 
@@ -229,7 +238,7 @@ def search(state, limits: SearchLimits = SearchLimits(iterations=1000), config: 
         tree = _search.Tree(config.max_nodes)
         done, elapsed = _search.run_search(tree, fast, limits.iterations or 0, limits.seconds or 0.0,
                                            config.c_uct, config.money_weight, config.determinize,
-                                           seed & _SEED_MASK)
+                                           seed & _SEED_MASK, config.closed_loop)
         return _result(fast, _children_stats(tree), _pv(tree, fast, fast.current_player()), done, elapsed,
                        tree.size, seed, config, limits)
     obj = fast.to_json()
@@ -282,8 +291,8 @@ class Searcher:
 
     def _reused_tree(self):
         """The subtree reached by the recorded actions (a new Tree), or None."""
-        if self.tree is None or self.path is None:
-            return None
+        if self.tree is None or self.path is None or self.config.closed_loop:
+            return None  # closed-loop trees branch on reveals the recorded actions do not name
         node = 0
         for a in self.path:
             node = self.tree.child(node, a)
@@ -306,7 +315,7 @@ class Searcher:
         reused = tree.root_visits()
         done, elapsed = _search.run_search(tree, fast, limits.iterations or 0, limits.seconds or 0.0,
                                            self.config.c_uct, self.config.money_weight, self.config.determinize,
-                                           seed & _SEED_MASK)
+                                           seed & _SEED_MASK, self.config.closed_loop)
         self.tree, self.path = tree, []
         res = _result(fast, _children_stats(tree), _pv(tree, fast, fast.current_player()), done, elapsed,
                       tree.size, seed, self.config, limits)

@@ -328,3 +328,30 @@ def test_reuse_option_in_specs():
     assert from_spec("ismcts:iterations=10").reuse is True
     with pytest.raises(ValueError, match="reuse expects 0 or 1"):
         from_spec("ismcts:reuse=yes")
+
+
+# ---------------------------------------------------------------------------
+# Closed loop
+# ---------------------------------------------------------------------------
+
+
+def test_closed_loop_branches_on_the_revealed_cards():
+    st = Game(2).new_initial_state(2)
+    open_ = search(st, SearchLimits(iterations=5000), seed=3)
+    closed = search(st, SearchLimits(iterations=5000), SearchConfig(closed_loop=True), seed=3)
+    # Open loop: one node per iteration (plus the root). Closed loop adds chance-outcome nodes.
+    assert open_.nodes == 5001
+    assert closed.nodes > 5001
+    assert closed.best_action in st.legal_actions()
+    walk = st.copy()
+    for text in closed.pv:  # outcome nodes never appear in the PV
+        walk.play(text)
+
+
+def test_closed_loop_spec():
+    bot = from_spec("ismcts:iterations=100,loop=closed", seed=1)
+    assert bot.config.closed_loop is True
+    with pytest.raises(ValueError, match="loop expects open or closed"):
+        from_spec("ismcts:loop=sideways")
+    final = play_game(Game(2).new_initial_state(3), [bot, from_spec("random", seed=2)])
+    assert final.is_terminal()
