@@ -46,6 +46,8 @@ MATCHES = {
     "ismcts-vs-cheat": (2, ["ismcts:iterations=10000", "cheat:iterations=10000"],
                         "the price of not knowing the deck order"),
     "ismcts-4x-vs-1x": (2, ["ismcts:iterations=40000", "ismcts:iterations=10000"], "does more search help?"),
+    "closed-vs-open-loop-equal-time": (2, ["ismcts:seconds=0.1,loop=closed", "ismcts:seconds=0.1"],
+                                       "closed loop (branch on reveals) vs open loop, 0.1 s per decision each"),
 }
 
 
