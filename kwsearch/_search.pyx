@@ -23,6 +23,7 @@ ctypedef struct Node:
     int16_t outcome       # closed loop: the face-up cards this node stands for (0 otherwise)
     int8_t player         # the seat that chose that action (whose reward UCB maximises here); -1 chance
     float win             # summed win share of `player`
+    float money_sq        # summed squared final money of `player` (for the spread of its money)
     float reward[4]       # summed reward of every seat (win share, optionally blended with money)
     float money[4]        # summed final money of every seat
 
@@ -76,6 +77,7 @@ cdef class Tree:
         nd.outcome = 0
         nd.player = <int8_t>player
         nd.win = 0
+        nd.money_sq = 0
         for i in range(4):
             nd.reward[i] = 0
             nd.money[i] = 0
@@ -91,14 +93,14 @@ cdef class Tree:
         return self.n
 
     def children(self, int32_t node=0):
-        """[(action, player, visits, avail, win, reward[4], money[4])] of a node's children."""
+        """[(action, player, visits, avail, win, reward[4], money[4], index, money_sq)] of a node's children."""
         out = []
         cdef int32_t ch = self.nodes[node].first_child
         cdef Node* nd
         while ch >= 0:
             nd = &self.nodes[ch]
             out.append((nd.action, nd.player, nd.visits, nd.avail, nd.win,
-                        [nd.reward[i] for i in range(4)], [nd.money[i] for i in range(4)], ch))
+                        [nd.reward[i] for i in range(4)], [nd.money[i] for i in range(4)], ch, nd.money_sq))
             ch = nd.next_sibling
         return out
 
@@ -286,6 +288,7 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
             nd.money[mover] += s.seats[mover].money
         if nd.player >= 0:
             nd.win += w[nd.player]
+            nd.money_sq += <float>s.seats[nd.player].money * s.seats[nd.player].money
     return 0
 
 

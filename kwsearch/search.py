@@ -109,6 +109,7 @@ class ActionInfo:
     win_prob: float      # mean win share of the mover after this option
     mean_reward: tuple[float, ...]  # per seat
     mean_money: tuple[float, ...]   # per seat
+    money_sd: float = 0.0           # standard deviation of the mover's final money
 
 
 @dataclass(frozen=True)
@@ -138,11 +139,11 @@ class SearchResult:
         return self.iterations / self.elapsed if self.elapsed > 0 else 0.0
 
 
-def _children_stats(tree) -> dict[int, list]:
-    """{action: [player, visits, avail, win, reward[4], money[4]]} of the root's children."""
+def _children_stats(tree, node: int = 0) -> dict[int, list]:
+    """{action: [player, visits, avail, win, reward[4], money[4], money_sq]} of a node's children."""
     out = {}
-    for action, player, visits, avail, win, reward, money, _ in tree.children(0):
-        out[action] = [player, visits, avail, win, list(reward), list(money)]
+    for action, player, visits, avail, win, reward, money, _, money_sq in tree.children(node):
+        out[action] = [player, visits, avail, win, list(reward), list(money), money_sq]
     return out
 
 
@@ -153,7 +154,7 @@ def _pv(tree, state, mover: int) -> list[int]:
         kids = tree.children(node)
         if not kids:
             break
-        action, player, visits, _, _, _, _, child = max(kids, key=lambda k: (k[2], -k[0]))
+        action, player, visits, child = max(((k[0], k[1], k[2], k[7]) for k in kids), key=lambda k: (k[2], -k[0]))
         if visits < 2:
             break
         if action < 0:  # a chance-outcome node (closed loop): the most visited reveal
@@ -171,13 +172,14 @@ def _pv(tree, state, mover: int) -> list[int]:
 def _merge(stats: list[dict[int, list]]) -> dict[int, list]:
     merged: dict[int, list] = {}
     for st in stats:
-        for a, (player, visits, avail, win, reward, money) in st.items():
-            m = merged.setdefault(a, [player, 0, 0, 0.0, [0.0] * 4, [0.0] * 4])
+        for a, (player, visits, avail, win, reward, money, money_sq) in st.items():
+            m = merged.setdefault(a, [player, 0, 0, 0.0, [0.0] * 4, [0.0] * 4, 0.0])
             m[1] += visits
             m[2] += avail
             m[3] += win
             m[4] = [x + y for x, y in zip(m[4], reward)]
             m[5] = [x + y for x, y in zip(m[5], money)]
+            m[6] += money_sq
     return merged
 
 
@@ -201,14 +203,16 @@ def _result(state, stats: dict[int, list], pv: list[int], done: int, elapsed: fl
     mover = state.current_player()
     total = sum(v[1] for v in stats.values()) or 1
     infos = []
-    for a, (player, visits, avail, win, reward, money) in stats.items():
+    for a, (player, visits, avail, win, reward, money, money_sq) in stats.items():
         v = max(visits, 1)
+        mean = money[player] / v if 0 <= player < n else 0.0
+        sd = max(0.0, money_sq / v - mean * mean) ** 0.5
         infos.append(ActionInfo(a, state.action_to_text(a), visits, avail, visits / total, win / v,
-                                tuple(r / v for r in reward[:n]), tuple(m / v for m in money[:n])))
+                                tuple(r / v for r in reward[:n]), tuple(m / v for m in money[:n]), sd))
     infos.sort(key=lambda i: (-i.visits, i.action))
     if not infos:  # no iteration ran (e.g. a tiny time limit): fall back to the first legal option
         a = state.legal_actions()[0]
-        infos = [ActionInfo(a, state.action_to_text(a), 0, 0, 0.0, 0.0, (0.0,) * n, (0.0,) * n)]
+        infos = [ActionInfo(a, state.action_to_text(a), 0, 0, 0.0, 0.0, (0.0,) * n, (0.0,) * n, 0.0)]
     best = infos[0]
     if not pv or pv[0] != best.action:
         pv = [best.action]
