@@ -33,7 +33,9 @@ def play(players: int, seed: int, names: list[str], stop_after: int | None = Non
     rng = random.Random(seed)
     rec = Recorder.start(Game(players), seed=seed, seat_names=names)
     decisions = 0
-    while not rec.state.is_terminal() and (stop_after is None or decisions < stop_after):
+    while not rec.state.is_terminal():
+        if stop_after is not None and decisions >= stop_after and rec.state.pending() == "turn":
+            break  # stop at the start of a turn: a position where a tile is chosen
         rec.apply(_policy(rec.state, rng))
         decisions += 1
     return rec

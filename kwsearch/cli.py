@@ -132,5 +132,78 @@ def validate(file: str, is_components: bool) -> None:
                                f"got {json.dumps(fmt)} (use --components for a component file)")
 
 
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--ply", type=click.IntRange(min=0), default=None,
+              help="Analyse the position after this many decisions of a game record (default: the end).")
+@click.option("--iterations", "-i", type=click.IntRange(min=1), default=None,
+              help="Search iterations (default 20000 when --seconds is not given).")
+@click.option("--seconds", "-s", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Search time in seconds.")
+@click.option("--workers", "-w", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Root-parallel search processes.")
+@click.option("--top", type=click.IntRange(min=1), default=5, show_default=True, help="Candidates to show.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the search.")
+@click.option("--loop", type=click.Choice(["open", "closed"]), default="open", show_default=True,
+              help="Open-loop or closed-loop ISMCTS.")
+@click.option("--json", "as_json", is_flag=True, help="Print a kwsearch-analysis/1 object (docs/formats.md).")
+def suggest(file: str, ply: int | None, iterations: int | None, seconds: float | None, workers: int, top: int,
+            seed: int, loop: str, as_json: bool) -> None:
+    """Suggest a move: search the position of a game record or a position file.
+
+    Prints the seat to move and the best options as whole-turn plans, with
+    visits, share, win probability, expected money and availability. Ctrl-C
+    stops the search early and prints what it has.
+    """
+    from .analysis import analyse, analysis_json, plan_text
+    from .records import load_file
+    from .render import _DECISION
+    from .search import SearchConfig, SearchLimits
+
+    state, obj = load_file(file, ply=ply)
+    if state.is_terminal():
+        raise click.ClickException(f"{file}: the game is over (money {' '.join(map(str, state.money()))}); "
+                                   "there is no move to suggest")
+    limits = SearchLimits(iterations=iterations if iterations or seconds else 20_000, seconds=seconds)
+    config = SearchConfig(workers=workers, closed_loop=(loop == "closed"))
+    live = sys.stderr.isatty() and not as_json
+
+    def progress(done: int, rate: float, best: str) -> None:
+        click.echo(f"\r  {done:,} iterations, {rate:,.0f}/s, best so far: {best:<40s}", nl=False, err=True)
+
+    an = analyse(state, limits, config, seed=seed, top=top, progress=progress if live else None)
+    if live:
+        click.echo("\r" + " " * 100 + "\r", nl=False, err=True)
+    if as_json:
+        click.echo(json.dumps(analysis_json(an, source=file, ply=ply), indent=1))
+        return
+    r = an.result
+    seat = r.mover
+    names = None
+    setup = obj.get("setup") if isinstance(obj, dict) else None
+    if isinstance(setup, dict) and isinstance(setup.get("seats"), list) and len(setup["seats"]) > seat:
+        names = setup["seats"]
+    who = f"seat {seat}" + (f" ({names[seat]})" if names else "")
+    kind = state.pending()
+    click.echo(f"{file}: round {state.round}, {state.phase} phase — {who} to decide: {_DECISION.get(kind, kind)}")
+    note = " (stopped early)" if an.interrupted else ""
+    click.echo(f"ISMCTS: {r.iterations:,} iterations in {r.elapsed:.1f} s ({r.iterations_per_second:,.0f}/s), "
+               f"seed {seed}, {workers} worker{'s' if workers > 1 else ''}, {loop} loop{note}")
+    click.echo("")
+    rows = []
+    for c in an.candidates:
+        plan = plan_text(state, c.plan)
+        rows.append((str(c.order + 1), plan, f"{c.visits:,}", f"{100 * c.share:.1f}%", f"{100 * c.win_prob:.1f}%",
+                     f"{c.money:.1f} ± {c.money_sd:.1f}", f"{100 * c.avail:.0f}%"))
+    head = ("#", "plan for this turn", "visits", "share", "win", "money ± sd", "avail")
+    widths = [max(len(x[i]) for x in rows + [head]) for i in range(len(head))]
+    fmt = "  ".join(f"{{:{'<' if i == 1 else '>'}{w}}}" for i, w in enumerate(widths))
+    click.echo(fmt.format(*head))
+    for row in rows:
+        click.echo(fmt.format(*row))
+    click.echo("")
+    click.echo("PV: " + ", ".join(r.pv))
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
