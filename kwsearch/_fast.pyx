@@ -20,7 +20,6 @@ from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 from . import actions as _A
 from . import components as _C
 from . import rules as _R
-from .errors import IllegalMoveError, InvalidMoveError
 
 # ---------------------------------------------------------------------------
 # Action-id layout, read from kwsearch.actions once at import
@@ -1383,18 +1382,7 @@ cdef class FastState:
         k_apply(&self.st, &self.fg.comp, action)
 
     def parse_move(self, text):
-        legal = self.legal_actions()
-        options = [self.action_to_text(a) for a in legal]
-        if self.is_terminal():
-            raise IllegalMoveError(f"{text!r}: the game is over, no move is legal", [])
-        try:
-            action = self.fg.game.notation.parse(text)
-        except InvalidMoveError as exc:
-            raise IllegalMoveError(f"{exc}; legal here: {', '.join(options)}", options) from None
-        if action not in legal:
-            raise IllegalMoveError(f"{text!r} is not legal here (seat {self.current_player()} "
-                                   f"to decide); legal: {', '.join(options)}", options)
-        return action
+        return _R.parse_checked(self, text)
 
     def play(self, text):
         action = self.parse_move(text)
@@ -1408,10 +1396,7 @@ cdef class FastState:
         return [self.st.seats[i].money for i in range(self.st.nplayers)]
 
     def returns(self):
-        money = self.money()
-        best = max(money)
-        winners = [i for i, m in enumerate(money) if m == best]
-        return [1.0 / len(winners) if i in winners else 0.0 for i in range(len(money))]
+        return _R.win_shares(self.money())
 
     def copy(self):
         cdef FastState f = FastState.__new__(FastState)

@@ -195,6 +195,25 @@ cdef inline int32_t outcome_child(Tree t, int32_t node, int sig) noexcept nogil:
     return ch
 
 
+cdef inline int32_t step_into(Tree t, KState* s, const Comp* c, int32_t child, int closed_loop,
+                              int32_t* path, int* depth) noexcept nogil:
+    """Apply ``child``'s action and put the child on the path. In closed loop, when the action
+    turned up research cards, the descent goes on from the chance-outcome node of those cards
+    (also put on the path). Returns the node to continue from, or -1 when the pool is full."""
+    cdef int sig_before = reveal_signature(s)
+    cdef int ndeck_before = s.ndeck
+    cdef int32_t node = child
+    k_apply(s, c, t.nodes[child].action)
+    path[depth[0]] = child
+    depth[0] += 1
+    if closed_loop and (s.ndeck != ndeck_before or reveal_signature(s) != sig_before):
+        node = outcome_child(t, child, reveal_signature(s))
+        if node >= 0:
+            path[depth[0]] = node
+            depth[0] += 1
+    return node
+
+
 cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money_weight,
                  int determinize, uint64_t* rng, int closed_loop) noexcept nogil:
     """One iteration: determinize, select with availability counts, expand one node,
@@ -208,7 +227,7 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
     cdef double r[4]
     cdef double w[4]
     cdef Node* nd
-    cdef int found, sig_before, ndeck_before
+    cdef int found
     path[0] = 0
     if determinize:
         k_determinize(&s, k_next(rng))
@@ -239,17 +258,8 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
             t.nodes[newn].avail = 1
             t.nodes[newn].next_sibling = t.nodes[node].first_child
             t.nodes[node].first_child = newn
-            sig_before = reveal_signature(&s)
-            ndeck_before = s.ndeck
-            k_apply(&s, c, buf[pick])
-            path[depth] = newn
-            depth += 1
-            if closed_loop and (s.ndeck != ndeck_before or reveal_signature(&s) != sig_before):
-                ch = outcome_child(t, newn, reveal_signature(&s))
-                if ch < 0:
-                    return -1
-                path[depth] = ch
-                depth += 1
+            if step_into(t, &s, c, newn, closed_loop, path, &depth) < 0:
+                return -1
             break
         # UCB1 with availability counts among the available children.
         best = -1
@@ -264,19 +274,9 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
             if score > best_score:
                 best_score = score
                 best = ch
-        sig_before = reveal_signature(&s)
-        ndeck_before = s.ndeck
-        k_apply(&s, c, t.nodes[best].action)
-        node = best
-        path[depth] = node
-        depth += 1
-        if closed_loop and (s.ndeck != ndeck_before or reveal_signature(&s) != sig_before):
-            # Closed loop: the next decision node depends on the cards this action turned up.
-            node = outcome_child(t, best, reveal_signature(&s))
-            if node < 0:
-                return -1
-            path[depth] = node
-            depth += 1
+        node = step_into(t, &s, c, best, closed_loop, path, &depth)
+        if node < 0:
+            return -1
     if s.phase != PH_OVER:
         k_playout(&s, c, rng)
     rewards(&s, money_weight, r, w)

@@ -56,7 +56,10 @@ def fast_module():
     try:
         from . import _fast
     except ImportError as exc:
-        built = importlib.util.find_spec(__package__ + "._fast") is not None
+        try:
+            built = importlib.util.find_spec(__package__ + "._fast") is not None
+        except (ImportError, ValueError):
+            built = False
         why = f" ({exc})" if built else f" (no compiled kwsearch._fast next to {__file__})"
         raise ImportError(_MISSING.format(why=why)) from exc
     return _fast

@@ -132,6 +132,35 @@ def seed_to_rng(seed: int) -> int:
 
 
 # ---------------------------------------------------------------------------
+# Shared by both engines
+# ---------------------------------------------------------------------------
+
+
+def win_shares(money: list[int]) -> list[float]:
+    """1 for a sole winner, split on ties (RULES.md §6 [decision]), 0 otherwise."""
+    best = max(money)
+    winners = [i for i, m in enumerate(money) if m == best]
+    return [1.0 / len(winners) if i in winners else 0.0 for i in range(len(money))]
+
+
+def parse_checked(state, text: str) -> int:
+    """The legal action of ``state`` (either engine) that ``text`` names; raises
+    :class:`IllegalMoveError` listing the legal options otherwise."""
+    legal = state.legal_actions()
+    options = [state.action_to_text(a) for a in legal]
+    if state.is_terminal():
+        raise IllegalMoveError(f"{text!r}: the game is over, no move is legal", [])
+    try:
+        action = state.game.notation.parse(text)
+    except InvalidMoveError as exc:
+        raise IllegalMoveError(f"{exc}; legal here: {', '.join(options)}", options) from None
+    if action not in legal:
+        raise IllegalMoveError(f"{text!r} is not legal here (seat {state.current_player()} "
+                               f"to decide); legal: {', '.join(options)}", options)
+    return action
+
+
+# ---------------------------------------------------------------------------
 # Game
 # ---------------------------------------------------------------------------
 
@@ -337,6 +366,167 @@ class State:
 
     def parse_move(self, text: str) -> int:
         """The legal action id that ``text`` names (checked, not applied)."""
+        return parse_checked(self, text)
+
+    def action_to_text(self, action: int) -> str:
+        return self.notation.text(action)
+
+    def parse_action(self, text: str) -> int:
+        return self.notation.parse(text)
+
+
+# ---------------------------------------------------------------------------
+# Per-seat record
+# ---------------------------------------------------------------------------
+
+
+class Seat:
+    """Everything one player owns. Copied explicitly by :meth:`copy`."""
+
+    __slots__ = ("money", "supply", "canteen", "workshops", "gp_engine", "laps", "space",
+                 "engineers", "maybach", "horch", "daimler", "diesel", "benz",
+                 "dev_active", "dev_inactive", "start_tile")
+
+    def copy(self) -> "Seat":
+        s = Seat.__new__(Seat)
+        s.money, s.supply, s.canteen = self.money, self.supply, self.canteen
+        s.workshops = list(self.workshops)
+        s.gp_engine, s.laps, s.space = self.gp_engine, self.laps, self.space
+        s.engineers = self.engineers
+        s.maybach, s.horch, s.daimler = list(self.maybach), list(self.horch), list(self.daimler)
+        s.diesel, s.benz = self.diesel, self.benz
+        s.dev_active, s.dev_inactive = list(self.dev_active), list(self.dev_inactive)
+        s.start_tile = self.start_tile
+        return s
+
+    def has(self, engineer: str) -> bool:
+        return bool(self.engineers >> ENGINEERS.index(engineer) & 1)
+
+
+# ---------------------------------------------------------------------------
+# State
+# ---------------------------------------------------------------------------
+
+
+class State:
+    """A position plus its pending decision. See the module docstring."""
+
+    __slots__ = ("game", "phase", "round", "chain", "deck", "display", "discard", "rng",
+                 "stacks", "active", "active_daimler", "white", "track", "prices", "market",
+                 "supply_body", "supply_engine", "awards", "offered", "seats",
+                 "turn_seat", "remaining", "marker_placed", "car", "tasks", "actor", "_legal",
+                 "draw_hook")
+
+    # ----- construction -------------------------------------------------
+
+    @classmethod
+    def _blank(cls, game: Game) -> "State":
+        c = game.components
+        st = cls.__new__(cls)
+        st.game = game
+        st.phase = SETUP
+        st.round = 1
+        st.chain = []
+        st.deck, st.display, st.discard = [], [], []
+        st.rng = 0
+        st.stacks = [c.buyers_per_preference] * 4
+        st.active, st.active_daimler = [], []
+        st.white = [0] * 4
+        st.track = game.track_start
+        st.prices = []
+        st.market = []
+        st.supply_body = list(c.body_tiles)
+        st.supply_engine = list(c.engine_tiles)
+        st.awards = [-1] * len(AWARDS)
+        st.offered = []
+        st.seats = []
+        for _ in range(game.num_players):
+            s = Seat.__new__(Seat)
+            s.money = 0
+            s.canteen = c.canteen_start
+            s.supply = c.workers_per_player - c.canteen_start - 2  # track marker and lap counter
+            s.workshops = []
+            s.gp_engine, s.laps, s.space = 1, 0, 0
+            s.engineers = 0
+            s.maybach, s.horch, s.daimler = [], [], []
+            s.diesel = s.benz = 0
+            s.dev_active, s.dev_inactive = [], []
+            s.start_tile = -1
+            st.seats.append(s)
+        st.turn_seat = -1
+        st.remaining = []
+        st.marker_placed = False
+        st.car = []
+        st.tasks = []
+        st.actor = -1
+        st._legal = []
+        st.draw_hook = None
+        return st
+
+    @classmethod
+    def _new(cls, game: Game, seed: int) -> "State":
+        """Random set-up from ``seed`` (RULES.md §2), then run to the first decision."""
+        c, n = game.components, game.num_players
+        rng = seed_to_rng(seed)
+        # §2.1 / §3: one-action tiles shuffled, then two-action, then three-action (front).
+        tiles: list[int] = []
+        for size in sorted({len(t.actions) for t in c.action_tiles}):
+            group = [t.index for t in c.action_tiles if len(t.actions) == size]
+            rng = rng_shuffle(rng, group)
+            tiles += group
+        # §2.2: research deck (top card last).
+        deck = [ct.index for ct in c.card_types for _ in range(ct.count)]
+        rng = rng_shuffle(rng, deck)
+        # §2.5: the start-tile offer (two random tiles with two players).
+        offer = [t.index for t in c.start_tiles]
+        rng = rng_shuffle(rng, offer)
+        return cls._from_setup(game, tiles, deck, offer[:c.start_tiles_offered[n]], rng)
+
+    @classmethod
+    def _from_setup(cls, game: Game, tiles: list[int], deck: list[int], offered: list[int], rng: int) -> "State":
+        """Set up with a given tile order (tail to front), deck order and start-tile offer."""
+        st = cls._blank(game)
+        st.chain = [SEAT + s for s in range(game.num_players)] + list(tiles)
+        st.deck = list(deck)
+        st.offered = sorted(offered)
+        st.rng = rng
+        st._refill_display()  # §2.2: two cards face up
+        st._prepare_round()
+        st.tasks = [["turn", 0]] + [["setup", s] for s in range(game.num_players)]
+        st._run()
+        return st
+
+    # ----- OpenSpiel-style API -------------------------------------------
+
+    def current_player(self) -> int:
+        """The seat to decide, or :data:`TERMINAL` when the game is over."""
+        return TERMINAL if self.phase == OVER else self.actor
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def legal_actions(self) -> list[int]:
+        """Sorted action ids of the pending decision (empty only when terminal)."""
+        return list(self._legal)
+
+    def apply(self, action: int) -> None:
+        """Apply a legal ``action`` (unchecked: use :meth:`play` for untrusted input)."""
+        self._resolve(action)
+        self._run()
+
+    def play(self, text: str) -> int:
+        """Parse ``text``, check it is legal, apply it; returns the action id.
+
+        Raises :class:`IllegalMoveError` (listing the legal options in its
+        message and in ``.legal``) for text that is no move or a move that is not
+        legal here.
+        """
+        action = self.parse_move(text)
+        self.apply(action)
+        return action
+
+    def parse_move(self, text: str) -> int:
+        """The legal action id that ``text`` names (checked, not applied)."""
         legal = self.legal_actions()
         options = [self.action_to_text(a) for a in legal]
         if self.is_terminal():
@@ -361,10 +551,7 @@ class State:
 
         Defined on any state (it scores the current money); meaningful at the end.
         """
-        money = self.money()
-        best = max(money)
-        winners = [i for i, m in enumerate(money) if m == best]
-        return [1.0 / len(winners) if i in winners else 0.0 for i in range(len(money))]
+        return win_shares(self.money())
 
     def copy(self) -> "State":
         st = State.__new__(State)
