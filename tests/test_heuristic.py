@@ -9,12 +9,14 @@ comments and in docs/heuristic.md).
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import pytest
 
 from kwsearch import actions as A
-from kwsearch.engine import convert
+from kwsearch.engine import convert, state_from_json
 from kwsearch.heuristic import HeuristicBot, evaluate, project_sales
 from kwsearch.rules import Game
 
@@ -257,6 +259,18 @@ def test_takes_the_buyer_its_car_wins():
     st, text = _decide(make_position(market=market), tile("hire", "buyer"))
     assert st.pending() == "buyer"
     assert text == "buyer engine"
+
+
+TACTICS = sorted((Path(__file__).resolve().parent / "data" / "tactics").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", TACTICS, ids=[p.stem for p in TACTICS])
+def test_finds_the_winning_move_of_the_tactical_positions(path):
+    # tests/data/tactics: last-round positions where exactly one option wins the game.
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    for engine in ("fast", "reference"):
+        st = state_from_json(obj, seed=0, engine=engine)
+        assert st.action_to_text(HeuristicBot(0).step(st)) == obj["_expected"]["best"]
 
 
 def test_evaluation_prefers_money():
