@@ -191,7 +191,11 @@ def to_markdown(res: dict, quick: bool) -> str:
         ratio = f"{r['ratio']:,.0f}×" if r["ratio"] else "—"
         lines.append(f"| {r['what']} | {ref} | {r['fast']:,.0f} | {r['unit']} | {ratio} |")
     copy_ns = 1e9 / next(r["fast"] for r in res["rows"] if r["what"].startswith("state copies/s at C"))
-    lines += ["", f"A C-level copy takes {copy_ns:.1f} ns.", END]
+    lines += ["", f"A C-level copy takes {copy_ns:.1f} ns.", "",
+              "The reference engine computes the options of the next decision while it applies an action and "
+              "keeps them, so its `legal_actions()` only copies a list; the fast engine computes them on each "
+              "call (that is what `k_legal` does for the search). Compare the apply and playout rows, which "
+              "include the reference's option computation.", END]
     return "\n".join(lines)
 
 
