@@ -168,3 +168,34 @@ def chain(st: State) -> list[str]:
 def card_index(name: str, components: Components | None = None) -> int:
     """The card-type id of a research card name."""
     return (components or default_components()).card_type(name).index
+
+
+def minimal_seat(i: int, **fields: Any) -> dict[str, Any]:
+    """A seat of :func:`minimal_position`: no money, 4 canteen workers, start tile A/B/C/D by seat."""
+    seat = {"money": 0, "canteen": 4, "workshops": [], "start_tile": "ABCD"[i]}
+    seat.update(fields)
+    return seat
+
+
+def minimal_position(players: int = 3, phase: str = "action", seats: Mapping[int, Mapping] | None = None,
+                     round_: int = 1, **extra: Any) -> dict[str, Any]:
+    """A minimal position: seat 0 at the tail of the chain (to move), then seats 1, 2, ..., the ten
+    tiles in id order, an empty market and no active buyers. ``seats`` maps a seat to the fields
+    that differ from :func:`minimal_seat`; other keyword arguments replace top-level fields.
+
+    A "scoring" position names seat 0 in "turn", as after the turn that triggered the scoring.
+    """
+    seats = seats or {}
+    pos: dict[str, Any] = {
+        "format": "kwsearch-position/1",
+        "players": players,
+        "round": round_,
+        "phase": phase,
+        "chain": [f"seat {i}" for i in range(players)] + [f"tile {t}" for t in range(10)],
+        "research": {"display": ["dev:body1", "dev:engine1"]},
+        "seats": [minimal_seat(i, **seats.get(i, {})) for i in range(players)],
+    }
+    if phase == "scoring":
+        pos["turn"] = {"seat": 0}
+    pos.update(extra)
+    return pos

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import minimal_position as _position
 from kwsearch.engine import state_from_json
 from kwsearch.components import default_components
 from kwsearch.errors import IllegalMoveError
@@ -16,31 +17,6 @@ from kwsearch.rules import TERMINAL, Game, State
 
 C = default_components()
 WHITE = list(C.white_markers)  # body, engine, prestige, price
-
-
-def _seat(i: int, **fields) -> dict:
-    seat = {"money": 0, "canteen": 4, "workshops": [], "start_tile": "ABCD"[i]}
-    seat.update(fields)
-    return seat
-
-
-def _position(players: int = 3, phase: str = "action", seats: dict | None = None, round_: int = 1,
-              **extra) -> dict:
-    """A minimal position: seat 0 at the tail of the chain (to move), then seats 1, 2, ..."""
-    seats = seats or {}
-    pos = {
-        "format": "kwsearch-position/1",
-        "players": players,
-        "round": round_,
-        "phase": phase,
-        "chain": [f"seat {i}" for i in range(players)] + [f"tile {t}" for t in range(10)],
-        "research": {"display": ["dev:body1", "dev:engine1"]},
-        "seats": [_seat(i, **seats.get(i, {})) for i in range(players)],
-    }
-    if phase == "scoring":
-        pos["turn"] = {"seat": 0}  # the position checker wants it with a pending "race"
-    pos.update(extra)
-    return pos
 
 
 def _state(players: int = 3, phase: str = "action", seats: dict | None = None, round_: int = 1,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import minimal_position as _position
 from kwsearch.engine import state_from_json
 from kwsearch.components import AWARDS, default_components
 from kwsearch.rules import State
@@ -18,39 +19,8 @@ GP_TILE = "tile 3"  # the one-action tile "grand prix" (RULES.md §12 order)
 LAP = default_components().gp_lap_length  # 12 [assumed]
 
 
-def _seat(i: int, **fields) -> dict:
-    seat = {"money": 0, "canteen": 4, "workshops": [], "start_tile": "ABCD"[i]}
-    seat.update(fields)
-    return seat
-
-
-def _position(players: int = 3, phase: str = "action", seats: dict | None = None, **extra) -> dict:
-    """A minimal position: seat 0 at the tail of the chain, empty market, no active buyers.
-
-    ``seats`` maps a seat number to the fields that differ from the defaults.
-    """
-    seats = seats or {}
-    pos = {
-        "format": "kwsearch-position/1",
-        "players": players,
-        "round": 1,
-        "phase": phase,
-        "chain": [f"seat {i}" for i in range(players)] + [f"tile {t}" for t in range(10)],
-        "research": {"display": ["dev:body1", "dev:engine1"]},
-        "seats": [_seat(i, **seats.get(i, {})) for i in range(players)],
-    }
-    pos.update(extra)
-    return pos
-
-
 def _state(players: int = 3, phase: str = "action", seats: dict | None = None, **extra) -> State:
-    """The state of :func:`_position`; a "scoring" position is scored at once (no decision in it).
-
-    A hand-written scoring position names a seat in "turn": the position checker
-    refuses a pending "race" task without one (reported as a format bug).
-    """
-    if phase == "scoring":
-        extra.setdefault("turn", {"seat": 0})
+    """The state of :func:`_position`; a "scoring" position is scored at once (no decision in it)."""
     return state_from_json(_position(players, phase, seats, **extra), seed=7)
 
 

@@ -9,35 +9,12 @@ Tiles of the default components: 0 hire, 1 car body, 2 engine, 4 research,
 
 from __future__ import annotations
 
+from helpers import minimal_position as _position
 from kwsearch.engine import state_from_json
 from kwsearch.components import AWARDS, default_components
 from kwsearch.rules import State
 
 VALUE = dict(zip(AWARDS, default_components().awards))
-
-
-def _seat(i: int, **fields) -> dict:
-    seat = {"money": 0, "canteen": 4, "workshops": [], "start_tile": "ABCD"[i]}
-    seat.update(fields)
-    return seat
-
-
-def _position(players: int = 3, phase: str = "action", seats: dict | None = None, **extra) -> dict:
-    """A minimal position: seat 0 at the tail of the chain (to move), then seats 1, 2, ..."""
-    seats = seats or {}
-    pos = {
-        "format": "kwsearch-position/1",
-        "players": players,
-        "round": 1,
-        "phase": phase,
-        "chain": [f"seat {i}" for i in range(players)] + [f"tile {t}" for t in range(10)],
-        "research": {"display": ["dev:body1", "dev:engine1"]},
-        "seats": [_seat(i, **seats.get(i, {})) for i in range(players)],
-    }
-    if phase == "scoring":
-        pos["turn"] = {"seat": 0}  # the position checker wants it with a pending "race"
-    pos.update(extra)
-    return pos
 
 
 def _state(players: int = 3, phase: str = "action", seats: dict | None = None, **extra) -> State:

@@ -8,33 +8,13 @@ follows from them (noted where they matter).
 
 from __future__ import annotations
 
+from helpers import minimal_position
 from kwsearch.engine import state_from_json
 from kwsearch.rules import Game, State
 
 
-def _seat(i: int, **fields) -> dict:
-    seat = {"money": 0, "canteen": 4, "workshops": [], "start_tile": "ABCD"[i]}
-    seat.update(fields)
-    return seat
-
-
-def _position(players: int = 4, phase: str = "action", seats: dict | None = None, round_: int = 1,
-              **extra) -> dict:
-    """A minimal position: seat 0 at the tail of the chain (to move), then seats 1, 2, ..."""
-    seats = seats or {}
-    pos = {
-        "format": "kwsearch-position/1",
-        "players": players,
-        "round": round_,
-        "phase": phase,
-        "chain": [f"seat {i}" for i in range(players)] + [f"tile {t}" for t in range(10)],
-        "research": {"display": ["dev:body1", "dev:engine1"]},
-        "seats": [_seat(i, **seats.get(i, {})) for i in range(players)],
-    }
-    if phase == "scoring":
-        pos["turn"] = {"seat": 0}  # the position checker wants it with a pending "race"
-    pos.update(extra)
-    return pos
+def _position(players: int = 4, **kw) -> dict:
+    return minimal_position(players, **kw)
 
 
 def test_buyer_example_first_body_buyer_on_space_2_takes_the_white_2():
