@@ -578,28 +578,7 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
                        f"each seat has {c.workers_per_player}")
 
     # --- tiles -----------------------------------------------------------
-    in_play_body = Counter()
-    in_play_engine = Counter()
-    for s in st.seats:
-        for w in s.workshops:
-            if w > ENGINE_CODE:
-                in_play_engine[w - ENGINE_CODE] += 1
-            else:
-                in_play_body[w] += 1
-        if s.gp_engine > 1:
-            in_play_engine[s.gp_engine] += 1
-    for car in st.market:
-        in_play_body[car[1]] += 1
-        in_play_engine[car[2]] += 1
-    if len(st.car) >= 1:
-        in_play_body[st.car[0]] += 1
-    if len(st.car) >= 2:
-        in_play_engine[st.car[1]] += 1
-    for kind, arg in st.tasks:  # a tile taken and not yet placed
-        if kind == "place":
-            (in_play_engine if arg > ENGINE_CODE else in_play_body)[arg - ENGINE_CODE if arg > ENGINE_CODE else arg] += 1
-        elif kind == "engine_dest":
-            in_play_engine[arg] += 1
+    in_play_body, in_play_engine = tiles_in_play(st)
     sup = obj.get("supply")
     for kind, totals, in_play in (("body", c.body_tiles, in_play_body), ("engine", c.engine_tiles, in_play_engine)):
         derived = [totals[v - 1] - in_play[v] for v in range(1, MAX_TILE_VALUE + 1)]
@@ -661,6 +640,37 @@ def _check_task_stack(ck: "_Checker", st) -> None:
     for k in _ONCE:
         if kinds.count(k) > 1:
             ck.err("$.pending", f"{k!r} appears {kinds.count(k)} times")
+
+
+def tiles_in_play(st) -> tuple[Counter, Counter]:
+    """(body, engine) tiles by value outside the supply: workshops, GP engines above the printed 1,
+    market cars, the car being built, and tiles taken but not yet placed (pending tasks)."""
+    body: Counter = Counter()
+    engine: Counter = Counter()
+    for s in st.seats:
+        for w in s.workshops:
+            if w > ENGINE_CODE:
+                engine[w - ENGINE_CODE] += 1
+            else:
+                body[w] += 1
+        if s.gp_engine > 1:
+            engine[s.gp_engine] += 1
+    for car in st.market:
+        body[car[1]] += 1
+        engine[car[2]] += 1
+    if len(st.car) >= 1:
+        body[st.car[0]] += 1
+    if len(st.car) >= 2:
+        engine[st.car[1]] += 1
+    for kind, arg in st.tasks:
+        if kind == "place":
+            if arg > ENGINE_CODE:
+                engine[arg - ENGINE_CODE] += 1
+            else:
+                body[arg] += 1
+        elif kind == "engine_dest":
+            engine[arg] += 1
+    return body, engine
 
 
 def _task_arg_bounds(kind: str, n: int, c: Components) -> range | list[int] | None:

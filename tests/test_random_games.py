@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from kwsearch.actions import ENGINE_CODE
+from kwsearch.formats import tiles_in_play
 from kwsearch.components import MAX_TILE_VALUE, default_components
 from kwsearch.rules import TERMINAL, Game, State
 
@@ -44,34 +44,10 @@ def _workers(st: State, seat: int) -> int:
 
 def _tiles(st: State) -> tuple[Counter, Counter]:
     """(body, engine) tiles by value: supply plus every tile in play."""
-    body: Counter = Counter()
-    engine: Counter = Counter()
+    body, engine = tiles_in_play(st)
     for v in range(1, MAX_TILE_VALUE + 1):
         body[v] += st.supply_body[v - 1]
         engine[v] += st.supply_engine[v - 1]
-    for s in st.seats:
-        for w in s.workshops:
-            if w > ENGINE_CODE:
-                engine[w - ENGINE_CODE] += 1
-            else:
-                body[w] += 1
-        if s.gp_engine > 1:  # the printed engine 1 is not a tile
-            engine[s.gp_engine] += 1
-    for car in st.market:
-        body[car[1]] += 1
-        engine[car[2]] += 1
-    if len(st.car) >= 1:
-        body[st.car[0]] += 1
-    if len(st.car) >= 2:
-        engine[st.car[1]] += 1
-    for kind, arg in st.tasks:  # taken from the supply, not yet placed
-        if kind == "place":
-            if arg > ENGINE_CODE:
-                engine[arg - ENGINE_CODE] += 1
-            else:
-                body[arg] += 1
-        elif kind == "engine_dest":
-            engine[arg] += 1
     return body, engine
 
 
