@@ -28,9 +28,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(HERE))
 
-from bench_engine import machine, write_results  # noqa: E402
+from kwsearch.benchmarks import machine, write_results  # noqa: E402
 
 BEGIN, END = "<!-- BEGIN strength -->", "<!-- END strength -->"
 GAMES_FILE = HERE / "strength-games.jsonl"
@@ -149,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:28s} {r['games']:4d} games  score {100 * r['score']:5.1f}% ± {100 * r['ci']:.1f}  "
                   f"money {r['tested_money']:.1f} / {r['other_money']:.1f}")
     if not args.no_write and rows:
-        write_results(to_markdown(rows), BEGIN, END)
+        write_results(HERE / "RESULTS.md", to_markdown(rows), BEGIN, END)
         print(f"wrote {HERE / 'RESULTS.md'}")
     return 0
 

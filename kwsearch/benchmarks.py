@@ -1,0 +1,297 @@
+"""Engine and search benchmarks (``kwsearch bench``; the scripts in ``bench/`` call these).
+
+Engine: the fast (Cython) and the reference (Python) engine side by side, in one
+process, on one core, on the same positions and action sequences — state copies
+(from Python and at C level), legal-action generation and apply over the states
+of recorded random games, random playouts from the 4-player opening and from the
+bundled mid-game position (Python loop, ``FastState.playout``, C level).
+
+Search: ISMCTS iterations per second from the same two positions with one worker
+(best of ``repeat`` runs), and root-parallel searches with 1 and 2 worker
+processes under one time limit (summed iterations over the wall-clock time of
+the whole call, process start-up included).
+
+Each figure is the best of ``repeat`` timed runs. Timing is never asserted
+anywhere; these functions report what they measured, on which machine.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import platform
+import random
+import time
+from importlib import resources
+from pathlib import Path
+from typing import Callable
+
+from . import _fast, _search
+from .engine import convert, state_from_json
+from .rules import Game
+from .search import SearchConfig, SearchLimits, search
+
+ENGINE_BEGIN, ENGINE_END = "<!-- BEGIN bench_engine -->", "<!-- END bench_engine -->"
+SEARCH_BEGIN, SEARCH_END = "<!-- BEGIN bench_search -->", "<!-- END bench_search -->"
+
+
+def midgame_text() -> str:
+    """The bundled mid-game 4-player position (also examples/midgame-4p.json)."""
+    return resources.files("kwsearch").joinpath("data/midgame-4p.json").read_text(encoding="utf-8")
+
+
+def machine() -> dict[str, str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import Cython
+    return {
+        "date": datetime.date.today().isoformat(),
+        "cpu": cpu,
+        "python": platform.python_version(),
+        "cython": Cython.__version__,
+        "platform": platform.platform(),
+    }
+
+
+def best_rate(fn, count: int, repeat: int) -> float:
+    """Operations per second: ``count`` operations done by ``fn()``, best of ``repeat`` runs."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return count / best
+
+
+def recorded_states(game: Game, games: int, seed: int) -> tuple[list, list]:
+    """(reference states, the action taken in each) along ``games`` seeded random games."""
+    states, acts = [], []
+    for g in range(games):
+        rng = random.Random(seed + g)
+        st = game.new_initial_state(seed + g, engine="reference")
+        while not st.is_terminal():
+            a = rng.choice(st.legal_actions())
+            states.append(st.copy())
+            acts.append(a)
+            st.apply(a)
+    return states, acts
+
+
+def start_positions() -> dict[str, object]:
+    obj = json.loads(midgame_text())
+    return {
+        "4-player opening": Game(4).new_initial_state(1, engine="reference"),
+        "mid-game (examples/midgame-4p.json)": state_from_json(obj, seed=1, engine="reference"),
+    }
+
+
+def reference_playouts(state, n: int, seed: int) -> None:
+    for i in range(n):
+        rng = random.Random(seed + i)
+        st = state.copy()
+        while not st.is_terminal():
+            st.apply(rng.choice(st.legal_actions()))
+
+
+def fast_playouts_python(state, n: int, seed: int) -> None:
+    for i in range(n):
+        state.playout(seed + i)
+
+
+def engine_bench(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] = print) -> dict:
+    scale = 0.3 if quick else 1.0
+    res: dict = {"machine": machine(), "sizeof_state": _fast.FastState.sizeof(), "rows": []}
+    rows = res["rows"]
+
+    def row(what: str, ref: float | None, fast: float, unit: str) -> None:
+        rows.append({"what": what, "reference": ref, "fast": fast, "unit": unit,
+                     "ratio": (fast / ref) if ref else None})
+        r = f"{ref:14,.0f}" if ref else " " * 14
+        q = f"{fast / ref:8.0f}x" if ref else ""
+        echo(f"{what:58s} {r} {fast:16,.0f} {unit:12s} {q}")
+
+    echo(f"{'':58s} {'reference':>14s} {'fast':>16s}")
+    game = Game(4)
+    ref_states, acts = recorded_states(game, 4 if quick else 12, 1000)
+    fast_states = [convert(s, "fast") for s in ref_states]
+    n = len(ref_states)
+
+    # Copies.
+    ref0, fast0 = ref_states[n // 2], fast_states[n // 2]
+    k = int(20000 * scale)
+    row("state copies/s from Python (a mid-game 4p state)",
+        best_rate(lambda: [ref0.copy() for _ in range(k)], k, repeat),
+        best_rate(lambda: [fast0.copy() for _ in range(k * 10)], k * 10, repeat), "copies/s")
+    kc = int(20_000_000 * scale)
+    row("state copies/s at C level (struct assignment)", None,
+        best_rate(lambda: _fast.bench_copies(fast0, kc), kc, repeat), "copies/s")
+
+    # Legal actions and apply over the same recorded states.
+    row(f"legal-action generations/s from Python ({n} recorded states)",
+        best_rate(lambda: [s.legal_actions() for s in ref_states], n, repeat),
+        best_rate(lambda: [s.legal_actions() for s in fast_states], n, repeat), "lists/s")
+    ref_copies = [[s.copy() for s in ref_states] for _ in range(repeat)]
+    fast_copies = [[s.copy() for s in fast_states] for _ in range(repeat)]
+
+    def timed_applies(batches) -> float:
+        best = float("inf")
+        for batch in batches:
+            t0 = time.perf_counter()
+            for s, a in zip(batch, acts):
+                s.apply(a)
+            best = min(best, time.perf_counter() - t0)
+        return n / best
+
+    row("apply()/s from Python (same states and actions)", timed_applies(ref_copies),
+        timed_applies(fast_copies), "applies/s")
+    walks = max(20, int(2000 * scale))
+    t0 = time.perf_counter()
+    gens, applies = _fast.bench_legal_apply(fast_states[0], walks, 7)
+    dt = time.perf_counter() - t0
+    row("random-walk steps/s at C level (legal generation + apply)", None, gens / dt, "steps/s")
+    res["c_walk"] = {"legal_generations": gens, "applies": applies, "seconds": dt}
+
+    # Playouts.
+    for name, ref_start in start_positions().items():
+        fast_start = convert(ref_start, "fast")
+        kr = max(3, int(40 * scale))
+        ref_rate = best_rate(lambda: reference_playouts(ref_start, kr, 11), kr, repeat)
+        kp = max(100, int(20000 * scale))
+        row(f"random playouts/s, {name}: Python loop vs FastState.playout",
+            ref_rate, best_rate(lambda: fast_playouts_python(fast_start, kp, 11), kp, repeat), "games/s")
+        kf = max(200, int(60000 * scale))
+        row(f"random playouts/s, {name}: Python loop vs C level",
+            ref_rate, best_rate(lambda: _fast.bench_playouts(fast_start, kf, 11), kf, repeat), "games/s")
+    return res
+
+
+def engine_markdown(res: dict, quick: bool) -> str:
+    m = res["machine"]
+    lines = [
+        ENGINE_BEGIN,
+        "## Engine (`kwsearch bench`, `bench/bench_engine.py`)",
+        "",
+        f"Measured {m['date']} on {m['cpu']} ({m['platform']}), one core, Python {m['python']}, "
+        f"Cython {m['cython']}{' — quick run' if quick else ''}. Best of 3 runs per figure; both engines in "
+        "the same process on the same states, action sequences and start positions.",
+        "",
+        f"`sizeof(KState)` = {res['sizeof_state']} bytes.",
+        "",
+        "| measurement | reference | fast | unit | fast / reference |",
+        "| --- | ---: | ---: | --- | ---: |",
+    ]
+    for r in res["rows"]:
+        ref = f"{r['reference']:,.0f}" if r["reference"] else "—"
+        ratio = f"{r['ratio']:,.0f}×" if r["ratio"] else "—"
+        lines.append(f"| {r['what']} | {ref} | {r['fast']:,.0f} | {r['unit']} | {ratio} |")
+    copy_ns = 1e9 / next(r["fast"] for r in res["rows"] if r["what"].startswith("state copies/s at C"))
+    lines += ["", f"A C-level copy takes {copy_ns:.1f} ns.", "",
+              "The reference engine computes the options of the next decision while it applies an action and "
+              "keeps them, so its `legal_actions()` only copies a list; the fast engine computes them on each "
+              "call (that is what `k_legal` does for the search). Compare the apply and playout rows, which "
+              "include the reference's option computation.", ENGINE_END]
+    return "\n".join(lines)
+
+
+def write_results(path: str | Path, section: str, begin: str, end: str) -> None:
+    """Replace the section between ``begin`` and ``end`` in the Markdown file ``path`` (or append it)."""
+    path = Path(path)
+    text = path.read_text() if path.exists() else ("# Benchmark results\n\nWritten by `kwsearch bench` and the "
+                                                   "scripts in `bench/`; each replaces its own section.\n")
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        text = head + section + tail
+    else:
+        text = text.rstrip() + "\n\n" + section + "\n"
+    path.write_text(text)
+
+
+
+def search_positions() -> dict[str, object]:
+    mid = json.loads(midgame_text())
+    return {"4-player opening": Game(4).new_initial_state(1),
+            "mid-game (examples/midgame-4p.json)": state_from_json(mid, seed=1)}
+
+
+def search_bench(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] = print) -> dict:
+    iters = 40_000 if quick else 100_000
+    seconds = 2.0 if quick else 5.0
+    rows = []
+    echo(f"{'position':40s} {'setting':34s} {'iterations/s':>14s}")
+    for name, st in search_positions().items():
+        best = 0.0
+        nodes = 0
+        for r in range(repeat):
+            res = search(st, SearchLimits(iterations=iters), seed=r)
+            best = max(best, res.iterations_per_second)
+            nodes = res.nodes
+        rows.append((name, f"1 worker, {iters:,} iterations", best, None))
+        echo(f"{name:40s} {rows[-1][1]:34s} {best:14,.0f}")
+        per_worker = {}
+        for workers in (1, 2):
+            t0 = time.perf_counter()
+            res = search(st, SearchLimits(seconds=seconds), SearchConfig(workers=workers), seed=1)
+            wall = time.perf_counter() - t0
+            per_worker[workers] = res.iterations / wall
+            label = (f"{workers} worker processes, {seconds:g} s" if workers > 1
+                     else f"1 worker (in process), {seconds:g} s")
+            rows.append((name, label, res.iterations / wall, res.iterations / res.elapsed))
+            echo(f"{name:40s} {label:34s} {res.iterations / wall:14,.0f}  "
+                  f"(searching time only: {res.iterations / res.elapsed:,.0f})")
+        rows.append((name, "2 workers / 1 worker (wall clock)", per_worker[2] / per_worker[1], None))
+        echo(f"{name:40s} {'2 workers / 1 worker':34s} {per_worker[2] / per_worker[1]:14.2f}x")
+    return {"machine": machine(), "rows": rows, "node_bytes": _search.Tree.node_bytes(), "nodes": nodes}
+
+
+def search_markdown(res: dict, quick: bool) -> str:
+    m = res["machine"]
+    lines = [SEARCH_BEGIN, "## Search (`kwsearch bench`, `bench/bench_search.py`)", "",
+             f"Measured {m['date']} on {m['cpu']}, Python {m['python']}, Cython {m['cython']}"
+             f"{' — quick run' if quick else ''}. ISMCTS with the default configuration (c = 0.7, win-share "
+             "reward, random playouts). Worker rows: summed iterations over the wall-clock time of the whole "
+             "call, process start-up included (in brackets: over the searching time alone).", "",
+             f"A node takes {res['node_bytes']} bytes (the node pool is one array of them).", "",
+             "| position | setting | iterations/s |", "| --- | --- | ---: |"]
+    for name, label, value, inner in res["rows"]:
+        if label.startswith("2 workers / 1"):
+            lines.append(f"| {name} | {label} | {value:.2f}× |")
+        else:
+            extra = f" ({inner:,.0f})" if inner else ""
+            lines.append(f"| {name} | {label} | {value:,.0f}{extra} |")
+    lines.append(SEARCH_END)
+    return "\n".join(lines)
+
+
+
+
+def summary(engine: dict | None, search_res: dict | None) -> list[tuple[str, str]]:
+    """The headline figures of a run, as (measurement, value) rows."""
+    rows: list[tuple[str, str]] = []
+    if engine:
+        m = engine["machine"]
+        rows.append(("machine", f"{m['cpu']}, Python {m['python']}, {m['date']}"))
+        for r in engine["rows"]:
+            w = r["what"]
+            if w.startswith("state copies/s at C"):
+                rows.append(("state copy (C level)", f"{1e9 / r['fast']:.1f} ns ({engine['sizeof_state']} bytes)"))
+            elif w.startswith("apply()/s"):
+                rows.append(("apply from Python, fast / reference", f"{r['fast']:,.0f}/s, {r['ratio']:,.0f}x"))
+            elif "C level" in w and w.startswith("random playouts/s"):
+                where = w.split(", ", 1)[1].split(":")[0]
+                rows.append((f"random playouts/s, {where} (C level)",
+                             f"{r['fast']:,.0f}, {r['ratio']:,.0f}x the reference"))
+    if search_res:
+        for name, label, value, _ in search_res["rows"]:
+            if label.startswith("1 worker, "):
+                rows.append((f"ISMCTS iterations/s, {name}", f"{value:,.0f}"))
+            elif label.startswith("2 workers / 1"):
+                rows.append((f"2 workers / 1 worker, {name}", f"{value:.2f}x"))
+        rows.append(("bytes per search node", str(search_res["node_bytes"])))
+    return rows
