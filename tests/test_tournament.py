@@ -1,0 +1,294 @@
+"""``kwsearch tournament`` / ``report``: schedule, results file, resume, SPRT, report, Ray, bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kwsearch.cli import main
+from kwsearch.records import replay
+from kwsearch.tournament import (SPRT, TournamentError, TournamentSpec, load_results, make_report, pair_score,
+                                 ranks_of, run_tournament, wilson)
+
+pytestmark = pytest.mark.one_engine
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, [str(a) for a in args], input=input)
+
+
+def games_without_timing(path) -> dict[int, dict]:
+    _, games, _ = load_results(path)
+    return {i: {k: v for k, v in g.items() if k != "seconds"} for i, g in games.items()}
+
+
+# -- schedule ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bots,players,lineups", [
+    (2, 2, [(0, 1)]),
+    (3, 2, [(0, 1), (0, 2), (1, 2)]),
+    (2, 4, [(0, 1, 0, 1)]),
+    (2, 3, [(0, 1, 0), (1, 0, 1)]),
+    (3, 4, [(0, 1, 2, 0), (1, 2, 0, 1), (2, 0, 1, 2)]),
+    (4, 4, [(0, 1, 2, 3)]),
+    (5, 4, [(0, 1, 2, 3), (0, 1, 2, 4), (0, 1, 3, 4), (0, 2, 3, 4), (1, 2, 3, 4)]),
+])
+def test_lineups_and_balanced_seats(bots, players, lineups):
+    names = ("random", "heuristic", "ismcts:iterations=10", "pimc:iterations=10", "cheat:iterations=10")[:bots]
+    spec = TournamentSpec(bots=names, players=players, games=1)
+    assert spec.lineups() == lineups
+    # Over one cycle every bot sits in every seat equally often.
+    seat_counts = Counter()
+    for i in range(spec.cycle):
+        for seat, b in enumerate(spec.seat_bots(i)):
+            seat_counts[(b, seat)] += 1
+    per_bot = {b: {seat_counts[(b, s)] for s in range(players)} for b in range(bots)}
+    assert all(len(v) == 1 for v in per_bot.values()), per_bot
+    assert len({seat_counts[(b, 0)] for b in range(bots)}) == 1
+    # The games of one rotation share the deck seed; the next rotation gets the next seed.
+    assert [spec.deck_seed(i) for i in range(2 * players)] == [0] * players + [1] * players
+
+
+def test_rotation_moves_every_bot_one_seat():
+    spec = TournamentSpec(bots=("random", "heuristic", "ismcts:iterations=10"), players=3, games=3)
+    assert [spec.seat_bots(i) for i in range(3)] == [[0, 1, 2], [2, 0, 1], [1, 2, 0]]
+
+
+def test_ranks_share_ties():
+    assert ranks_of([10, 30, 20]) == [3.0, 1.0, 2.0]
+    assert ranks_of([30, 30, 5, 40]) == [2.5, 2.5, 4.0, 1.0]
+
+
+def test_pair_score_is_half_at_parity():
+    two = {"bots": [0, 1], "returns": [1.0, 0.0]}
+    assert pair_score(two, 0) == 1.0 and pair_score(two, 1) == 0.0
+    # Three seats, bot 0 holds two: one win of three would be parity.
+    g = {"bots": [0, 1, 0], "returns": [0.0, 1.0, 0.0]}
+    assert pair_score(g, 0) == 0.0 and pair_score(g, 1) == 1.0
+    g = {"bots": [0, 1, 0], "returns": [1 / 3, 1 / 3, 1 / 3]}
+    assert pair_score(g, 0) == pytest.approx(0.5) and pair_score(g, 1) == pytest.approx(0.5)
+
+
+def test_wilson_interval():
+    lo, hi = wilson(10, 10)
+    assert hi == 1.0 and 0.69 < lo < 0.73
+    lo, hi = wilson(5, 10)
+    assert lo < 0.5 < hi and hi - 0.5 == pytest.approx(0.5 - lo)
+
+
+def test_sprt_llr_and_bounds():
+    s = SPRT.parse("elo0=0,elo1=20")
+    lo, hi = s.bounds
+    assert lo == pytest.approx(-2.944, abs=1e-3) and hi == pytest.approx(2.944, abs=1e-3)
+    assert s.llr([1.0, 1.0, 0.0, 1.0] * 25) > hi  # 75% over 100 games: clearly stronger
+    assert s.llr([0.0, 1.0, 0.0, 0.0] * 25) < lo  # 25%: clearly not
+    assert s.status([0.0, 1.0] * 5)[1] is None
+    for bad in ("elo0=20,elo1=0", "elo0=x", "foo=1", "alpha=0.7"):
+        with pytest.raises(TournamentError):
+            SPRT.parse(bad)
+
+
+# -- running, resuming, reporting ----------------------------------------------------
+
+
+def test_tournament_cli_writes_results_and_report(tmp_path):
+    out = tmp_path / "t.jsonl"
+    r = run("tournament", "-b", "random", "-b", "heuristic", "--games", 4, "--seed", 3, "--out", out)
+    assert r.exit_code == 0, r.output
+    lines = out.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["format"] == "kwsearch-tournament/1" and header["bots"] == ["random", "heuristic"]
+    assert len(lines) == 5
+    for line in lines[1:]:
+        g = json.loads(line)
+        assert set(g) >= {"game", "seats", "bots", "money", "ranks", "returns", "record"}
+        # The full game record replays to the same money.
+        assert replay(g["record"]).money() == g["money"]
+        assert g["record"]["setup"]["seats"] == g["seats"]
+    # Heuristic beats random (it wins every one of these seeded games).
+    assert "heuristic" in r.output and "OpenSkill" in r.output and "Crosstable" in r.output
+    rep = make_report(*load_results(out)[:2])
+    by = {b.name: b for b in rep.bots}
+    assert by["heuristic"].wins == 4 and by["random"].wins == 0
+    assert by["heuristic"].mu > by["random"].mu
+    assert by["heuristic"].rank == 1.0 and by["random"].rank == 2.0
+    assert rep.crosstable[1][0] == (1.0, 4) and rep.crosstable[0][1] == (0.0, 4)
+    # `report` re-prints the same report from the file.
+    r2 = run("report", out)
+    assert r2.exit_code == 0
+    assert r2.output.strip() in r.output
+    r3 = run("report", out, "--json")
+    obj = json.loads(r3.output)
+    assert obj["format"] == "kwsearch-tournament-report/1" and obj["games"] == 4
+    assert {b["bot"] for b in obj["bots"]} == {"random", "heuristic"}
+
+
+def test_resume_after_interruption_equals_uninterrupted_run(tmp_path):
+    spec = TournamentSpec(bots=("random", "heuristic", "ismcts:iterations=150"), players=3, games=6, seed=11)
+    whole = tmp_path / "whole.jsonl"
+    run_tournament(spec, whole)
+
+    cut = tmp_path / "cut.jsonl"
+    seen = []
+
+    def kill_after_two(done, total, line):
+        seen.append(line["game"])
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(spec, cut, progress=kill_after_two)
+    with cut.open("a") as f:  # a line cut short by the kill
+        f.write('{"game": 2, "deck_se')
+    assert len(load_results(cut, allow_cut_tail=True)[1]) == 2
+    r = run("tournament", "--out", cut, "--resume", "--workers", 2)
+    assert r.exit_code == 0, r.output
+    assert "played 4 games" in r.output and "2 were already in" in r.output
+    assert games_without_timing(cut) == games_without_timing(whole)
+    # Resuming a finished tournament plays nothing more; --games extends it.
+    r = run("tournament", "--out", cut, "--resume")
+    assert r.exit_code == 0 and "played 0 games" in r.output
+    r = run("tournament", "--out", cut, "--resume", "--games", 7)
+    assert r.exit_code == 0 and len(load_results(cut)[1]) == 7
+
+
+def test_workers_give_the_same_games(tmp_path):
+    spec = TournamentSpec(bots=("random", "heuristic"), players=2, games=4, seed=5)
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    run_tournament(spec, one, workers=1)
+    run_tournament(spec, two, workers=2)
+    assert games_without_timing(one) == games_without_timing(two)
+
+
+def test_sprt_stops_when_decisive(tmp_path):
+    out = tmp_path / "sprt.jsonl"
+    r = run("tournament", "-b", "heuristic", "-b", "random", "--games", 200, "--sprt", "elo0=0,elo1=50",
+            "--out", out)
+    assert r.exit_code == 0, r.output
+    n = len(load_results(out)[1])
+    assert n < 200
+    assert "H1 accepted" in r.output and "(the SPRT decided)" in r.output
+
+
+def test_four_players_two_bots(tmp_path):
+    out = tmp_path / "t4.jsonl"
+    r = run("tournament", "-b", "random", "-b", "heuristic", "--players", 4, "--games", 4, "--out", out)
+    assert r.exit_code == 0, r.output
+    _, games, _ = load_results(out)
+    for g in games.values():
+        assert sorted(g["bots"]) == [0, 0, 1, 1] and len(g["money"]) == 4
+    rep = make_report(*load_results(out)[:2])
+    assert [b.seats for b in rep.bots] == [8, 8]
+
+
+# -- Ray ---------------------------------------------------------------------------
+
+
+def test_ray_backend_matches_local(tmp_path):
+    pytest.importorskip("ray")
+    spec_args = ["-b", "random", "-b", "heuristic", "--games", 4, "--seed", 9]
+    local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
+    assert run("tournament", *spec_args, "--out", local).exit_code == 0
+    r = run("tournament", *spec_args, "--out", remote, "--backend", "ray", "--workers", 2)
+    assert r.exit_code == 0, r.output
+    assert games_without_timing(local) == games_without_timing(remote)
+    assert load_results(local)[0] == load_results(remote)[0]
+
+
+def test_cli_works_without_ray(tmp_path):
+    """With Ray not importable, the local backend works and --backend ray says what to install."""
+    code = ("import sys; sys.modules['ray'] = None\n"
+            "from kwsearch.cli import main\n"
+            "main(sys.argv[1:])\n")
+    base = [sys.executable, "-c", code, "tournament", "-b", "random", "-b", "heuristic", "--games", "2"]
+    ok = subprocess.run(base + ["--out", str(tmp_path / "a.jsonl")], capture_output=True, text=True, cwd=ROOT)
+    assert ok.returncode == 0, ok.stderr
+    assert "OpenSkill" in ok.stdout
+    bad = subprocess.run(base + ["--out", str(tmp_path / "b.jsonl"), "--backend", "ray"], capture_output=True,
+                         text=True, cwd=ROOT)
+    assert bad.returncode != 0
+    err = bad.stderr.strip().splitlines()
+    assert err[-1] == 'Error: --backend ray: Ray is not installed (pip install "kwsearch[ray]")'
+    assert "Traceback" not in bad.stderr
+
+
+# -- bad input ---------------------------------------------------------------------
+
+
+def one_line_error(r, *fragments):
+    assert r.exit_code != 0
+    msg = r.output.strip().splitlines()
+    assert len(msg) == 1 or (len(msg) == 2 and not msg[0].startswith("Error")), r.output
+    assert msg[-1].startswith("Error: ")
+    for f in fragments:
+        assert f in msg[-1], msg[-1]
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+
+
+def test_bad_bot_spec(tmp_path):
+    r = run("tournament", "-b", "random", "-b", "ismcts:iters=5", "--out", tmp_path / "x.jsonl")
+    one_line_error(r, "--bots", "unknown option 'iters'")
+    r = run("tournament", "-b", "random", "-b", "alphazero", "--out", tmp_path / "x.jsonl")
+    one_line_error(r, "unknown bot 'alphazero'")
+    r = run("tournament", "-b", "random", "--out", tmp_path / "x.jsonl")
+    one_line_error(r, "at least two")
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_unknown_option_values(tmp_path):
+    r = run("tournament", "-b", "random", "-b", "heuristic", "--players", 5, "--out", tmp_path / "x.jsonl")
+    assert r.exit_code == 2 and "--players" in r.output
+    r = run("tournament", "-b", "random", "-b", "heuristic", "--backend", "mpi", "--out", tmp_path / "x.jsonl")
+    assert r.exit_code == 2 and "--backend" in r.output
+    r = run("tournament", "-b", "random", "-b", "heuristic", "-b", "ismcts", "--sprt", "elo0=0,elo1=20",
+            "--out", tmp_path / "x.jsonl")
+    one_line_error(r, "--sprt", "exactly two bots")
+
+
+def test_existing_results_are_never_overwritten(tmp_path):
+    out = tmp_path / "t.jsonl"
+    out.write_text("my notes\n")
+    r = run("tournament", "-b", "random", "-b", "heuristic", "--games", 2, "--out", out)
+    one_line_error(r, str(out), "already exists", "--resume")
+    assert out.read_text() == "my notes\n"
+
+
+def test_resume_with_other_settings_is_refused(tmp_path):
+    out = tmp_path / "t.jsonl"
+    assert run("tournament", "-b", "random", "-b", "heuristic", "--games", 2, "--out", out).exit_code == 0
+    before = out.read_text()
+    r = run("tournament", "-b", "random", "-b", "ismcts", "--out", out, "--resume")
+    one_line_error(r, str(out), "line 1: bots")
+    r = run("tournament", "--out", out, "--resume", "--seed", 4)
+    one_line_error(r, "line 1: seed")
+    assert out.read_text() == before
+
+
+def test_report_bad_files(tmp_path):
+    one_line_error(run("report", tmp_path / "missing.jsonl"), "missing.jsonl", "no such file")
+    out = tmp_path / "t.jsonl"
+    assert run("tournament", "-b", "random", "-b", "heuristic", "--games", 2, "--out", out).exit_code == 0
+    lines = out.read_text().splitlines()
+    corrupt = tmp_path / "corrupt.jsonl"
+    corrupt.write_text("\n".join([lines[0], lines[1], "{not json", lines[2]]) + "\n")
+    one_line_error(run("report", corrupt), "corrupt.jsonl", "line 3", "not valid JSON")
+    wrong = tmp_path / "wrong.jsonl"
+    g = json.loads(lines[1])
+    g["money"] = "lots"
+    wrong.write_text("\n".join([lines[0], json.dumps(g)]) + "\n")
+    one_line_error(run("report", wrong), "line 2: money: expected a list")
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"format": "kwsearch-game/1"}\n')
+    one_line_error(run("report", other), "line 1: format: expected 'kwsearch-tournament/1'")
+    # A corrupt line in the middle also stops --resume (only a cut-off last line is forgiven).
+    r = run("tournament", "--out", corrupt, "--resume")
+    one_line_error(r, "line 3")
