@@ -205,5 +205,229 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
     click.echo("PV: " + ", ".join(r.pv))
 
 
+
+# ---------------------------------------------------------------------------
+# play
+# ---------------------------------------------------------------------------
+
+
+@main.command()
+@click.option("--seats", default=None, metavar="SEATS",
+              help="Comma-separated seats: human or a bot spec, e.g. human,ismcts:seconds=2,heuristic,heuristic.")
+@click.option("--mirror", is_flag=True,
+              help="Follow a game on a real table: every seat human, the program asks which cards come up.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the set-up, the deck and the bots.")
+@click.option("--record", "record_file", type=click.Path(dir_okay=False), default=None,
+              help="Where the game record is saved after every move (default: kwsearch-game-SEED.json; "
+                   "never overwritten — pick a new name or --resume it).")
+@click.option("--resume", "resume_file", type=click.Path(dir_okay=False), default=None,
+              help="Continue the game in this record (its seats unless --seats is given).")
+@click.option("--hint-iterations", type=click.IntRange(min=1), default=5000, show_default=True,
+              help="Search iterations behind '?' hints.")
+@click.option("--v6", is_flag=True, help="Play with the V6 specialty tiles.")
+def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, resume_file: str | None,
+         hint_iterations: int, v6: bool) -> None:
+    """Play a game in the terminal (humans and bots), or mirror one on a real table.
+
+    At your turn: a number from the menu or a move in notation; '?' for hints,
+    'undo' to take back your last decision, 'help' for the rest.
+    """
+    from .play import HUMAN, PlayError, Quit, Session, load_for_resume, mirror_setup, new_game_record, \
+        parse_seats, seats_of_record
+
+    def ask(prompt: str) -> str:
+        try:
+            return click.prompt(prompt, default="", show_default=False, prompt_suffix="")
+        except click.Abort:
+            raise EOFError from None
+
+    def say(text: str) -> None:
+        click.echo(text)
+
+    try:
+        if resume_file:
+            path = Path(resume_file)
+            record = load_for_resume(path)
+            seat_list = parse_seats(seats, record["players"]) if seats else seats_of_record(record, path)
+            mirror = mirror or bool(record.get("mirror"))
+            if record_file:
+                target = Path(record_file)
+                if target.exists() and target.resolve() != path.resolve():
+                    raise PlayError(f"{target}: already exists; choose another --record file")
+                path = target
+        else:
+            if mirror and not seats:
+                seats = ",".join([HUMAN] * 4)
+            seat_list = parse_seats(seats)
+            path = Path(record_file or f"kwsearch-game-{seed}.json")
+            if path.exists():
+                raise PlayError(f"{path}: already exists; continue it with --resume {path}, or choose another "
+                                "--record file")
+            record = new_game_record(len(seat_list), seed, seat_list, v6=v6)
+            if mirror:
+                record = mirror_setup(record, ask, say)
+        session = Session(record, seat_list, path, mirror=mirror, seed=seed, hint_iterations=hint_iterations,
+                          ask=ask, say=say)
+    except EOFError:
+        raise click.ClickException("input ended before the game started") from None
+    names = ", ".join(f"seat {s}: {spec}" for s, spec in enumerate(seat_list))
+    click.echo(f"{'Mirror mode — ' if mirror else ''}{len(seat_list)} players ({names}); saving to {path}. "
+               "Type 'help' at your turn.")
+    try:
+        session.run()
+    except (Quit, KeyboardInterrupt):
+        session.save()
+        click.echo(f"\nstopped; the game is saved in {path} — continue with: kwsearch play --resume {path}")
+
+
+# ---------------------------------------------------------------------------
+# bench
+# ---------------------------------------------------------------------------
+
+
+@main.command()
+@click.option("--quick", is_flag=True, help="A short run (about 30 seconds) with smaller samples.")
+@click.option("--repeat", type=click.IntRange(min=1), default=None,
+              help="Timed runs per figure, the best kept (default 3; 1 with --quick).")
+@click.option("--only", type=click.Choice(["engine", "search"]), default=None, help="Run one part only.")
+@click.option("--markdown", "markdown_file", type=click.Path(dir_okay=False), default=None,
+              help="Also write the results into this Markdown file (its bench sections are replaced, the rest "
+                   "kept), e.g. bench/RESULTS.md.")
+def bench(quick: bool, repeat: int | None, only: str | None, markdown_file: str | None) -> None:
+    """Measure the engines and the search on this machine and print the figures."""
+    from . import benchmarks as b
+
+    reps = repeat or (1 if quick else 3)
+    engine = search_res = None
+    if only in (None, "engine"):
+        click.echo("Engine: fast (Cython) and reference (Python), one core")
+        engine = b.engine_bench(quick, reps, echo=click.echo)
+        click.echo("")
+    if only in (None, "search"):
+        click.echo("Search: ISMCTS")
+        search_res = b.search_bench(quick, reps, echo=click.echo)
+        click.echo("")
+    rows = b.summary(engine, search_res)
+    width = max(len(k) for k, _ in rows)
+    click.echo("Summary" + (" (quick run: small samples)" if quick else ""))
+    for k, v in rows:
+        click.echo(f"  {k:<{width}}  {v}")
+    if markdown_file:
+        if engine:
+            b.write_results(markdown_file, b.engine_markdown(engine, quick), b.ENGINE_BEGIN, b.ENGINE_END)
+        if search_res:
+            b.write_results(markdown_file, b.search_markdown(search_res, quick), b.SEARCH_BEGIN, b.SEARCH_END)
+        click.echo(f"wrote {markdown_file}")
+
+
+# ---------------------------------------------------------------------------
+# tournament / report
+# ---------------------------------------------------------------------------
+
+
+@main.command()
+@click.option("--bots", "-b", "bots", multiple=True, metavar="SPEC",
+              help="A bot spec (repeat, or separate with spaces), e.g. -b heuristic -b ismcts:iterations=5000. "
+                   "Specs: random, heuristic, ismcts:..., pimc:..., cheat:... (docs in kwsearch.bots).")
+@click.option("--players", "-n", type=click.IntRange(2, 4), default=None,
+              help="Players per game (default: the number of bots, at most 4).")
+@click.option("--games", "-g", type=click.IntRange(min=1), default=None,
+              help="Games to play (default: one balanced cycle of line-ups and seat rotations).")
+@click.option("--workers", "-w", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Games played at once.")
+@click.option("--seed", type=int, default=None, help="Seed of the schedule, decks and bots (default 0).")
+@click.option("--out", "-o", type=click.Path(dir_okay=False), required=True,
+              help="Results file (JSON Lines; one line per game, appended as games end).")
+@click.option("--resume", is_flag=True, help="Continue the tournament in --out (settings are read from it).")
+@click.option("--v6", is_flag=True, default=None, help="Play with the V6 specialty tiles.")
+@click.option("--sprt", default=None, metavar="elo0=E0,elo1=E1",
+              help="Two bots only: stop when the SPRT decides (also alpha=, beta=; default 0.05 each).")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Run games in local processes, or as Ray tasks (pip install \"kwsearch[ray]\").")
+@click.option("--address", default=None, help="With --backend ray: the Ray cluster to join (default: a local one).")
+@click.option("--json", "as_json", is_flag=True, help="Print the final report as JSON.")
+def tournament(bots: tuple[str, ...], players: int | None, games: int | None, workers: int, seed: int | None,
+               out: str, resume: bool, v6: bool | None, sprt: str | None, backend: str, address: str | None,
+               as_json: bool) -> None:
+    """Play bots against each other; write every game to --out and print a report.
+
+    Seats rotate so every bot plays every seat equally; the games of one rotation
+    share their set-up and deck (paired). A killed run loses nothing already
+    finished: --resume plays only the missing games.
+    """
+    from .tournament import SPRT, TournamentSpec, load_results, make_report, report_json, report_text, \
+        run_tournament, spec_from_header
+
+    specs = tuple(x for b in bots for x in b.split())
+    if address and backend != "ray":
+        raise click.ClickException("--address: applies only with --backend ray")
+    if resume:
+        header, _, _ = load_results(out, allow_cut_tail=True)
+        base = spec_from_header(header)
+        spec = TournamentSpec(bots=specs or base.bots, players=players or base.players,
+                              games=games or base.games, seed=base.seed if seed is None else seed,
+                              v6=base.v6 if v6 is None else v6,
+                              sprt=SPRT.parse(sprt) if sprt else base.sprt)
+    else:
+        if not specs:
+            raise click.ClickException("--bots: give at least two bot specs, e.g. -b heuristic -b random")
+        n = players or min(4, max(2, len(specs)))
+        probe = TournamentSpec(bots=specs, players=n, games=1, seed=seed or 0, v6=bool(v6),
+                               sprt=SPRT.parse(sprt) if sprt else None)
+        spec = TournamentSpec(bots=specs, players=n, games=games or probe.cycle, seed=seed or 0, v6=bool(v6),
+                              sprt=probe.sprt)
+    live = sys.stderr.isatty() and not as_json
+    click.echo(f"{out}: {spec.games} games of {spec.players} players between {len(spec.bots)} bots, seed "
+               f"{spec.seed}, {workers} worker{'s' if workers > 1 else ''} ({backend})", err=True)
+    bar = None
+    if live:
+        bar = click.progressbar(length=spec.games, label="games", show_eta=True, show_pos=True, file=sys.stderr)
+        bar.__enter__()
+
+    def progress(done: int, total: int, line: dict) -> None:
+        if bar is not None:
+            bar.update(done - bar.pos)
+        else:
+            result = ", ".join(f"{name} {m}" for name, m in zip(line["seats"], line["money"]))
+            click.echo(f"  game {line['game'] + 1} done ({done}/{total}): {result}", err=True)
+
+    try:
+        if resume and bar is not None:
+            _, already, _ = load_results(out, allow_cut_tail=True)
+            bar.update(len(already))
+        info = run_tournament(spec, out, workers=workers, resume=resume, backend=backend, address=address,
+                              progress=progress)
+    except KeyboardInterrupt:
+        raise click.ClickException(f"{out}: interrupted; the finished games are saved — continue with "
+                                   f"kwsearch tournament --out {out} --resume") from None
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    header, done, _ = load_results(out)
+    rep = make_report(header, done)
+    if as_json:
+        click.echo(json.dumps(report_json(rep), indent=1))
+        return
+    extra = " (the SPRT decided)" if info.stopped_by_sprt else ""
+    click.echo(f"played {info.played} games in {info.seconds:.0f} s{extra}"
+               + (f"; {info.skipped} were already in {out}" if info.skipped else ""))
+    click.echo(report_text(rep))
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def report(file: str, as_json: bool) -> None:
+    """Print the report of a tournament results file."""
+    from .tournament import load_results, make_report, report_json, report_text
+
+    header, done, _ = load_results(file)
+    if not done:
+        raise click.ClickException(f"{file}: no finished games yet")
+    rep = make_report(header, done)
+    click.echo(json.dumps(report_json(rep), indent=1) if as_json else report_text(rep))
+
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .components import Components, components_from_dict, default_components
 from .errors import ComponentError, IllegalMoveError, InvalidRecordError, KwsearchError
@@ -183,21 +183,23 @@ class _ForcedDraws:
 
 
 def replay(record: Mapping[str, Any], upto: int | None = None, components: Components | None = None,
-           source: str | None = None) -> State:
+           source: str | None = None, movers: list[int] | None = None) -> State:
     """The state after the first ``upto`` decisions of ``record`` (all by default).
 
     Raises :class:`InvalidRecordError` at the first bad event with its index,
-    its text and the legal alternatives.
+    its text and the legal alternatives. ``movers``, if given, receives the seat
+    that made each decision replayed.
     """
     try:
-        return _replay(record, upto, components)
+        return _replay(record, upto, components, movers)
     except InvalidRecordError as exc:
         if source:
             raise InvalidRecordError(f"{source}: {exc}", exc.index, exc.event, exc.legal) from None
         raise
 
 
-def _replay(record: Mapping[str, Any], upto: int | None, components: Components | None) -> State:
+def _replay(record: Mapping[str, Any], upto: int | None, components: Components | None,
+            movers: list[int] | None = None) -> State:
     if not isinstance(record, Mapping):
         raise InvalidRecordError("expected a JSON object")
     if record.get("format") != RECORD_FORMAT:
@@ -229,6 +231,8 @@ def _replay(record: Mapping[str, Any], upto: int | None, components: Components 
         except IllegalMoveError as exc:
             raise InvalidRecordError(f"event {i}: {exc}", i, ev, exc.legal) from None
         hook = _ForcedDraws(forced, names, j - 1, events[j - 1] if j - 1 > i else ev)
+        if movers is not None:
+            movers.append(state.current_player())
         state.draw_hook = hook
         try:
             state.apply(action)
@@ -260,13 +264,19 @@ class Recorder:
         state = game.new_initial_state(seed, engine="reference")
         return cls(record_header(state, seed, seat_names), state)
 
-    def apply(self, action: int) -> None:
+    def apply(self, action: int, draw: Callable[[State], int] | None = None) -> None:
+        """Apply ``action`` and record it with the cards it turned up.
+
+        ``draw(state)``, if given, says which card comes up instead of the top of
+        the state's deck (mirror mode asks the table); it removes the card from
+        ``state.deck`` and returns it.
+        """
         st = self.state
         text = st.action_to_text(action)
         drawn: list[int] = []
 
         def hook(s: State) -> int:
-            card = s.deck.pop()
+            card = draw(s) if draw is not None else s.deck.pop()
             drawn.append(card)
             return card
 

@@ -1,0 +1,322 @@
+"""A game in the terminal: any mix of human and bot seats, hints, undo, mirror mode.
+
+The session keeps the game as a record (``kwsearch-game/1``) and a reference
+state; every decision and every card turned up is appended to the record and the
+record is written to its file at once (atomically), so Ctrl-C, a crash or a closed
+terminal lose nothing; ``kwsearch play --resume FILE`` continues the game.
+
+Input and output go through two callables (``ask(prompt) -> str`` raising
+``EOFError`` at the end of input, and ``say(text)``), so the same session runs on
+a terminal, under a test with scripted input, or behind another front end.
+
+**Mirror mode** follows a game on a real table: every seat is human and the deck
+is the table's, so the program never draws — it asks which research cards were
+turned up (and, at the start, how the table was set up).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import IllegalMoveError, KwsearchError
+from .records import REVEAL, RECORD_FORMAT, Recorder, record_header, replay
+from .rules import Game, State
+
+HUMAN = "human"
+
+HELP = """Commands at your turn:
+  N          take option N of the menu
+  TEXT       take a move written in notation (e.g. "tile 3", "market pass")
+  ?          hints: a short search shows the best plans for this turn
+  undo       take back your last decision (and the moves made after it)
+  board      show the board again
+  record     say where the game is saved
+  quit       stop here; the record is saved (continue with --resume)"""
+
+
+class PlayError(KwsearchError):
+    """A bad ``play`` setting (seats, record, resume file)."""
+
+
+class Quit(Exception):
+    """The user asked to stop (or input ended); the record is saved."""
+
+
+def parse_seats(text: str | None, players: int | None = None) -> list[str]:
+    """``"human,ismcts:seconds=2,heuristic"`` -> a validated list of seat specs.
+
+    Commas separate seats, except inside a bot spec's options: a part that looks
+    like ``key=value`` belongs to the spec before it.
+    """
+    from .bots import from_spec
+    if not text:
+        raise PlayError("--seats: expected 2-4 comma-separated seats, e.g. human,heuristic,ismcts:seconds=2")
+    seats: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            raise PlayError(f"--seats: empty seat in {text!r}")
+        if "=" in part and ":" not in part and seats and seats[-1] != HUMAN:
+            seats[-1] += "," + part  # e.g. "ismcts:seconds=2,c=0.5"
+        else:
+            seats.append(part)
+    if not 2 <= len(seats) <= 4:
+        raise PlayError(f"--seats: expected 2 to 4 seats, got {len(seats)} in {text!r}")
+    if players is not None and players != len(seats):
+        raise PlayError(f"--seats: {len(seats)} seats given but the game has {players} players")
+    for s in seats:
+        if s.lower() == HUMAN:
+            continue
+        try:
+            from_spec(s)
+        except ValueError as exc:
+            raise PlayError(f"--seats: {exc}") from None
+    return [HUMAN if s.lower() == HUMAN else s for s in seats]
+
+
+def write_record(path: Path, record: dict[str, Any]) -> None:
+    """Write atomically: a temporary file renamed over the target."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise PlayError(f"{path}: cannot write the game record ({exc.strerror})") from None
+
+
+class Session:
+    """One game: seats, the record and its file, the bots, hints."""
+
+    def __init__(self, record: dict[str, Any], seats: list[str], path: Path, *, mirror: bool = False,
+                 seed: int = 0, hint_iterations: int = 5000,
+                 ask: Callable[[str], str] = input, say: Callable[[str], None] = print):
+        from .bots import from_spec
+        self.record, self.seats, self.path = record, seats, path
+        self.mirror, self.seed, self.hint_iterations = mirror, seed, hint_iterations
+        self.ask, self.say = ask, say
+        if mirror and any(s != HUMAN for s in seats):
+            raise PlayError("--mirror: every seat must be human (the program does not know the table's deck)")
+        self.bots = {s: from_spec(spec, seed=seed * 8 + s) for s, spec in enumerate(seats) if spec != HUMAN}
+        self.state: State = replay(record, source=str(path))
+        self.record["setup"]["seats"] = list(seats)
+        if mirror:
+            self.record["mirror"] = True
+        self._last_shown = -1
+        self.save()
+
+    # -- record --------------------------------------------------------------
+    def save(self) -> None:
+        write_record(self.path, self.record)
+
+    def deciders(self) -> list[int]:
+        """The seat that made each decision of the record, in order."""
+        movers: list[int] = []
+        replay(self.record, movers=movers)
+        return movers
+
+    # -- applying ------------------------------------------------------------
+    def _apply(self, action: int) -> list[str]:
+        """Apply ``action`` for the current seat and save; returns the names of the cards it turned up."""
+        before = len(self.record["events"])
+        Recorder(self.record, self.state).apply(action, draw=self._ask_card if self.mirror else None)
+        self.save()
+        for bot in self.bots.values():
+            if hasattr(bot, "observe"):
+                bot.observe(action)
+        new = self.record["events"][before + 1:]
+        return [c.strip() for e in new for c in e.strip()[len(REVEAL):].split(",")]
+
+    def _ask_card(self, st: State) -> int:
+        names = [ct.name for ct in st.game.components.card_types]
+        left = sorted(set(st.deck), key=lambda t: names[t])
+        menu = ", ".join(f"{k + 1}={names[t]}" for k, t in enumerate(left))
+        while True:
+            answer = self.ask(f"Which research card was turned up? ({menu}) ").strip()
+            t = None
+            if answer.isdigit() and 1 <= int(answer) <= len(left):
+                t = left[int(answer) - 1]
+            else:
+                for cand in left:
+                    if names[cand].lower() == answer.lower():
+                        t = cand
+            if t is not None:
+                del st.deck[len(st.deck) - 1 - st.deck[::-1].index(t)]
+                return t
+            self.say(f"  {answer!r} is not an undrawn research card; answer with a number or a name")
+
+    def undo(self) -> bool:
+        """Take back the last decision of a human seat and everything after it."""
+        deciders = self.deciders()
+        humans = [k for k, s in enumerate(deciders) if self.seats[s] == HUMAN]
+        if not humans:
+            return False
+        keep = humans[-1]
+        events = self.record["events"]
+        idx, count = 0, 0
+        while idx < len(events) and count < keep:
+            if not events[idx].strip().lower().startswith(REVEAL):
+                count += 1
+            idx += 1
+            while idx < len(events) and events[idx].strip().lower().startswith(REVEAL):
+                idx += 1
+        del events[idx:]
+        self.record.pop("result", None)
+        self.state = replay(self.record, source=str(self.path))
+        for bot in self.bots.values():
+            bot.restart()
+        self.save()
+        return True
+
+    # -- the loop ------------------------------------------------------------
+    def name(self, seat: int) -> str:
+        return f"seat {seat} ({self.seats[seat]})"
+
+    def run(self) -> State:
+        """Play until the game ends; raises :class:`Quit` when the user stops."""
+        from .render import render
+        while not self.state.is_terminal():
+            seat = self.state.current_player()
+            if self.seats[seat] != HUMAN:
+                action = self.bots[seat].step(self.state)
+                text = self.state.action_to_text(action)
+                cards = self._apply(action)
+                self.say(f"{self.name(seat)}: {text}" + (f"  [turned up: {', '.join(cards)}]" if cards else ""))
+                self._last_shown = -1
+                continue
+            if self._last_shown != seat:
+                self.say("")
+                self.say(render(self.state, self.seats))
+                self._last_shown = seat
+            self._human_turn(seat)
+        money = self.state.money()
+        order = sorted(range(len(money)), key=lambda s: -money[s])
+        self.say("")
+        self.say("Game over: " + ", ".join(f"{self.name(s)} {money[s]}" for s in order))
+        self.say(f"The record is in {self.path}")
+        return self.state
+
+    def _menu(self, seat: int) -> list[int]:
+        from .render import _DECISION
+        legal = self.state.legal_actions()
+        kind = self.state.pending()
+        self.say(f"{self.name(seat)} to decide: {_DECISION.get(kind, kind)}")
+        for k, a in enumerate(legal):
+            self.say(f"  {k + 1:2d}. {self.state.action_to_text(a)}")
+        return legal
+
+    def _human_turn(self, seat: int) -> None:
+        legal = self._menu(seat)
+        while True:
+            try:
+                line = self.ask("> ").strip()
+            except EOFError:
+                raise Quit("input ended") from None
+            low = line.lower()
+            if not line:
+                continue
+            if low in ("quit", "exit", "q"):
+                raise Quit("quit")
+            if low in ("help", "h"):
+                self.say(HELP)
+                continue
+            if low in ("board", "show"):
+                from .render import render
+                self.say(render(self.state, self.seats))
+                continue
+            if low == "record":
+                self.say(f"the game is saved after every move in {self.path}")
+                continue
+            if low in ("?", "hint", "hints"):
+                self.hints()
+                continue
+            if low == "undo":
+                if self.undo():
+                    self.say("took back your last decision")
+                    self._last_shown = -1
+                    return
+                self.say("nothing to undo: no human decision yet")
+                continue
+            if line.isdigit():
+                k = int(line)
+                if not 1 <= k <= len(legal):
+                    self.say(f"  no option {k}: choose 1 to {len(legal)}")
+                    continue
+                action = legal[k - 1]
+            else:
+                try:
+                    action = self.state.parse_move(line)
+                except IllegalMoveError as exc:
+                    self.say(f"  {exc}")
+                    continue
+            text = self.state.action_to_text(action)
+            cards = self._apply(action)
+            self.say(f"{self.name(seat)}: {text}" + (f"  [turned up: {', '.join(cards)}]" if cards else ""))
+            return
+
+    def hints(self) -> None:
+        from .analysis import analyse, plan_text
+        from .search import SearchLimits
+        an = analyse(self.state, SearchLimits(iterations=self.hint_iterations), seed=self.seed, top=3)
+        self.say(f"  hints ({an.result.iterations:,} iterations):")
+        for c in an.candidates:
+            self.say(f"  {c.order + 1}. {plan_text(self.state, c.plan)}  — win {100 * c.win_prob:.0f}%, "
+                     f"money {c.money:.1f}, {c.visits:,} visits")
+
+
+# ---------------------------------------------------------------------------
+# Starting and resuming
+# ---------------------------------------------------------------------------
+
+
+def new_game_record(players: int, seed: int, seats: list[str], v6: bool = False) -> dict[str, Any]:
+    game = Game(players, v6=v6) if v6 else Game(players)
+    state = game.new_initial_state(seed, engine="reference")
+    return record_header(state, seed, seats)
+
+
+def mirror_setup(record: dict[str, Any], ask: Callable[[str], str], say: Callable[[str], None]) -> dict[str, Any]:
+    """Ask how the real table was set up (Enter keeps the value shown)."""
+    setup = record["setup"]
+    n = record["players"]
+    tiles = [e.split()[1] for e in setup["chain"][n:]]
+    say("Mirror mode: enter the table's set-up (Enter keeps the value shown).")
+    answer = ask(f"Action tiles in track order, tail to front [{' '.join(tiles)}]: ").strip()
+    if answer:
+        setup["chain"] = [f"seat {s}" for s in range(n)] + [f"tile {t}" for t in answer.replace(",", " ").split()]
+    offered = setup["start_tiles_offered"]
+    answer = ask(f"Start tiles offered [{', '.join(offered)}]: ").strip()
+    if answer:
+        setup["start_tiles_offered"] = [x.strip() for x in answer.split(",") if x.strip()]
+    display = setup["display"]
+    answer = ask(f"The face-up research cards [{', '.join(display)}]: ").strip()
+    if answer:
+        setup["display"] = [x.strip() for x in answer.split(",") if x.strip()]
+    replay(record)  # checks the set-up; raises InvalidRecordError naming the field
+    return record
+
+
+def load_for_resume(path: Path) -> dict[str, Any]:
+    from .formats import read_json
+    obj = read_json(path)
+    if not isinstance(obj, dict) or obj.get("format") != RECORD_FORMAT:
+        got = obj.get("format") if isinstance(obj, dict) else None
+        raise PlayError(f"{path}: format: expected {RECORD_FORMAT!r} (a game record), got {json.dumps(got)}")
+    replay(obj, source=str(path))
+    return obj
+
+
+def seats_of_record(record: dict[str, Any], path: Path) -> list[str]:
+    seats = record.get("setup", {}).get("seats")
+    if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
+        raise PlayError(f"{path}: setup.seats: expected a list of seat specs (human or a bot spec)")
+    try:
+        return parse_seats(",".join(seats), record.get("players"))
+    except PlayError as exc:
+        raise PlayError(f"{path}: setup.seats: {str(exc).split(': ', 1)[1]} (pass --seats to choose others)") \
+            from None
+
+
+__all__ = ["HUMAN", "Session", "PlayError", "Quit", "parse_seats", "new_game_record", "mirror_setup",
+           "load_for_resume", "seats_of_record", "write_record"]
