@@ -232,8 +232,8 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
     At your turn: a number from the menu or a move in notation; '?' for hints,
     'undo' to take back your last decision, 'help' for the rest.
     """
-    from .play import HUMAN, PlayError, Quit, Session, load_for_resume, mirror_setup, new_game_record, \
-        parse_seats, seats_of_record
+    from .play import HUMAN, PlayError, Quit, Session, check_mirror, load_for_resume, mirror_setup, \
+        new_game_record, parse_seats, seats_of_record
 
     def ask(prompt: str) -> str:
         try:
@@ -263,6 +263,7 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
             if path.exists():
                 raise PlayError(f"{path}: already exists; continue it with --resume {path}, or choose another "
                                 "--record file")
+            check_mirror(seat_list, mirror)
             record = new_game_record(len(seat_list), seed, seat_list, v6=v6)
             if mirror:
                 record = mirror_setup(record, ask, say)

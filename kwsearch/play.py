@@ -76,6 +76,11 @@ def parse_seats(text: str | None, players: int | None = None) -> list[str]:
     return [HUMAN if s.lower() == HUMAN else s for s in seats]
 
 
+def check_mirror(seats: list[str], mirror: bool) -> None:
+    if mirror and any(s != HUMAN for s in seats):
+        raise PlayError("--mirror: every seat must be human (the program does not know the table's deck)")
+
+
 def write_record(path: Path, record: dict[str, Any]) -> None:
     """Write atomically: a temporary file renamed over the target."""
     tmp = path.with_name(path.name + ".tmp")
@@ -96,8 +101,7 @@ class Session:
         self.record, self.seats, self.path = record, seats, path
         self.mirror, self.seed, self.hint_iterations = mirror, seed, hint_iterations
         self.ask, self.say = ask, say
-        if mirror and any(s != HUMAN for s in seats):
-            raise PlayError("--mirror: every seat must be human (the program does not know the table's deck)")
+        check_mirror(seats, mirror)
         self.bots = {s: from_spec(spec, seed=seed * 8 + s) for s, spec in enumerate(seats) if spec != HUMAN}
         self.state: State = replay(record, source=str(path))
         self.record["setup"]["seats"] = list(seats)
@@ -319,4 +323,4 @@ def seats_of_record(record: dict[str, Any], path: Path) -> list[str]:
 
 
 __all__ = ["HUMAN", "Session", "PlayError", "Quit", "parse_seats", "new_game_record", "mirror_setup",
-           "load_for_resume", "seats_of_record", "write_record"]
+           "load_for_resume", "seats_of_record", "write_record", "check_mirror"]
