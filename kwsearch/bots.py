@@ -15,7 +15,8 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
 ``ismcts:iterations=N`` / ``seconds=S``     information-set MCTS (:mod:`kwsearch.search`); also
                                             ``c=0.7``, ``money=0.0`` (money weight), ``workers=1``,
                                             ``reuse=1`` (keep the subtree between decisions),
-                                            ``loop=open`` (or ``closed``: branch on reveals)
+                                            ``loop=open`` (or ``closed``: branch on reveals),
+                                            ``rollout=random`` (or ``tempo``: a cheap playout policy)
 ``pimc:worlds=K,iterations=N``              determinized UCT: K sampled decks, a UCT search of N/K
                                             iterations on each, the worlds vote (ties: total visits)
 ``cheat:iterations=N``                      UCT that sees the true deck order (to measure what hidden
@@ -105,7 +106,7 @@ class PIMCBot:
             iterations=max(1, (self.limits.iterations or 0) // self.worlds) if self.limits.iterations else None,
             seconds=(self.limits.seconds / self.worlds) if self.limits.seconds else None)
         uct = SearchConfig(c_uct=self.config.c_uct, money_weight=self.config.money_weight, determinize=False,
-                           max_nodes=self.config.max_nodes)
+                           max_nodes=self.config.max_nodes, rollout=self.config.rollout)
         votes: dict[int, int] = {}
         visits: dict[int, int] = {}
         for k in range(self.worlds):
@@ -128,9 +129,9 @@ def _heuristic(seed: int):
 _KEYS = {
     "random": set(),
     "heuristic": set(),
-    "ismcts": {"iterations", "seconds", "c", "money", "workers", "reuse", "loop"},
-    "cheat": {"iterations", "seconds", "c", "money", "workers", "reuse"},
-    "pimc": {"worlds", "iterations", "seconds", "c", "money"},
+    "ismcts": {"iterations", "seconds", "c", "money", "workers", "reuse", "loop", "rollout"},
+    "cheat": {"iterations", "seconds", "c", "money", "workers", "reuse", "rollout"},
+    "pimc": {"worlds", "iterations", "seconds", "c", "money", "rollout"},
 }
 
 
@@ -182,11 +183,14 @@ def from_spec(spec: str, seed: int = 0):
         loop = params.get("loop", "open")
         if loop not in ("open", "closed"):
             raise ValueError(f"loop expects open or closed, got {loop!r}")
+        rollout = params.get("rollout", "random")
+        if rollout not in ("random", "tempo"):
+            raise ValueError(f"rollout expects random or tempo, got {rollout!r}")
         config = SearchConfig(c_uct=_number(spec, params, "c", float, 0.7),
                               money_weight=_number(spec, params, "money", float, 0.0),
                               determinize=(name != "cheat"),
                               workers=_number(spec, params, "workers", int, 1),
-                              closed_loop=(loop == "closed"))
+                              closed_loop=(loop == "closed"), rollout=rollout)
     except ValueError as exc:
         raise ValueError(f"bot spec {spec!r}: {exc}") from None
     if name == "pimc":

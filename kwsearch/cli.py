@@ -15,7 +15,7 @@ import click
 
 from . import __version__
 from .components import load_components
-from .errors import InvalidPositionError, InvalidRecordError, KwsearchError
+from .errors import InvalidRecordError, KwsearchError
 
 
 class _Group(click.Group):

@@ -208,7 +208,6 @@ def seat_values(st, cfg: HeuristicConfig = DEFAULT_CONFIG) -> list[float]:
     """``V(seat)`` for every seat of a reference state (see the module docstring)."""
     g = st.game
     c = g.components
-    n = g.num_players
     over = st.phase == "over"
     vals = [float(s.money) for s in st.seats]
     if over:

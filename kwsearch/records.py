@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping
 from .components import Components, components_from_dict, default_components
 from .errors import ComponentError, IllegalMoveError, InvalidRecordError, KwsearchError
 from .formats import POSITION_FORMAT, _parse_chain, position_to_state, read_json
-from .rules import SEAT, Game, State, rng_shuffle, seed_to_rng
+from .rules import SEAT, Game, State
 
 RECORD_FORMAT = "kwsearch-game/1"
 REVEAL = "reveal"

@@ -90,12 +90,15 @@ class SearchConfig:
     workers: int = 1
     max_nodes: int = 4_000_000
     closed_loop: bool = False  # branch on the research cards revealed (see the module docstring)
+    rollout: str = "random"    # playout policy: "random" or "tempo" (see the module docstring)
 
     def __post_init__(self) -> None:
         if not self.c_uct >= 0:
             raise ValueError(f"SearchConfig.c_uct: expected a number >= 0, got {self.c_uct!r}")
         if not 0 <= self.money_weight <= 1:
             raise ValueError(f"SearchConfig.money_weight: expected 0..1, got {self.money_weight!r}")
+        if self.rollout not in ("random", "tempo"):
+            raise ValueError(f"SearchConfig.rollout: expected random or tempo, got {self.rollout!r}")
         if isinstance(self.workers, bool) or int(self.workers) < 1:
             raise ValueError(f"SearchConfig.workers: expected a positive integer, got {self.workers!r}")
 
@@ -195,7 +198,7 @@ def _worker(args) -> tuple[dict[int, list], list[int], int, float, int]:
     tree = _search.Tree(config.max_nodes)
     done, elapsed = _search.run_search(tree, state, limits.iterations or 0, limits.seconds or 0.0,
                                        config.c_uct, config.money_weight, config.determinize, seed & _SEED_MASK,
-                                       config.closed_loop)
+                                       config.closed_loop, config.rollout)
     return _children_stats(tree), _pv(tree, state, state.current_player()), done, elapsed, tree.size
 
 
@@ -245,7 +248,7 @@ def search(state, limits: SearchLimits = SearchLimits(iterations=1000), config: 
         tree = _search.Tree(config.max_nodes)
         done, elapsed = _search.run_search(tree, fast, limits.iterations or 0, limits.seconds or 0.0,
                                            config.c_uct, config.money_weight, config.determinize,
-                                           seed & _SEED_MASK, config.closed_loop)
+                                           seed & _SEED_MASK, config.closed_loop, config.rollout)
         return _result(fast, _children_stats(tree), _pv(tree, fast, fast.current_player()), done, elapsed,
                        tree.size, seed, config, limits)
     obj = fast.to_json()
@@ -322,7 +325,7 @@ class Searcher:
         reused = tree.root_visits()
         done, elapsed = _search.run_search(tree, fast, limits.iterations or 0, limits.seconds or 0.0,
                                            self.config.c_uct, self.config.money_weight, self.config.determinize,
-                                           seed & _SEED_MASK, self.config.closed_loop)
+                                           seed & _SEED_MASK, self.config.closed_loop, self.config.rollout)
         self.tree, self.path = tree, []
         res = _result(fast, _children_stats(tree), _pv(tree, fast, fast.current_player()), done, elapsed,
                       tree.size, seed, self.config, limits)

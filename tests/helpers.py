@@ -16,6 +16,7 @@ decision) is derived by :func:`kwsearch.formats.position_to_state`.
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from collections import Counter
 from typing import Any, Iterable, Mapping
 
@@ -199,3 +200,14 @@ def minimal_position(players: int = 3, phase: str = "action", seats: Mapping[int
         pos["turn"] = {"seat": 0}
     pos.update(extra)
     return pos
+
+
+def subprocess_env() -> dict:
+    """Environment for a child Python that must import the kwsearch under test (an installed
+    package in CI, the source checkout with its in-place build when developing)."""
+    import os
+    import kwsearch
+    env = dict(os.environ)
+    here = str(Path(kwsearch.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env

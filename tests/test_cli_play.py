@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from helpers import subprocess_env
 from kwsearch.cli import main
 from kwsearch.play import HUMAN, PlayError, Quit, Session, new_game_record, parse_seats
 from kwsearch.records import replay
@@ -176,10 +178,12 @@ def test_quit_and_resume(tmp_path):
 
 
 def test_play_in_a_real_terminal_process(tmp_path):
-    """A true subprocess: the installed entry point's module, stdin piped."""
+    """A true subprocess: the installed ``kwsearch`` command when it is on PATH, stdin piped."""
     out = tmp_path / "p.json"
-    proc = subprocess.run([sys.executable, "-m", "kwsearch.cli", "play", "--seats", "human,random", "--record",
-                           str(out)], input="2\nquit\n", capture_output=True, text=True, cwd=ROOT, timeout=120)
+    exe = shutil.which("kwsearch")
+    cmd = [exe] if exe else [sys.executable, "-m", "kwsearch.cli"]
+    proc = subprocess.run(cmd + ["play", "--seats", "human,random", "--record", str(out)], input="2\nquit\n",
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120, env=subprocess_env())
     assert proc.returncode == 0, proc.stderr
     assert "seat 0 (human) to decide" in proc.stdout
     assert json.loads(out.read_text())["events"]

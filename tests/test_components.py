@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kwsearch.components import (ACTIONS, AWARDS, DEFAULTS, ENGINEERS, MARKS, components_from_dict,
+from kwsearch.components import (AWARDS, DEFAULTS, ENGINEERS, MARKS, components_from_dict,
                                  default_components, load_components)
 from kwsearch.errors import ComponentError, KwsearchError
 

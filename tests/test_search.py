@@ -12,7 +12,8 @@ import pytest
 from kwsearch import _search
 from kwsearch.bots import PIMCBot, RandomBot, SearchBot, from_spec, play_game
 from kwsearch.engine import convert, state_from_json
-from kwsearch.rules import Game, TASKS
+from kwsearch import actions as A
+from kwsearch.rules import SEAT, Game
 from kwsearch.search import SearchConfig, SearchLimits, search
 
 pytestmark = pytest.mark.one_engine  # the search runs on the fast engine whatever the input
@@ -355,3 +356,56 @@ def test_closed_loop_spec():
         from_spec("ismcts:loop=sideways")
     final = play_game(Game(2).new_initial_state(3), [bot, from_spec("random", seed=2)])
     assert final.is_terminal()
+
+
+def test_tempo_rollout_policy():
+    st = Game(4).new_initial_state(5)
+    cfg = SearchConfig(rollout="tempo")
+    a = search(st, SearchLimits(iterations=3000), cfg, seed=4)
+    b = search(st, SearchLimits(iterations=3000), cfg, seed=4)
+    plain = search(st, SearchLimits(iterations=3000), seed=4)
+    assert _stats(a) == _stats(b)  # reproducible
+    assert _stats(a) != _stats(plain)  # the policy changes the playouts
+    assert a.best_action in st.legal_actions()
+    with pytest.raises(ValueError, match="rollout"):
+        SearchConfig(rollout="greedy")
+    bot = from_spec("ismcts:iterations=100,rollout=tempo", seed=1)
+    assert bot.config.rollout == "tempo"
+    with pytest.raises(ValueError, match="rollout expects random or tempo"):
+        from_spec("ismcts:rollout=smart")
+    final = play_game(Game(3).new_initial_state(3), [bot, from_spec("random", seed=2),
+                                                     from_spec("pimc:worlds=2,iterations=60,rollout=tempo")])
+    assert final.is_terminal()
+
+
+def _jumps(state, action) -> int:
+    """Other workers a turn's tile choice lets past the mover (reference chain, tail first)."""
+    chain = state.chain
+    k = chain.index(action - A.TILE)
+    return sum(1 for e in chain[1:k] if e >= SEAT)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_tempo_playouts_are_legal_and_keep_tempo(players):
+    from kwsearch import _search
+    from kwsearch.engine import convert
+    jumps = {"tempo": [], "random": []}
+    for seed in range(6):
+        start = Game(players).new_initial_state(seed, engine="fast")
+        trace = _search.tempo_playout_actions(start, seed)
+        ref = convert(start, "reference")
+        for a in trace:  # every action is legal, and the trace ends the game
+            assert a in ref.legal_actions()
+            if ref.pending() == "turn":
+                jumps["tempo"].append(_jumps(ref, a))
+            ref.apply(a)
+        assert ref.is_terminal()
+        rnd = random.Random(seed)
+        ref = Game(players).new_initial_state(seed, engine="reference")
+        while not ref.is_terminal():
+            a = rnd.choice(ref.legal_actions())
+            if ref.pending() == "turn":
+                jumps["random"].append(_jumps(ref, a))
+            ref.apply(a)
+    mean = {k: sum(v) / len(v) for k, v in jumps.items()}
+    assert mean["tempo"] < 0.85 * mean["random"], mean

@@ -6,11 +6,11 @@ import json
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from helpers import subprocess_env
 from kwsearch.cli import main
 from kwsearch.records import replay
 from kwsearch.tournament import (SPRT, TournamentError, TournamentSpec, load_results, make_report, pair_score,
@@ -18,7 +18,6 @@ from kwsearch.tournament import (SPRT, TournamentError, TournamentSpec, load_res
 
 pytestmark = pytest.mark.one_engine
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(*args, input=None):
@@ -210,11 +209,12 @@ def test_cli_works_without_ray(tmp_path):
             "from kwsearch.cli import main\n"
             "main(sys.argv[1:])\n")
     base = [sys.executable, "-c", code, "tournament", "-b", "random", "-b", "heuristic", "--games", "2"]
-    ok = subprocess.run(base + ["--out", str(tmp_path / "a.jsonl")], capture_output=True, text=True, cwd=ROOT)
+    ok = subprocess.run(base + ["--out", str(tmp_path / "a.jsonl")], capture_output=True, text=True, cwd=tmp_path,
+                        env=subprocess_env())
     assert ok.returncode == 0, ok.stderr
     assert "OpenSkill" in ok.stdout
     bad = subprocess.run(base + ["--out", str(tmp_path / "b.jsonl"), "--backend", "ray"], capture_output=True,
-                         text=True, cwd=ROOT)
+                         text=True, cwd=tmp_path, env=subprocess_env())
     assert bad.returncode != 0
     err = bad.stderr.strip().splitlines()
     assert err[-1] == 'Error: --backend ray: Ray is not installed (pip install "kwsearch[ray]")'

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from helpers import minimal_position
 from kwsearch.engine import state_from_json
-from kwsearch.rules import Game, State
+from kwsearch.rules import Game
 
 
 def _position(players: int = 4, **kw) -> dict:
