@@ -229,6 +229,8 @@ cdef int k_legal(KState* s, const Comp* c, int16_t* buf) noexcept nogil
 cdef void k_apply(KState* s, const Comp* c, int action) noexcept nogil
 cdef void k_determinize(KState* s, uint64_t seed) noexcept nogil
 cdef void k_playout(KState* s, const Comp* c, uint64_t* rng) noexcept nogil
+# Playout with the cheap tempo policy (kwsearch._search ROLLOUTS "tempo"); trace may be NULL.
+cdef void k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap) noexcept nogil
 cdef uint64_t k_next(uint64_t* s) noexcept nogil
 
 

@@ -1103,6 +1103,54 @@ cdef void k_playout(KState* s, const Comp* c, uint64_t* rng) noexcept nogil:
         resolve(s, c, buf[<int>(k_next(rng) % <uint64_t>n)])
         n = run_opts(s, c, buf)
 
+cdef void k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap) noexcept nogil:
+    """Play to the end with a cheap policy that keeps tempo and sells.
+
+    At a turn, three times in four the seat takes one of the tiles that let the
+    fewest other workers past it (uniformly among those), otherwise any tile; at
+    the market step it passes only one time in eight when it could offer a car.
+    Every other decision is uniformly random. ``trace`` (if given) receives the
+    first ``cap`` actions taken (for tests).
+    """
+    cdef int16_t buf[MAX_LEGAL]
+    cdef int16_t good[MAX_LEGAL]
+    cdef int n = k_legal(s, c, buf)  # the first options sorted, as k_playout
+    cdef int kind, i, j, a, jumped, fewest, m, pick, steps = 0
+    while n > 0:
+        kind = s.tasks[s.ntasks - 1][0]
+        pick = buf[<int>(k_next(rng) % <uint64_t>n)]
+        if kind == TK_TURN and (k_next(rng) & 3) != 0:
+            fewest = 1 << 30
+            m = 0
+            for i in range(n):
+                a = buf[i]
+                jumped = 0
+                if A_TILE <= a < A_TILE + c.ntiles:
+                    for j in range(1, s.nchain):
+                        if s.chain[j] == a - A_TILE:
+                            break
+                        if s.chain[j] >= SEAT:
+                            jumped += 1
+                if jumped < fewest:
+                    fewest = jumped
+                    m = 0
+                if jumped == fewest:
+                    good[m] = <int16_t>a
+                    m += 1
+            pick = good[<int>(k_next(rng) % <uint64_t>m)]
+        elif kind == TK_MARKET and n > 1 and pick == A_MARKET_PASS and (k_next(rng) & 7) != 0:
+            m = 0
+            for i in range(n):
+                if buf[i] != A_MARKET_PASS:
+                    good[m] = buf[i]
+                    m += 1
+            pick = good[<int>(k_next(rng) % <uint64_t>m)]
+        if trace != NULL and steps < cap:
+            trace[steps] = <int16_t>pick
+        steps += 1
+        resolve(s, c, pick)
+        n = run_opts(s, c, buf)
+
 # ---------------------------------------------------------------------------
 # Python wrappers
 # ---------------------------------------------------------------------------

@@ -11,13 +11,8 @@ from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from kwsearch._fast cimport (MAX_LEGAL, PH_OVER, SEAT, TK_MARKET, TK_TURN, Comp, FastState, KState, k_apply,
-                             k_determinize, k_legal, k_next, k_playout)
-
-from . import actions as _A
-
-cdef int A_TILE = _A.TILE
-cdef int A_MARKET_PASS = _A.MARKET_PASS
+from kwsearch._fast cimport (MAX_LEGAL, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal, k_next,
+                             k_playout, k_playout_tempo)
 
 #: Rollout policies (SearchConfig.rollout)
 ROLLOUTS = ("random", "tempo")
@@ -222,55 +217,6 @@ cdef inline int32_t step_into(Tree t, KState* s, const Comp* c, int32_t child, i
     return node
 
 
-cdef void tempo_playout(KState* s, const Comp* c, uint64_t* rng, int16_t* trace=NULL, int cap=0) noexcept nogil:
-    """Play to the end with a cheap policy that keeps tempo and sells.
-
-    At a turn, three times in four the seat takes one of the tiles that let the
-    fewest other workers past it (uniformly among those), otherwise any tile; at
-    the market step it passes only one time in eight when it could offer a car.
-    Every other decision is uniformly random. ``trace`` (if given) receives the
-    first ``cap`` actions taken (for tests).
-    """
-    cdef int16_t buf[MAX_LEGAL]
-    cdef int16_t good[MAX_LEGAL]
-    cdef int n = k_legal(s, c, buf)
-    cdef int kind, i, j, a, jumped, fewest, m, pick, steps = 0
-    while n > 0:
-        kind = s.tasks[s.ntasks - 1][0]
-        pick = buf[<int>(k_next(rng) % <uint64_t>n)]
-        if kind == TK_TURN and (k_next(rng) & 3) != 0:
-            fewest = 1 << 30
-            m = 0
-            for i in range(n):
-                a = buf[i]
-                jumped = 0
-                if A_TILE <= a < A_TILE + c.ntiles:
-                    for j in range(1, s.nchain):
-                        if s.chain[j] == a - A_TILE:
-                            break
-                        if s.chain[j] >= SEAT:
-                            jumped += 1
-                if jumped < fewest:
-                    fewest = jumped
-                    m = 0
-                if jumped == fewest:
-                    good[m] = <int16_t>a
-                    m += 1
-            pick = good[<int>(k_next(rng) % <uint64_t>m)]
-        elif kind == TK_MARKET and n > 1 and pick == A_MARKET_PASS and (k_next(rng) & 7) != 0:
-            m = 0
-            for i in range(n):
-                if buf[i] != A_MARKET_PASS:
-                    good[m] = buf[i]
-                    m += 1
-            pick = good[<int>(k_next(rng) % <uint64_t>m)]
-        if trace != NULL and steps < cap:
-            trace[steps] = <int16_t>pick
-        steps += 1
-        k_apply(s, c, pick)
-        n = k_legal(s, c, buf)
-
-
 cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money_weight,
                  int determinize, uint64_t* rng, int closed_loop, int rollout) noexcept nogil:
     """One iteration: determinize, select with availability counts, expand one node,
@@ -336,7 +282,7 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
             return -1
     if s.phase != PH_OVER:
         if rollout == 1:
-            tempo_playout(&s, c, rng)
+            k_playout_tempo(&s, c, rng, NULL, 0)
         else:
             k_playout(&s, c, rng)
     rewards(&s, money_weight, r, w)
@@ -394,7 +340,7 @@ def tempo_playout_actions(FastState state, uint64_t seed, int cap=20000):
         for i in range(cap):
             trace[i] = -1
         with nogil:
-            tempo_playout(&s, &state.fg.comp, &rng, trace, cap)
+            k_playout_tempo(&s, &state.fg.comp, &rng, trace, cap)
         return [trace[i] for i in range(cap) if trace[i] >= 0]
     finally:
         free(trace)
