@@ -355,3 +355,44 @@ def test_closed_loop_spec():
         from_spec("ismcts:loop=sideways")
     final = play_game(Game(2).new_initial_state(3), [bot, from_spec("random", seed=2)])
     assert final.is_terminal()
+
+
+# ---------------------------------------------------------------------------
+# V6: the specialty stacks' order is hidden information too
+# ---------------------------------------------------------------------------
+
+
+def _v6_midgame(seed: int = 3):
+    """A V6 state at a turn start of round 1 (stacks B and C wholly face down)."""
+    rng = random.Random(seed)
+    st = Game(3, v6=True).new_initial_state(seed, engine="reference")
+    for _ in range(40):
+        st.apply(rng.choice(st.legal_actions()))
+    while st.pending() != "turn":
+        st.apply(rng.choice(st.legal_actions()))
+    return convert(st, "fast")
+
+
+def test_determinized_specialty_stacks_hold_the_same_tiles_and_are_uniform():
+    st = _v6_midgame()
+    obs = st.observation()
+    tops = Counter()
+    for seed in range(2000):
+        d = _search.determinized(st, seed)
+        assert [sorted(x) for x in d.spec_undrawn] == [sorted(x) for x in st.spec_undrawn]
+        assert d.observation() == obs
+        tops[d.spec_undrawn[1][-1]] += 1  # the top of stack B
+    assert set(tops) == set(st.spec_undrawn[1])
+    expected = 2000 / len(tops)
+    assert all(abs(n - expected) < 0.25 * expected for n in tops.values()), tops
+
+
+def test_search_never_depends_on_the_true_specialty_order():
+    st = _v6_midgame()
+    ref = convert(st, "reference")
+    other = ref.copy()
+    other.spec_undrawn = [list(reversed(x)) for x in other.spec_undrawn]  # another true order
+    other = convert(other, "fast")
+    assert other.observation() == st.observation() and other.spec_undrawn != st.spec_undrawn
+    assert _stats(search(st, SearchLimits(iterations=1500), seed=7)) == \
+        _stats(search(other, SearchLimits(iterations=1500), seed=7))
