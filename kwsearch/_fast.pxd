@@ -10,7 +10,14 @@ same name (``kwsearch/rules.py``); the reference is the specification, and
 Invariants (hold between any two calls of the functions below):
 
 * ``chain[0:nchain]`` holds every action tile id (0..15) and every seat as
-  ``SEAT + s`` (16..19) exactly once, tail (next to move at a turn start) first.
+  ``SEAT + s`` (16..19) exactly once, tail (next to move at a turn start) first;
+  in a V6 game (``Comp.nspec > 0``) also exactly one specialty tile as
+  ``SPECIAL + t`` (32..47).
+* ``spec_loc[t]`` (V6 only, ``t < Comp.nspec``) says where specialty tile ``t``
+  is: 0 in the chain; ``k > 0`` the k-th tile from the bottom of its stack's
+  face-down pile (the top is the highest k of that stack, so the ks of a stack
+  are 1..undrawn); ``k < 0`` the (-k)-th tile discarded to its stack's used
+  pile (-1 first). This is the reference's ``spec_undrawn`` / ``spec_used``.
 * ``cards[0:ndeck]`` is the undrawn deck, top card at ``ndeck - 1``; the discard
   pile is stored from the other end: its i-th card (oldest first) is
   ``cards[MAX_CARDS - 1 - i]`` for ``i < ndiscard``. So ``ndeck + ndiscard <= 64``.
@@ -33,7 +40,9 @@ cdef enum:
     MAXP = 4            # seats
     SEAT = 16           # chain entry of seat s is SEAT + s
     MAX_TILES = 16      # action tiles (components.MAX_ACTION_TILES)
-    MAX_CHAIN = 20
+    MAX_CHAIN = 21      # 16 tiles + 4 seats + 1 specialty tile
+    SPECIAL = 32        # chain entry of specialty tile t is SPECIAL + t (V6)
+    MAX_SPECIAL = 16    # specialty tiles (components.MAX_SPECIAL)
     MAX_CARDS = 64      # research cards (components.MAX_DECK)
     MAX_TYPES = 32      # research card types
     MAX_DEV = 16        # development types
@@ -78,6 +87,9 @@ cdef enum:
     TK_RACE
     TK_SALES
     TK_ROUND_END
+    TK_SPECIAL
+    TK_SELL
+    TK_REMOVE
     TK_COUNT
 
 # Action kinds, in the order of components.ALL_ACTIONS.
@@ -90,6 +102,16 @@ cdef enum:
     AK_BUYER
     AK_GP_ENGINE2
     AK_GP_START2
+
+# Specialty-tile bonuses, in the order of components.SPECIALTY_BONUSES.
+cdef enum:
+    BN_ENGINE = 0
+    BN_BODY
+    BN_GP_ENGINE
+    BN_CANTEEN_MONEY
+    BN_REMOVE_CAR
+    BN_SELL_TILE
+    BN_RESEARCH_DISCARD
 
 # Engineers, in the order of components.ENGINEERS (bit i of SeatS.engineers).
 cdef enum:
@@ -136,6 +158,9 @@ ctypedef struct SeatS:
     uint8_t inactive[MAX_DEV]  # inactive developments by development type
 
 ctypedef struct KState:
+    # The two wide fields first, so that the int8 fields pack without padding (512 bytes).
+    uint64_t rng          # splitmix64 state for reshuffles of the discard pile and specialty stacks
+    uint32_t prices       # coloured price markers left (bit v = value v)
     int8_t phase          # PH_*
     int8_t round          # 1..rounds
     int8_t nchain
@@ -145,14 +170,12 @@ ctypedef struct KState:
     int8_t ndisplay       # face-up research cards (0..2)
     int8_t display[2]     # card types, in the order turned up
     int8_t cards[MAX_CARDS]  # deck from the bottom, discard from the top (see above)
-    uint64_t rng          # splitmix64 state for reshuffles of the discard pile
     int8_t stacks[4]      # buyers left in each preference's stack
     int8_t nactive        # active buyers (Benz's fifth included)
     int8_t active[5]      # their preferences, in order
     int8_t active_daimler[5]  # Daimler bonus on each (0 = none)
     int8_t white[4]       # white money next to each stack
     int8_t track          # buyer-track marker
-    uint32_t prices       # coloured price markers left (bit v = value v)
     int8_t nmarket
     int8_t market[MAX_MARKET][7]  # owner, body, engine, workers, price, body bonus, engine bonus
     int8_t supply_body[7]     # tiles in the supply by value 1..7
@@ -169,6 +192,7 @@ ctypedef struct KState:
     int8_t tasks[MAX_TASKS][2]  # (TK_* kind, argument), top last
     int8_t actor          # seat to decide, -1 when over
     int8_t nplayers
+    int8_t spec_loc[MAX_SPECIAL]  # V6: where each specialty tile is (see above)
     SeatS seats[MAXP]
 
 ctypedef struct Comp:
@@ -223,11 +247,17 @@ ctypedef struct Comp:
     int8_t otto
     int8_t slot_eng[4]     # MARKET_MARKER + i: 0 Maybach / 1 Horch
     int8_t slot_value[4]   # its value (0 = no such marker)
+    int8_t nspec           # V6 specialty tiles in play (0 without V6)
+    int8_t nstacks         # specialty stacks (stack r is used in round r + 1)
+    int8_t spec_stack[MAX_SPECIAL]   # stack of each specialty tile
+    int8_t spec_action[MAX_SPECIAL]  # its standard action (AK_*)
+    int8_t spec_bonus[MAX_SPECIAL]   # its bonus (BN_*)
+    int8_t spec_value[MAX_SPECIAL]   # its bonus value (components.SpecialtyTile.value)
 
 # C-level operations (no Python objects, no GIL).
 cdef int k_legal(KState* s, const Comp* c, int16_t* buf) noexcept nogil
 cdef void k_apply(KState* s, const Comp* c, int action) noexcept nogil
-cdef void k_determinize(KState* s, uint64_t seed) noexcept nogil
+cdef void k_determinize(KState* s, const Comp* c, uint64_t seed) noexcept nogil
 cdef void k_playout(KState* s, const Comp* c, uint64_t* rng) noexcept nogil
 # Playout with the cheap tempo policy (kwsearch._search ROLLOUTS "tempo"); trace may be NULL.
 cdef void k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap) noexcept nogil

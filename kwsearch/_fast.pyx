@@ -51,12 +51,22 @@ cdef int A_DIESEL_PRICE = _A.DIESEL_PRICE
 cdef int A_BENZ_PASS = _A.BENZ_PASS
 cdef int A_BENZ = _A.BENZ
 cdef int A_ACTIVATE = _A.ACTIVATE
+cdef int A_SPECIAL_TILE = _A.SPECIAL_TILE
+cdef int A_SELL_PASS = _A.SELL_PASS
+cdef int A_SELL = _A.SELL
+cdef int A_REMOVE_PASS = _A.REMOVE_PASS
+cdef int A_REMOVE_CAR = _A.REMOVE_CAR
 
 if tuple(_R.TASKS) != ("setup", "turn", "tile", "hire", "research", "body", "engine", "engine_dest", "place",
                        "gp", "buyer", "gp_engine", "gp_start", "market", "market_engine", "market_workers",
                        "market_price", "market_marker", "daimler", "diesel", "diesel_change", "end_turn",
-                       "benz", "race", "sales", "round_end"):
+                       "benz", "race", "sales", "round_end", "special", "sell", "remove"):
     raise ImportError("kwsearch._fast was built for another rules.TASKS order; rebuild the extension")
+if tuple(_C.SPECIALTY_BONUSES) != ("engine", "body", "gp_engine", "canteen_money", "remove_car", "sell_tile",
+                                   "research_discard"):
+    raise ImportError("kwsearch._fast was built for another components.SPECIALTY_BONUSES order; rebuild the extension")
+if _R.SEAT != SEAT or _R.SPECIAL != SPECIAL or _C.MAX_SPECIAL != MAX_SPECIAL:
+    raise ImportError("kwsearch._fast was built for other chain codes (rules.SEAT / SPECIAL); rebuild the extension")
 if tuple(_C.ALL_ACTIONS) != ("hire", "body", "engine", "gp", "research", "buyer", "gp_engine2", "gp_start2"):
     raise ImportError("kwsearch._fast was built for another components.ALL_ACTIONS order; rebuild the extension")
 
@@ -446,6 +456,52 @@ cdef inline int lap_money(const Comp* c, int laps) noexcept nogil:
     return c.lap_money[c.nlapmoney - 1] + (laps - c.nlapmoney) * c.lap_extra
 
 # ---------------------------------------------------------------------------
+# V6 specialty tiles (rules.State._draw_special / _discard_special)
+# ---------------------------------------------------------------------------
+
+cdef inline int spec_count(KState* s, const Comp* c, int r, int used) noexcept nogil:
+    """Tiles of stack r face down (used == 0) or in its used pile (used == 1)."""
+    cdef int t, n = 0
+    for t in range(c.nspec):
+        if c.spec_stack[t] == r and ((used and s.spec_loc[t] < 0) or (not used and s.spec_loc[t] > 0)):
+            n += 1
+    return n
+
+
+cdef inline void discard_special(KState* s, const Comp* c, int t) noexcept nogil:
+    s.spec_loc[t] = <int8_t>(-(spec_count(s, c, c.spec_stack[t], 1) + 1))
+
+
+cdef inline int draw_special(KState* s, const Comp* c, int r) noexcept nogil:
+    """The top tile of stack r, into the chain; an emptied stack is reshuffled from its used pile."""
+    cdef int8_t tmp[MAX_SPECIAL]
+    cdef int t, k, nu
+    cdef int n = spec_count(s, c, r, 0)
+    if n == 0:
+        nu = spec_count(s, c, r, 1)
+        for k in range(nu):  # the used pile in the order it was discarded
+            for t in range(c.nspec):
+                if c.spec_stack[t] == r and s.spec_loc[t] == -(k + 1):
+                    tmp[k] = <int8_t>t
+        shuffle(tmp, nu, &s.rng)
+        for k in range(nu):
+            s.spec_loc[tmp[k]] = <int8_t>(k + 1)
+        n = nu
+    for t in range(c.nspec):
+        if c.spec_stack[t] == r and s.spec_loc[t] == n:
+            s.spec_loc[t] = 0
+            return t
+    return -1
+
+
+cdef inline void remove_market_car(KState* s, int i) noexcept nogil:
+    cdef int j, k
+    for j in range(i, s.nmarket - 1):
+        for k in range(7):
+            s.market[j][k] = s.market[j + 1][k]
+    s.nmarket -= 1
+
+# ---------------------------------------------------------------------------
 # The task machine: step (do the top task, or list its options) and resolve
 # ---------------------------------------------------------------------------
 
@@ -484,7 +540,12 @@ cdef int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
         s.actor = <int8_t>seat
         for i in range(c.ntiles):  # every action tile is always in the chain
             buf[i] = A_TILE + i
-        return c.ntiles
+        n = c.ntiles
+        for i in range(s.nchain):  # and, with V6, one specialty tile
+            if s.chain[i] >= SPECIAL:
+                buf[n] = A_SPECIAL_TILE + s.chain[i] - SPECIAL
+                n += 1
+        return n
 
     if kind == TK_TILE:
         if s.nrem == 0:
@@ -742,10 +803,14 @@ cdef int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
 
     if kind == TK_END_TURN:
         pop(s)
-        while s.chain[0] < SEAT:
+        while s.chain[0] < SEAT or s.chain[0] >= SPECIAL:
             t = s.chain[0]
             for i in range(s.nchain - 1):
                 s.chain[i] = s.chain[i + 1]
+            if t >= SPECIAL and c.spec_stack[t - SPECIAL] < s.round - 1:
+                # An earlier round's specialty tile passed by everyone: replaced [book 9.0].
+                discard_special(s, c, t - SPECIAL)
+                t = SPECIAL + draw_special(s, c, s.round - 1)
             s.chain[s.nchain - 1] = <int8_t>t
         s.turn_seat = -1
         s.marker_placed = 0
@@ -863,6 +928,62 @@ cdef int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
         s.phase = PH_ACTION
         push(s, TK_TURN, 0)
         return -1
+
+    if kind == TK_SPECIAL:
+        pop(s)
+        seat = s.turn_seat
+        p = &s.seats[seat]
+        k = c.spec_bonus[arg]
+        if k == BN_ENGINE:
+            push(s, TK_ENGINE, c.spec_value[arg])
+        elif k == BN_BODY:
+            push(s, TK_BODY, c.spec_value[arg])
+        elif k == BN_GP_ENGINE:
+            w = p.gp_engine + 1
+            if w <= 7 and s.supply_engine[w - 1] > 0:
+                s.supply_engine[w - 1] -= 1
+                install_gp_engine(s, w)
+        elif k == BN_CANTEEN_MONEY:
+            p.money += c.spec_value[arg] * p.canteen
+        elif k == BN_REMOVE_CAR:
+            push(s, TK_REMOVE, c.spec_value[arg])
+        elif k == BN_SELL_TILE:
+            push(s, TK_SELL, 0)
+        elif s.ndiscard > 0:  # research with the top discard
+            t = s.cards[MAX_CARDS - s.ndiscard]
+            s.ndiscard -= 1
+            take_card(s, c, seat, t)
+        return -1
+
+    if kind == TK_SELL:
+        p = &s.seats[s.turn_seat]
+        if p.nwork == 0:
+            pop(s)
+            return -1
+        s.actor = s.turn_seat
+        buf[0] = A_SELL_PASS
+        n = 1
+        last = -1
+        for i in range(p.nwork):
+            if p.work[i] != last:
+                buf[n] = A_SELL + p.work[i]
+                n += 1
+                last = p.work[i]
+        return n
+
+    if kind == TK_REMOVE:
+        seat = s.turn_seat
+        buf[0] = A_REMOVE_PASS
+        n = 1
+        for i in range(s.nmarket):
+            if s.market[i][0] == seat:
+                buf[n] = A_REMOVE_CAR + s.market[i][4]
+                n += 1
+        if n == 1:
+            pop(s)
+            return -1
+        s.actor = <int8_t>seat
+        return n
     return 0
 
 
@@ -882,7 +1003,10 @@ cdef void resolve(KState* s, const Comp* c, int action) noexcept nogil:
         pop(s)
         begin_tile(s, arg, c.start_act[t], c.start_nact[t])
     elif kind == TK_TURN:
-        t = action - A_TILE
+        if action >= A_SPECIAL_TILE:
+            t = SPECIAL + action - A_SPECIAL_TILE
+        else:
+            t = action - A_TILE
         seat = s.chain[0] - SEAT
         for i in range(s.nchain):
             if s.chain[i] == t:
@@ -890,14 +1014,21 @@ cdef void resolve(KState* s, const Comp* c, int action) noexcept nogil:
                 break
         for i in range(s.nchain - 1):
             s.chain[i] = s.chain[i + 1]
-        s.chain[s.nchain - 1] = <int8_t>t
         s.marker_placed = 0
         pop(s)
         push(s, TK_END_TURN, 0)
         push(s, TK_DIESEL, 0)
         push(s, TK_DAIMLER, 0)
         push(s, TK_MARKET, 0)
-        begin_tile(s, seat, c.tile_act[t], c.tile_nact[t])
+        if t < SEAT:
+            s.chain[s.nchain - 1] = <int8_t>t
+            begin_tile(s, seat, c.tile_act[t], c.tile_nact[t])
+        else:  # a specialty tile: discarded, replaced at once; standard action, then bonus
+            t -= SPECIAL
+            discard_special(s, c, t)
+            s.chain[s.nchain - 1] = <int8_t>(SPECIAL + draw_special(s, c, s.round - 1))
+            push(s, TK_SPECIAL, t)
+            begin_tile(s, seat, &c.spec_action[t], 1)
     elif kind == TK_TILE:
         start_action(s, c, action - A_DO)
     elif kind == TK_HIRE:
@@ -1033,6 +1164,27 @@ cdef void resolve(KState* s, const Comp* c, int action) noexcept nogil:
             return
         s.seats[arg].benz -= 1
         add_buyer(s, c, arg, action - A_BENZ)
+    elif kind == TK_SELL:
+        pop(s)
+        if action == A_SELL_PASS:
+            return
+        v = action - A_SELL
+        p = &s.seats[s.turn_seat]
+        remove_work(p, v)
+        return_tile(s, v)
+        p.money += v - ENGINE_CODE if v > ENGINE_CODE else v
+    elif kind == TK_REMOVE:
+        pop(s)
+        if action == A_REMOVE_PASS:
+            return
+        i = car_by_price(s, action - A_REMOVE_CAR)
+        car = s.market[i]
+        s.supply_body[car[1] - 1] += 1
+        s.supply_engine[car[2] - 1] += 1
+        s.seats[car[0]].supply += car[3]
+        s.prices |= <uint32_t>1 << car[4]
+        s.seats[car[0]].money += arg
+        remove_market_car(s, i)
 
 
 cdef int run_opts(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
@@ -1078,11 +1230,13 @@ cdef void k_apply(KState* s, const Comp* c, int action) noexcept nogil:
     run(s, c)
 
 
-cdef void k_determinize(KState* s, uint64_t seed) noexcept nogil:
-    """Reshuffle the undrawn cards and redraw the reshuffle generator (rules.State.determinize)."""
+cdef void k_determinize(KState* s, const Comp* c, uint64_t seed) noexcept nogil:
+    """Reshuffle the undrawn cards and each specialty stack's face-down tiles, and redraw the
+    reshuffle generator (rules.State.determinize)."""
     cdef uint64_t r = seed_to_rng(seed)
     cdef int counts[MAX_TYPES]
-    cdef int i, t, k = 0
+    cdef int8_t tmp[MAX_SPECIAL]
+    cdef int i, t, k = 0, st
     for t in range(MAX_TYPES):  # a canonical (sorted) order first: the true order never matters
         counts[t] = 0
     for i in range(s.ndeck):
@@ -1092,6 +1246,15 @@ cdef void k_determinize(KState* s, uint64_t seed) noexcept nogil:
             s.cards[k] = <int8_t>t
             k += 1
     shuffle(s.cards, s.ndeck, &r)
+    for st in range(c.nstacks):  # face-down specialty tiles, from a canonical (sorted) order too
+        k = 0
+        for t in range(c.nspec):
+            if c.spec_stack[t] == st and s.spec_loc[t] > 0:
+                tmp[k] = <int8_t>t
+                k += 1
+        shuffle(tmp, k, &r)
+        for i in range(k):
+            s.spec_loc[tmp[i]] = <int8_t>(i + 1)
     s.rng = r
 
 
@@ -1115,7 +1278,7 @@ cdef void k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trac
     cdef int16_t buf[MAX_LEGAL]
     cdef int16_t good[MAX_LEGAL]
     cdef int n = k_legal(s, c, buf)  # the first options sorted, as k_playout
-    cdef int kind, i, j, a, jumped, fewest, m, pick, steps = 0
+    cdef int kind, i, j, a, target, jumped, fewest, m, pick, steps = 0
     while n > 0:
         kind = s.tasks[s.ntasks - 1][0]
         pick = buf[<int>(k_next(rng) % <uint64_t>n)]
@@ -1125,12 +1288,12 @@ cdef void k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trac
             for i in range(n):
                 a = buf[i]
                 jumped = 0
-                if A_TILE <= a < A_TILE + c.ntiles:
-                    for j in range(1, s.nchain):
-                        if s.chain[j] == a - A_TILE:
-                            break
-                        if s.chain[j] >= SEAT:
-                            jumped += 1
+                target = a - A_TILE if a < A_SPECIAL_TILE else SPECIAL + a - A_SPECIAL_TILE  # its chain entry
+                for j in range(1, s.nchain):
+                    if s.chain[j] == target:
+                        break
+                    if SEAT <= s.chain[j] < SPECIAL:  # another seat's worker
+                        jumped += 1
                 if jumped < fewest:
                     fewest = jumped
                     m = 0
@@ -1240,6 +1403,13 @@ cdef class FastGame:
         for i, (eng, v) in enumerate(game.marker_slots):
             c.slot_eng[i] = 0 if eng == "maybach" else 1
             c.slot_value[i] = v
+        c.nspec = len(comps.specialty_tiles) if game.v6 else 0
+        c.nstacks = game.num_stacks
+        for t in comps.specialty_tiles:
+            c.spec_stack[t.index] = t.stack
+            c.spec_action[t.index] = actions.index(t.action)
+            c.spec_bonus[t.index] = _C.SPECIALTY_BONUSES.index(t.bonus)
+            c.spec_value[t.index] = t.value
 
 
 def _bits(values, allowed):
@@ -1321,6 +1491,12 @@ cdef class FastState:
             s.tasks[i][0] = _TASK_INDEX[kind]
             s.tasks[i][1] = arg
         s.actor = ref.actor
+        for stack in ref.spec_undrawn:
+            for i, t in enumerate(stack):
+                s.spec_loc[t] = i + 1
+        for stack in ref.spec_used:
+            for i, t in enumerate(stack):
+                s.spec_loc[t] = -(i + 1)
         for si, rs in enumerate(ref.seats):
             p = &s.seats[si]
             p.money = rs.money
@@ -1376,6 +1552,12 @@ cdef class FastState:
         ref.car = [s.car[i] for i in range(s.ncar)]
         ref.tasks = [[_R.TASKS[s.tasks[i][0]], s.tasks[i][1]] for i in range(s.ntasks)]
         ref.actor = s.actor
+        loc = [s.spec_loc[t] for t in range(MAX_SPECIAL)]
+        stack_of = [self.fg.comp.spec_stack[t] for t in range(self.fg.comp.nspec)]
+        for r in range(self.fg.comp.nstacks):
+            tiles = [t for t in range(len(stack_of)) if stack_of[t] == r]
+            ref.spec_undrawn[r] = sorted((t for t in tiles if loc[t] > 0), key=lambda t: loc[t])
+            ref.spec_used[r] = sorted((t for t in tiles if loc[t] < 0), key=lambda t: -loc[t])
         for si in range(s.nplayers):
             p = &s.seats[si]
             rs = ref.seats[si]
@@ -1460,7 +1642,7 @@ cdef class FastState:
 
     def determinize(self, rng):
         seed = rng if isinstance(rng, int) else rng.getrandbits(64)
-        k_determinize(&self.st, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
+        k_determinize(&self.st, &self.fg.comp, <uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
 
     def playout(self, seed):
         """Money per seat after a uniformly random game from here (this state is untouched)."""
@@ -1505,7 +1687,7 @@ cdef class FastState:
 _SNAPSHOT_ATTRS = frozenset(("phase", "round", "chain", "deck", "display", "discard", "rng", "stacks", "active",
                              "active_daimler", "white", "track", "prices", "market", "supply_body",
                              "supply_engine", "awards", "offered", "seats", "turn_seat", "remaining",
-                             "marker_placed", "car", "tasks", "actor"))
+                             "marker_placed", "car", "tasks", "actor", "spec_undrawn", "spec_used"))
 
 _GAMES = {}
 

@@ -233,7 +233,7 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
     cdef int found
     path[0] = 0
     if determinize:
-        k_determinize(&s, k_next(rng))
+        k_determinize(&s, c, k_next(rng))
     while s.phase != PH_OVER and depth < 511:
         n = k_legal(&s, c, buf)
         if n == 0:
@@ -349,5 +349,5 @@ def tempo_playout_actions(FastState state, uint64_t seed, int cap=20000):
 def determinized(FastState state, uint64_t seed):
     """A copy of ``state`` with the hidden information redrawn from ``seed``."""
     cdef FastState f = state.copy()
-    k_determinize(&f.st, seed)
+    k_determinize(&f.st, &f.fg.comp, seed)
     return f

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import re
 
-from .components import (ALL_ACTIONS, MAX_ACTION_TILES, MAX_CARD_TYPES, MAX_PRICE, MAX_START_TILES,
-                         MAX_TILE_VALUE, MAX_WORKERS, PREFERENCES, Components)
+from .components import (ALL_ACTIONS, MAX_ACTION_TILES, MAX_CARD_TYPES, MAX_PRICE, MAX_SPECIAL,
+                         MAX_START_TILES, MAX_TILE_VALUE, MAX_WORKERS, PREFERENCES, Components)
 from .errors import InvalidMoveError
 
 START = 0                      # + start-tile index               "start A"
@@ -51,7 +51,13 @@ DIESEL_PRICE = DIESEL_WORKERS + MAX_WORKERS  # + price value      "diesel price 
 BENZ_PASS = DIESEL_PRICE + MAX_PRICE + 1  # "benz pass"
 BENZ = BENZ_PASS + 1           # + preference                    "benz buyer body"
 ACTIVATE = BENZ + 4            # + research-card type            "activate dev:body2"
-NUM_ACTIONS = ACTIVATE + MAX_CARD_TYPES
+# V6 specialty tiles (RULES.md §11); appended so that the ids above never change.
+SPECIAL_TILE = ACTIVATE + MAX_CARD_TYPES  # + specialty-tile index  "tile special A3"
+SELL_PASS = SPECIAL_TILE + MAX_SPECIAL  # "sell pass"
+SELL = SELL_PASS + 1           # + tile code                     "sell engine 4"
+REMOVE_PASS = SELL + 16        # "remove pass"
+REMOVE_CAR = REMOVE_PASS + 1   # + price of the own car          "remove car@8"
+NUM_ACTIONS = REMOVE_CAR + MAX_PRICE + 1
 
 #: (first id, one past the last, meaning) — the table of docs/actions.md.
 RANGES = [
@@ -79,7 +85,12 @@ RANGES = [
     (DIESEL_PRICE, BENZ_PASS, "Diesel: new price marker"),
     (BENZ_PASS, BENZ, "Benz: add no fifth buyer"),
     (BENZ, ACTIVATE, "Benz: fifth buyer of this preference"),
-    (ACTIVATE, NUM_ACTIONS, "activate this inactive development with the new worker"),
+    (ACTIVATE, SPECIAL_TILE, "activate this inactive development with the new worker"),
+    (SPECIAL_TILE, SELL_PASS, "V6: take this specialty tile from the chain"),
+    (SELL_PASS, SELL, "V6 bonus: sell no workshop tile"),
+    (SELL, REMOVE_PASS, "V6 bonus: sell this workshop tile for its value"),
+    (REMOVE_PASS, REMOVE_CAR, "V6 bonus: remove no car from the market"),
+    (REMOVE_CAR, NUM_ACTIONS, "V6 bonus: remove the own car with this price from the market"),
 ]
 
 #: Workshop tile codes: a body of value v is v, an engine of value v is 8 + v.
@@ -161,6 +172,15 @@ class Notation:
                 put(DAIMLER + m * 5 + b, f"daimler +{v} buyer {b + 1}")
         put(DIESEL_PASS, "diesel pass")
         put(BENZ_PASS, "benz pass")
+        for t in c.specialty_tiles:
+            put(SPECIAL_TILE + t.index, f"tile special {t.name}")
+        put(SELL_PASS, "sell pass")
+        for v in range(1, MAX_TILE_VALUE + 1):
+            put(SELL + tile_code("body", v), f"sell body {v}")
+            put(SELL + tile_code("engine", v), f"sell engine {v}")
+        put(REMOVE_PASS, "remove pass")
+        for v in range(MAX_PRICE + 1):
+            put(REMOVE_CAR + v, f"remove car@{v}")
 
     def text(self, action: int) -> str:
         try:

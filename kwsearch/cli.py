@@ -48,19 +48,28 @@ def _components_option(f):
 @click.option("--output", "-o", type=click.Path(dir_okay=False), required=True,
               help="Where to write the game record (must not exist unless --force).")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
+@click.option("--v6", is_flag=True, help="Play with the V6 specialty tiles (RULES.md §11).")
 @_components_option
-def new(players: int, seed: int, output: str, force: bool, components_file: str | None) -> None:
-    """Write a fresh game record (set-up drawn from --seed)."""
+def new(players: int, seed: int, output: str, force: bool, v6: bool, components_file: str | None) -> None:
+    """Write a fresh game record (set-up drawn from --seed).
+
+    The record says whether the game uses the V6 specialty tiles; ``show`` and
+    ``suggest`` read that from the file.
+    """
     from .records import new_record
     from .rules import Game
 
     comps = load_components(components_file) if components_file else None
-    record = new_record(Game(players, comps), seed=seed)
+    try:
+        game = Game(players, comps, v6=v6)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    record = new_record(game, seed=seed)
     out = Path(output)
     if out.exists() and not force:
         raise click.ClickException(f"{out}: already exists; choose another file or pass --force")
     _write_json(out, record)
-    click.echo(f"wrote {out}: a new {players}-player game (seed {seed})")
+    click.echo(f"wrote {out}: a new {players}-player{' V6' if v6 else ''} game (seed {seed})")
 
 
 def _write_json(path: Path, obj) -> None:

@@ -50,6 +50,16 @@ INSTANT_EFFECTS = ("hire", "gp", "body_engine")
 #: The ten award tiles (RULES.md §9).
 AWARDS = ("gp1", "gp2", "buyer", "market", "body3", "body6", "engine4", "engine7", "worker", "engineers")
 
+#: Bonuses of the V6 specialty tiles (RULES.md §11). ``value`` of a tile entry means:
+#: engine / body: the value of the tile taken regardless of research; canteen_money:
+#: money per canteen worker; remove_car: money for the removed car; unused otherwise.
+SPECIALTY_BONUSES = ("engine", "body", "gp_engine", "canteen_money", "remove_car", "sell_tile",
+                     "research_discard")
+#: Bonuses whose entry states a ``value``, with its range.
+_BONUS_VALUE = {"engine": (1, 7), "body": (1, 7), "canteen_money": (0, 9), "remove_car": (0, 99)}
+#: Stack letters of the specialty tiles: stack "A" is used in round 1, "B" in round 2, ...
+SPECIALTY_STACKS = "ABCDE"
+
 #: Tile values 1..7 are structural: research points cap at 7 (RULES.md §4.1).
 MAX_TILE_VALUE = 7
 
@@ -62,6 +72,7 @@ MAX_DECK = 64
 MAX_PRICE = 31
 MAX_WORKERS = 16
 MAX_MARKET = 8
+MAX_SPECIAL = 16  # V6 specialty tiles
 
 # ---------------------------------------------------------------------------
 # Default data (RULES.md §12)
@@ -141,6 +152,21 @@ DEFAULTS: dict[str, Any] = {
     "opel_multiplier": 3,
     "engineer_markers": {"maybach": [1, 2], "horch": [1, 2], "daimler": [2, 4], "diesel": 2, "benz": 1},
     "otto_workers": 2,
+    # V6 specialty tiles (RULES.md §11): bonuses [book]; stack and standard action [assumed].
+    "specialty_tiles": [
+        {"name": "A1", "stack": "A", "action": "research", "bonus": "engine", "value": 3},
+        {"name": "A2", "stack": "A", "action": "gp", "bonus": "gp_engine"},
+        {"name": "A3", "stack": "A", "action": "hire", "bonus": "canteen_money", "value": 1},
+        {"name": "A4", "stack": "A", "action": "buyer", "bonus": "remove_car", "value": 3},
+        {"name": "B1", "stack": "B", "action": "research", "bonus": "body", "value": 5},
+        {"name": "B2", "stack": "B", "action": "gp", "bonus": "gp_engine"},
+        {"name": "B3", "stack": "B", "action": "body", "bonus": "sell_tile"},
+        {"name": "B4", "stack": "B", "action": "research", "bonus": "research_discard"},
+        {"name": "C1", "stack": "C", "action": "engine", "bonus": "sell_tile"},
+        {"name": "C2", "stack": "C", "action": "hire", "bonus": "canteen_money", "value": 1},
+        {"name": "C3", "stack": "C", "action": "research", "bonus": "engine", "value": 6},
+        {"name": "C4", "stack": "C", "action": "buyer", "bonus": "remove_car", "value": 7},
+    ],
 }
 
 #: Source of each default row (RULES.md §12).
@@ -174,6 +200,8 @@ MARKS: dict[str, str] = {
     "opel_multiplier": "[book] three times the price",
     "engineer_markers": "[book] Maybach +1/+2, Horch +1/+2, Daimler +2/+4, Diesel two changes, Benz one fifth buyer",
     "otto_workers": "[book] up to two workers",
+    "specialty_tiles": "[book 9.0] twelve tiles, four per stack A/B/C, and their bonuses; [assumed] which "
+                       "stack holds which bonus and each tile's standard action (RULES.md §11)",
 }
 
 # ---------------------------------------------------------------------------
@@ -208,6 +236,22 @@ class StartTile:
     index: int
     name: str
     actions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SpecialtyTile:
+    """A V6 specialty tile (RULES.md §11): a standard action plus a one-shot bonus."""
+
+    index: int
+    name: str
+    stack: int  # 0 = stack A (round 1), 1 = B, ...
+    action: str  # one of ACTIONS
+    bonus: str  # one of SPECIALTY_BONUSES
+    value: int = 0  # see SPECIALTY_BONUSES
+
+    @property
+    def stack_name(self) -> str:
+        return SPECIALTY_STACKS[self.stack]
 
 
 @dataclass(frozen=True)
@@ -247,6 +291,7 @@ class Components:
     diesel_markers: int
     benz_markers: int
     otto_workers: int
+    specialty_tiles: tuple[SpecialtyTile, ...]
     source: Mapping[str, Any]  # the merged raw mapping, for to_dict / positions
 
     @property
@@ -264,6 +309,16 @@ class Components:
             if ct.engineer == engineer:
                 return ct
         return None
+
+    def specialty_tile(self, name: str) -> SpecialtyTile:
+        for t in self.specialty_tiles:
+            if t.name.lower() == name.strip().lower():
+                return t
+        raise KeyError(name)
+
+    def specialty_stack(self, stack: int) -> tuple[SpecialtyTile, ...]:
+        """The specialty tiles of stack ``stack`` (0 = A)."""
+        return tuple(t for t in self.specialty_tiles if t.stack == stack)
 
     def lap_money(self, laps: int) -> int:
         """Money for ``laps`` completed laps (RULES.md §7)."""
@@ -408,6 +463,42 @@ _CARD_KEYS = {
 }
 
 
+def _specialty(value: Any) -> tuple[SpecialtyTile, ...]:
+    """The V6 specialty tiles (validated whether or not a game uses them)."""
+    raw = _list(value, "specialty_tiles", min_len=1, max_len=MAX_SPECIAL)
+    out: list[SpecialtyTile] = []
+    names: set[str] = set()
+    for i, t in enumerate(raw):
+        f = f"specialty_tiles[{i}]"
+        if not isinstance(t, Mapping):
+            raise ComponentError(f"{f}: expected an object with name, stack, action and bonus")
+        _keys(t, f, ("name", "stack", "action", "bonus", "value"))
+        name = t.get("name")
+        if not isinstance(name, str) or not name.isalnum() or name.lower() in names:
+            raise ComponentError(f"{f}.name: expected a unique alphanumeric name, got {name!r}")
+        names.add(name.lower())
+        stack = t.get("stack")
+        if not isinstance(stack, str) or len(stack) != 1 or stack.upper() not in SPECIALTY_STACKS:
+            raise ComponentError(f"{f}.stack: expected one of {', '.join(SPECIALTY_STACKS)} "
+                                 f"(A = round 1), got {stack!r}")
+        action = t.get("action")
+        if action not in ACTIONS:
+            raise ComponentError(f"{f}.action: unknown action {action!r} (expected one of {', '.join(ACTIONS)})")
+        bonus = t.get("bonus")
+        if bonus not in SPECIALTY_BONUSES:
+            raise ComponentError(f"{f}.bonus: unknown bonus {bonus!r} "
+                                 f"(expected one of {', '.join(SPECIALTY_BONUSES)})")
+        if bonus in _BONUS_VALUE:
+            lo, hi = _BONUS_VALUE[bonus]
+            v = _int(t.get("value"), f"{f}.value", lo, hi)
+        else:
+            if t.get("value") not in (None, 0):
+                raise ComponentError(f"{f}.value: the bonus {bonus!r} takes no value, got {t.get('value')!r}")
+            v = 0
+        out.append(SpecialtyTile(i, name, SPECIALTY_STACKS.index(stack.upper()), action, bonus, v))
+    return tuple(out)
+
+
 def _build(d: dict[str, Any]) -> Components:
     tiles_raw = _list(d["action_tiles"], "action_tiles", min_len=1, max_len=MAX_ACTION_TILES)
     tiles = []
@@ -549,6 +640,8 @@ def _build(d: dict[str, Any]) -> Components:
             raise ComponentError(f"engineer_markers.{key}: the markers must have different values")
         return out
 
+    specialty = _specialty(d["specialty_tiles"])
+
     return Components(
         action_tiles=tuple(tiles),
         start_tiles=tuple(starts),
@@ -585,5 +678,6 @@ def _build(d: dict[str, Any]) -> Components:
         diesel_markers=_int(em.get("diesel"), "engineer_markers.diesel", 0, 4),
         benz_markers=_int(em.get("benz"), "engineer_markers.benz", 0, 1),
         otto_workers=_int(d["otto_workers"], "otto_workers", 0, 4),
+        specialty_tiles=specialty,
         source=d,
     )

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .actions import ENGINE_CODE, tile_code
-from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_TILE_VALUE, PREFERENCES, Components,
-                         components_from_dict, default_components)
+from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_TILE_VALUE, PREFERENCES, SPECIALTY_STACKS,
+                         Components, components_from_dict, default_components)
 from .errors import ComponentError, InvalidPositionError, KwsearchError
 
 POSITION_FORMAT = "kwsearch-position/1"
@@ -41,9 +41,22 @@ def _tile_name(code: int) -> str:
     return f"engine {code - ENGINE_CODE}" if code > ENGINE_CODE else f"body {code}"
 
 
-def _chain_name(e: int) -> str:
-    from .rules import SEAT
+def _chain_name(e: int, c: Components | None = None) -> str:
+    from .rules import SEAT, SPECIAL
+    if e >= SPECIAL:
+        return f"special {(c or default_components()).specialty_tiles[e - SPECIAL].name}"
     return f"seat {e - SEAT}" if e >= SEAT else f"tile {e}"
+
+
+def _specialty_position(st) -> dict[str, Any]:
+    """The observable V6 state: per stack, the undrawn tiles (a set: their order is hidden)
+    and the used ones in the order they were discarded."""
+    sp = st.game.components.specialty_tiles
+    return {
+        "undrawn": {SPECIALTY_STACKS[r]: sorted(sp[t].name for t in stack)
+                    for r, stack in enumerate(st.spec_undrawn)},
+        "used": {SPECIALTY_STACKS[r]: [sp[t].name for t in stack] for r, stack in enumerate(st.spec_used)},
+    }
 
 
 def state_to_position(st) -> dict[str, Any]:
@@ -74,14 +87,14 @@ def state_to_position(st) -> dict[str, Any]:
     if st.turn_seat >= 0:
         turn = {"seat": st.turn_seat, "remaining": list(st.remaining),
                 "marker_placed": st.marker_placed, "car": list(st.car)}
-    return {
+    pos = {
         "format": POSITION_FORMAT,
         "players": game.num_players,
         "v6": game.v6,
         "components": None if c is default_components() or c.source == default_components().source else _overrides(c),
         "round": st.round,
         "phase": st.phase,
-        "chain": [_chain_name(e) for e in st.chain],
+        "chain": [_chain_name(e, c) for e in st.chain],
         "research": {
             "display": [names[i] for i in st.display],
             "discard": [names[i] for i in st.discard],
@@ -104,6 +117,9 @@ def state_to_position(st) -> dict[str, Any]:
         "turn": turn,
         "pending": [list(t) for t in st.tasks],
     }
+    if game.v6:
+        pos["specialty"] = _specialty_position(st)
+    return pos
 
 
 def _overrides(c: Components) -> dict[str, Any]:
@@ -213,8 +229,10 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
     if isinstance(n, bool) or n not in (2, 3, 4):
         ck.err("$.players", f"expected 2, 3 or 4, got {json.dumps(n)}")
         return None, ck.problems
-    if obj.get("v6", False):
-        ck.err("$.v6", "the V6 specialty tiles are not supported yet (expected false)")
+    v6 = obj.get("v6", False)
+    if not isinstance(v6, bool):
+        ck.err("$.v6", f"expected true or false, got {json.dumps(v6)}")
+        v6 = False
     comp = components
     if comp is None:
         raw = obj.get("components")
@@ -226,7 +244,11 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
             except ComponentError as exc:
                 ck.err("$.components", str(exc))
                 return None, ck.problems
-    game = Game(n, comp)
+    try:
+        game = Game(n, comp, v6=v6)
+    except ComponentError as exc:
+        ck.err("$.v6", str(exc))
+        return None, ck.problems
     c = game.components
     st = State._blank(game)
     names = {ct.name.lower(): ct for ct in c.card_types}
@@ -399,17 +421,27 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
     # --- chain -----------------------------------------------------------
     chain = []
     for i, v in enumerate(ck.list(obj.get("chain"), "$.chain")):
-        e = _parse_chain(v, n, len(c.action_tiles))
+        e = _parse_chain(v, n, c, game.v6)
         if e is None:
+            special = ' or "special X" (a specialty tile)' if game.v6 else ""
             ck.err(f"$.chain[{i}]", f"expected \"seat S\" (S in 0..{n - 1}) or \"tile T\" "
-                                    f"(T in 0..{len(c.action_tiles) - 1}), got {json.dumps(v)}")
+                                    f"(T in 0..{len(c.action_tiles) - 1}){special}, got {json.dumps(v)}")
         else:
-            chain.append(e + (SEAT if v.strip().lower().startswith("seat") else 0))
+            chain.append(e)
+    specials = [e for e in chain if e >= rules.SPECIAL]
     want = sorted(list(range(len(c.action_tiles))) + [SEAT + s for s in range(n)])
-    if sorted(chain) != want:
+    if sorted(e for e in chain if e < rules.SPECIAL) != want:
         ck.err("$.chain", f"the chain must hold each of the {len(c.action_tiles)} action tiles and each of the "
                           f"{n} seats exactly once")
+    if game.v6 and len(specials) != 1:
+        ck.err("$.chain", f"a V6 chain holds exactly one specialty tile (\"special X\"), got {len(specials)}")
+    for e in specials:
+        t = c.specialty_tiles[e - rules.SPECIAL]
+        if t.stack > st.round - 1:
+            ck.err("$.chain", f"specialty tile {t.name} of stack {t.stack_name} cannot be in play in round {st.round}")
     st.chain = chain
+    if game.v6:
+        _decode_specialty(ck, obj, st, specials)
 
     # --- buyers, prices, market -----------------------------------------
     by = ck.mapping(obj.get("buyers"), "$.buyers")
@@ -618,8 +650,9 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
 
 
 _OUTSIDE_TURN = ("setup", "turn", "benz", "race", "sales", "round_end")
-_TOP_ONLY = ("market_engine", "market_workers", "market_price", "market_marker", "diesel_change")
-_ONCE = ("turn", "tile", "market", "daimler", "diesel", "end_turn", "race", "sales", "round_end")
+_TOP_ONLY = ("market_engine", "market_workers", "market_price", "market_marker", "diesel_change", "sell", "remove")
+_ONCE = ("turn", "tile", "market", "daimler", "diesel", "end_turn", "race", "sales", "round_end", "special")
+_V6_TASKS = ("special", "sell", "remove")
 
 
 def _check_task_stack(ck: "_Checker", st) -> None:
@@ -635,6 +668,8 @@ def _check_task_stack(ck: "_Checker", st) -> None:
             ck.err(path, "\"setup\" tasks belong to the set-up phase")
         if k in ("benz", "race", "sales", "round_end") and st.phase != "scoring":
             ck.err(path, f"{k!r} belongs to the scoring phase")
+        if k in _V6_TASKS and not st.game.v6:
+            ck.err(path, f"{k!r} belongs to the V6 specialty tiles (the position has \"v6\": false)")
         if k not in _OUTSIDE_TURN and st.turn_seat < 0:
             ck.err("$.turn", f"the pending task {k!r} happens inside a turn: give \"turn\" with its seat")
     for k in _ONCE:
@@ -684,6 +719,7 @@ def _task_arg_bounds(kind: str, n: int, c: Components) -> range | list[int] | No
         "place": [tile_code("body", v) for v in values] + [tile_code("engine", v) for v in values],
         "gp": range(0, 4 * c.gp_lap_length), "gp_start": range(1, c.gp_lap_length + 1),
         "diesel_change": sorted({p for series in c.price_markers for p in series}),
+        "special": range(len(c.specialty_tiles)), "remove": range(0, 100),
     }
     return table.get(kind, range(0, 1))
 
@@ -720,15 +756,105 @@ def _parse_tile(v: Any) -> int | None:
     return tile_code(parts[0], val)
 
 
-def _parse_chain(v: Any, n: int, tiles: int) -> int | None:
+def _parse_chain(v: Any, n: int, c: Components, v6: bool = False) -> int | None:
+    """The chain entry ``"seat S"``, ``"tile T"`` or (V6) ``"special X"`` names, or None."""
+    from .rules import SEAT, SPECIAL
     if not isinstance(v, str):
         return None
     parts = v.strip().lower().split()
-    if len(parts) != 2 or not parts[1].isdigit():
+    if len(parts) != 2:
+        return None
+    if parts[0] == "special" and v6:
+        try:
+            return SPECIAL + c.specialty_tile(parts[1]).index
+        except KeyError:
+            return None
+    if not parts[1].isdigit():
         return None
     k = int(parts[1])
     if parts[0] == "seat" and 0 <= k < n:
-        return k
-    if parts[0] == "tile" and 0 <= k < tiles:
+        return SEAT + k
+    if parts[0] == "tile" and 0 <= k < len(c.action_tiles):
         return k
     return None
+
+
+def _decode_specialty(ck: "_Checker", obj: Mapping[str, Any], st, in_chain: list[int]) -> None:
+    """The V6 stacks of a position (``specialty`` and ``hidden.specialty``); problems go to ``ck``.
+
+    Without ``specialty`` every tile not in the chain is undrawn (the state right
+    after set-up); without ``hidden.specialty`` the undrawn tiles get an order from
+    the position's generator.
+    """
+    from .rules import SPECIAL, rng_shuffle
+    c = st.game.components
+    sp = c.specialty_tiles
+    nst = st.game.num_stacks
+    letters = SPECIALTY_STACKS[:nst]
+    where: dict[int, str] = {e - SPECIAL: "$.chain" for e in in_chain}
+
+    def tiles(value: Any, path: str, r: int, what: str) -> list[int]:
+        out = []
+        for i, name in enumerate(ck.list(value, path)):
+            try:
+                t = c.specialty_tile(name) if isinstance(name, str) else None
+            except KeyError:
+                t = None
+            if t is None:
+                ck.err(f"{path}[{i}]", f"unknown specialty tile {json.dumps(name)} "
+                                       f"(expected one of {', '.join(x.name for x in sp)})")
+            elif t.stack != r:
+                ck.err(f"{path}[{i}]", f"specialty tile {t.name} belongs to stack {t.stack_name}, not {letters[r]}")
+            elif t.index in where:
+                ck.err(f"{path}[{i}]", f"specialty tile {t.name} is also in {where[t.index]}")
+            else:
+                where[t.index] = f"{path} ({what})"
+                out.append(t.index)
+        return out
+
+    raw = obj.get("specialty")
+    spec = ck.mapping(raw, "$.specialty")
+    for k in spec:
+        if k not in ("undrawn", "used"):
+            ck.err(f"$.specialty.{k}", "unknown key (expected undrawn, used)")
+    used_raw = ck.mapping(spec.get("used", {}), "$.specialty.used")
+    undrawn_raw = ck.mapping(spec.get("undrawn"), "$.specialty.undrawn") if "undrawn" in spec else None
+    for part, m in (("used", used_raw), ("undrawn", undrawn_raw or {})):
+        for k in m:
+            if k not in letters:
+                ck.err(f"$.specialty.{part}.{k}", f"unknown stack (expected one of {', '.join(letters)})")
+    for r, letter in enumerate(letters):
+        st.spec_used[r] = tiles(used_raw.get(letter, []), f"$.specialty.used.{letter}", r, "used")
+    for r, letter in enumerate(letters):
+        if undrawn_raw is None:
+            st.spec_undrawn[r] = [t.index for t in c.specialty_stack(r) if t.index not in where]
+        else:
+            st.spec_undrawn[r] = tiles(undrawn_raw.get(letter, []), f"$.specialty.undrawn.{letter}", r, "undrawn")
+    missing = [t.name for t in sp if t.index not in where and (undrawn_raw is not None or t.stack >= nst)]
+    if missing:
+        ck.err("$.specialty", f"every specialty tile is in the chain, undrawn or used; missing: {', '.join(missing)}")
+    hidden = obj.get("hidden")
+    hd = ck.mapping(hidden, "$.hidden") if hidden is not None else {}
+    order = hd.get("specialty")
+    if order is not None:
+        om = ck.mapping(order, "$.hidden.specialty")
+        for r, letter in enumerate(letters):
+            path = f"$.hidden.specialty.{letter}"
+            names = ck.list(om.get(letter, []), path)
+            idx = []
+            for i, name in enumerate(names):
+                try:
+                    idx.append(c.specialty_tile(name).index if isinstance(name, str) else -1)
+                except KeyError:
+                    idx.append(-1)
+            if sorted(idx) != sorted(st.spec_undrawn[r]):
+                ck.err(path, f"the order of stack {letter} must be a permutation of its undrawn tiles "
+                             f"{sorted(sp[t].name for t in st.spec_undrawn[r])}, got {json.dumps(names)}")
+            else:
+                st.spec_undrawn[r] = idx
+    else:
+        s = st.rng
+        for stack in st.spec_undrawn:
+            stack.sort()
+            s = rng_shuffle(s, stack)
+        st.rng = s

@@ -41,7 +41,7 @@ from . import actions as A
 from .actions import ENGINE_CODE
 from .components import ALL_ACTIONS, AWARDS, ENGINEERS
 from .engine import reference
-from .rules import SEAT
+from .rules import SEAT, is_seat
 
 __all__ = ["HeuristicBot", "HeuristicConfig", "evaluate", "seat_values", "project_sales"]
 
@@ -276,7 +276,7 @@ def seat_values(st, cfg: HeuristicConfig = DEFAULT_CONFIG) -> list[float]:
     # Tempo: opponents' workers ahead of this seat's worker act first.
     ahead = 0
     for e in st.chain:
-        if e >= SEAT:
+        if is_seat(e):
             vals[e - SEAT] -= cfg.tempo * ahead * tf
             ahead += 1
     return vals

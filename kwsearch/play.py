@@ -124,7 +124,8 @@ class Session:
     def _apply(self, action: int) -> list[str]:
         """Apply ``action`` for the current seat and save; returns the names of the cards it turned up."""
         before = len(self.record["events"])
-        Recorder(self.record, self.state).apply(action, draw=self._ask_card if self.mirror else None)
+        Recorder(self.record, self.state).apply(action, draw=self._ask_card if self.mirror else None,
+                                                draw_special=self._ask_special if self.mirror else None)
         self.save()
         for bot in self.bots.values():
             if hasattr(bot, "observe"):
@@ -149,6 +150,22 @@ class Session:
                 del st.deck[len(st.deck) - 1 - st.deck[::-1].index(t)]
                 return t
             self.say(f"  {answer!r} is not an undrawn research card; answer with a number or a name")
+
+    def _ask_special(self, st: State, r: int) -> int:
+        tiles = st.game.components.specialty_tiles
+        left = sorted(set(st.spec_undrawn[r]), key=lambda t: tiles[t].name)
+        menu = ", ".join(f"{k + 1}={tiles[t].name}" for k, t in enumerate(left))
+        while True:
+            answer = self.ask(f"Which specialty tile was placed? ({menu}) ").strip()
+            t = None
+            if answer.isdigit() and 1 <= int(answer) <= len(left):
+                t = left[int(answer) - 1]
+            else:
+                t = next((x for x in left if tiles[x].name.lower() == answer.lower()), None)
+            if t is not None:
+                st.spec_undrawn[r].remove(t)
+                return t
+            self.say(f"  {answer!r} is not a specialty tile of that stack; answer with a number or a name")
 
     def undo(self) -> bool:
         """Take back the last decision of a human seat and everything after it."""
@@ -284,11 +301,13 @@ def mirror_setup(record: dict[str, Any], ask: Callable[[str], str], say: Callabl
     """Ask how the real table was set up (Enter keeps the value shown)."""
     setup = record["setup"]
     n = record["players"]
+    # "tile 3" -> "3", "special A3" -> "A3" (a specialty tile is named, an action tile numbered)
     tiles = [e.split()[1] for e in setup["chain"][n:]]
     say("Mirror mode: enter the table's set-up (Enter keeps the value shown).")
     answer = ask(f"Action tiles in track order, tail to front [{' '.join(tiles)}]: ").strip()
     if answer:
-        setup["chain"] = [f"seat {s}" for s in range(n)] + [f"tile {t}" for t in answer.replace(",", " ").split()]
+        setup["chain"] = [f"seat {s}" for s in range(n)] + [
+            f"tile {t}" if t.isdigit() else f"special {t}" for t in answer.replace(",", " ").split()]
     offered = setup["start_tiles_offered"]
     answer = ask(f"Start tiles offered [{', '.join(offered)}]: ").strip()
     if answer:

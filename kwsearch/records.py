@@ -3,7 +3,9 @@
 A record holds the game options, the set-up (tile order, start-tile offer, the
 two first face-up research cards) and the ordered events: every player decision
 in text notation, and after a decision that turned up research cards, a
-``"reveal A, B"`` event naming them in the order they came up. A game from a
+``"reveal A, B"`` event naming them in the order they came up. In a V6 game the
+set-up chain names the first specialty tile (``"special A3"``) and a decision
+that placed new specialty tiles is followed by ``"reveal special B2"``. A game from a
 real table can be typed in this way; a game played by the program is written
 the same way.
 
@@ -23,10 +25,10 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .components import Components, components_from_dict, default_components
+from .components import SPECIALTY_STACKS, Components, components_from_dict, default_components
 from .errors import ComponentError, IllegalMoveError, InvalidRecordError, KwsearchError
 from .formats import POSITION_FORMAT, _parse_chain, position_to_state, read_json
-from .rules import SEAT, Game, State
+from .rules import SEAT, SPECIAL, Game, State, is_seat
 
 RECORD_FORMAT = "kwsearch-game/1"
 REVEAL = "reveal"
@@ -36,15 +38,19 @@ def _options(obj: Mapping[str, Any], components: Components | None) -> Game:
     n = obj.get("players")
     if isinstance(n, bool) or n not in (2, 3, 4):
         raise InvalidRecordError(f"players: expected 2, 3 or 4, got {json.dumps(n)}")
-    if obj.get("v6", False):
-        raise InvalidRecordError("v6: the V6 specialty tiles are not supported yet (expected false)")
+    v6 = obj.get("v6", False)
+    if not isinstance(v6, bool):
+        raise InvalidRecordError(f"v6: expected true or false, got {json.dumps(v6)}")
     if components is None:
         raw = obj.get("components")
         try:
             components = default_components() if raw is None else components_from_dict(raw)
         except ComponentError as exc:
             raise InvalidRecordError(f"components: {exc}") from None
-    return Game(n, components)
+    try:
+        return Game(n, components, v6=v6)
+    except ComponentError as exc:
+        raise InvalidRecordError(f"v6: {exc}") from None
 
 
 def new_record(game: Game, seed: int = 0, seat_names: list[str] | None = None) -> dict[str, Any]:
@@ -69,7 +75,7 @@ def record_header(state: State, seed: int | None, seat_names: list[str] | None =
         rec["seed"] = seed
     rec["setup"] = {
         "seats": list(seat_names) if seat_names else [f"P{i + 1}" for i in range(game.num_players)],
-        "chain": [_chain_name(e) for e in state.chain],
+        "chain": [_chain_name(e, c) for e in state.chain],
         "start_tiles_offered": [c.start_tiles[t].name for t in state.offered],
         "display": [names[i] for i in state.display],
     }
@@ -91,23 +97,36 @@ def _setup_state(rec: Mapping[str, Any], game: Game) -> State:
         raise InvalidRecordError("setup: expected an object")
     # Tile order: the chain after the workers, tail to front.
     chain_raw = setup.get("chain")
+    stacks = [list(x) for x in base.spec_undrawn]
+    if game.v6:  # the seeded stacks, with the set-up's specialty tile back on top of stack A
+        stacks[0].append(base.chain[-1] - SPECIAL)
     if chain_raw is None:
-        tiles = [e for e in base.chain if e < SEAT]
+        tiles = [e for e in base.chain if e < SPECIAL and not is_seat(e)]
     else:
         if not isinstance(chain_raw, list):
             raise InvalidRecordError("setup.chain: expected a list of \"seat S\" / \"tile T\"")
         chain = []
         for i, v in enumerate(chain_raw):
-            e = _parse_chain(v, n, len(c.action_tiles))
+            e = _parse_chain(v, n, c, game.v6)
             if e is None:
-                raise InvalidRecordError(f"setup.chain[{i}]: expected \"seat S\" or \"tile T\", got {json.dumps(v)}")
-            chain.append(e + (SEAT if v.strip().lower().startswith("seat") else 0))
+                also = " or \"special X\"" if game.v6 else ""
+                raise InvalidRecordError(f"setup.chain[{i}]: expected \"seat S\" or \"tile T\"{also}, "
+                                         f"got {json.dumps(v)}")
+            chain.append(e)
         want = [SEAT + s for s in range(n)]
-        if chain[:n] != want or sorted(chain[n:]) != list(range(len(c.action_tiles))):
+        special = chain[-1:] if game.v6 else []
+        tiles = chain[n:len(chain) - len(special)]
+        if chain[:n] != want or sorted(tiles) != list(range(len(c.action_tiles))):
             raise InvalidRecordError(
                 f"setup.chain: expected the {n} seats in order (\"seat 0\" first) followed by each of the "
-                f"{len(c.action_tiles)} action tiles once")
-        tiles = chain[n:]
+                f"{len(c.action_tiles)} action tiles once" + (" and one specialty tile of stack A" if game.v6 else ""))
+        if game.v6:
+            t = special[0] - SPECIAL if special[0] >= SPECIAL else -1
+            if t < 0 or c.specialty_tiles[t].stack != 0:
+                raise InvalidRecordError(f"setup.chain[{len(chain) - 1}]: a V6 set-up ends with one specialty "
+                                         f"tile of stack A (\"special A1\"), got {json.dumps(chain_raw[-1])}")
+            stacks[0].remove(t)
+            stacks[0].append(t)
     # Start-tile offer.
     offer_raw = setup.get("start_tiles_offered")
     if offer_raw is None:
@@ -136,7 +155,7 @@ def _setup_state(rec: Mapping[str, Any], game: Game) -> State:
             del deck[len(deck) - 1 - deck[::-1].index(t)]  # the topmost such card
             named.append(t)
         deck += reversed(named)  # the first named card is drawn first (top = last)
-    return State._from_setup(game, tiles, deck, offered, base.rng)
+    return State._from_setup(game, tiles, deck, offered, base.rng, stacks)
 
 
 def _card(game: Game, v: Any, where: str) -> int:
@@ -159,8 +178,55 @@ def _reveal_cards(game: Game, text: str, index: int) -> list[int]:
         raise InvalidRecordError(str(exc), index, text) from None
 
 
+def _special_reveal(text: str) -> bool:
+    """Whether a reveal event names specialty tiles (``"reveal special B2"``)."""
+    return text.strip()[len(REVEAL):].strip(" :").lower().startswith("special")
+
+
+def _reveal_specials(game: Game, text: str, index: int) -> list[int]:
+    body = text.strip()[len(REVEAL):].strip(" :")[len("special"):]
+    names = [s for s in (x.strip() for x in body.split(",")) if s]
+    if not game.v6:
+        raise InvalidRecordError(f"event {index}: {text!r}: specialty tiles are revealed only in a V6 game",
+                                 index, text)
+    if not names:
+        raise InvalidRecordError(f"event {index}: {text!r} names no specialty tile", index, text)
+    out = []
+    for name in names:
+        try:
+            out.append(game.components.specialty_tile(name).index)
+        except KeyError:
+            raise InvalidRecordError(
+                f"event {index}: {text!r}: unknown specialty tile {name!r} (expected one of "
+                f"{', '.join(t.name for t in game.components.specialty_tiles)})", index, text) from None
+    return out
+
+
 def _is_reveal(ev: str) -> bool:
     return ev.strip().lower().startswith(REVEAL)
+
+
+class _ForcedSpecials:
+    """A specialty-tile hook that places the named tiles, in order, from the stack drawn from."""
+
+    def __init__(self, tiles: list[int], game: Game, index: int, text: str):
+        self.tiles = list(tiles)
+        self.game = game
+        self.index, self.text = index, text
+
+    def __call__(self, st: State, r: int) -> int:
+        stack = st.spec_undrawn[r]
+        if not self.tiles:
+            return stack.pop()
+        t = self.tiles.pop(0)
+        if t not in stack:
+            sp = self.game.components.specialty_tiles
+            raise InvalidRecordError(f"event {self.index}: {self.text!r}: specialty tile {sp[t].name} is not "
+                                     f"undrawn in stack {SPECIALTY_STACKS[r]} "
+                                     f"(undrawn: {', '.join(sorted(sp[x].name for x in stack)) or 'none'})",
+                                     self.index, self.text)
+        stack.remove(t)
+        return t
 
 
 class _ForcedDraws:
@@ -222,9 +288,13 @@ def _replay(record: Mapping[str, Any], upto: int | None, components: Components 
             raise InvalidRecordError(f"event {i}: {ev!r} follows no decision that turned up cards", i, ev)
         # The reveals that follow this decision say which cards it turned up.
         forced: list[int] = []
+        specials: list[int] = []
         j = i + 1
         while j < len(events) and isinstance(events[j], str) and _is_reveal(events[j]):
-            forced += _reveal_cards(game, events[j], j)
+            if _special_reveal(events[j]):
+                specials += _reveal_specials(game, events[j], j)
+            else:
+                forced += _reveal_cards(game, events[j], j)
             j += 1
         try:
             action = state.parse_move(ev)
@@ -233,14 +303,20 @@ def _replay(record: Mapping[str, Any], upto: int | None, components: Components 
         hook = _ForcedDraws(forced, names, j - 1, events[j - 1] if j - 1 > i else ev)
         if movers is not None:
             movers.append(state.current_player())
+        shook = _ForcedSpecials(specials, game, j - 1, events[j - 1] if j - 1 > i else ev)
         state.draw_hook = hook
+        state.special_hook = shook
         try:
             state.apply(action)
         finally:
             state.draw_hook = None
+            state.special_hook = None
         if hook.cards:
             raise InvalidRecordError(f"event {j - 1}: {events[j - 1]!r} names {len(forced)} cards but the decision "
                                      f"turned up {len(forced) - len(hook.cards)}", j - 1, events[j - 1])
+        if shook.tiles:
+            raise InvalidRecordError(f"event {j - 1}: {events[j - 1]!r} names {len(specials)} specialty tiles but "
+                                     f"the decision placed {len(specials) - len(shook.tiles)}", j - 1, events[j - 1])
         decisions += 1
         i = j
     if upto is not None and decisions < upto:
@@ -264,12 +340,14 @@ class Recorder:
         state = game.new_initial_state(seed, engine="reference")
         return cls(record_header(state, seed, seat_names), state)
 
-    def apply(self, action: int, draw: Callable[[State], int] | None = None) -> None:
-        """Apply ``action`` and record it with the cards it turned up.
+    def apply(self, action: int, draw: Callable[[State], int] | None = None,
+              draw_special: Callable[[State, int], int] | None = None) -> None:
+        """Apply ``action`` and record it with the cards (and V6 specialty tiles) it turned up.
 
         ``draw(state)``, if given, says which card comes up instead of the top of
         the state's deck (mirror mode asks the table); it removes the card from
-        ``state.deck`` and returns it.
+        ``state.deck`` and returns it. ``draw_special(state, r)`` does the same for
+        the specialty tile placed from round ``r``'s stack (``state.spec_undrawn[r]``).
         """
         st = self.state
         text = st.action_to_text(action)
@@ -280,15 +358,27 @@ class Recorder:
             drawn.append(card)
             return card
 
+        placed: list[int] = []
+
+        def special_hook(s: State, r: int) -> int:
+            t = draw_special(s, r) if draw_special is not None else s.spec_undrawn[r].pop()
+            placed.append(t)
+            return t
+
         st.draw_hook = hook
+        st.special_hook = special_hook
         try:
             st.apply(action)
         finally:
             st.draw_hook = None
+            st.special_hook = None
         self.record["events"].append(text)
         if drawn:
             names = [ct.name for ct in st.game.components.card_types]
             self.record["events"].append(f"{REVEAL} " + ", ".join(names[t] for t in drawn))
+        if placed:
+            sp = st.game.components.specialty_tiles
+            self.record["events"].append(f"{REVEAL} special " + ", ".join(sp[t].name for t in placed))
         if st.is_terminal():
             self.record["result"] = {"money": st.money()}
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .actions import ENGINE_CODE
-from .components import AWARDS, ENGINEERS, PREFERENCES
-from .rules import SEAT, State
+from .components import AWARDS, ENGINEERS, PREFERENCES, SPECIALTY_STACKS
+from .rules import SEAT, SPECIAL, State
 
 _DECISION = {
     "setup": "choose a start tile",
@@ -24,7 +24,22 @@ _DECISION = {
     "diesel_change": "choose what Diesel changes",
     "benz": "add Benz's fifth buyer, or pass",
     "hire": "choose which inactive development the new worker activates",
+    "sell": "sell a workshop tile for its value, or pass (specialty bonus)",
+    "remove": "remove an own car from the market, or pass (specialty bonus)",
 }
+
+
+def _bonus_text(t) -> str:
+    """A specialty tile's bonus in words (RULES.md §11)."""
+    return {
+        "engine": f"engine {t.value} regardless of research",
+        "body": f"body {t.value} regardless of research",
+        "gp_engine": "GP engine +1",
+        "canteen_money": f"{t.value} money per canteen worker",
+        "remove_car": f"remove own car for {t.value}",
+        "sell_tile": "sell a workshop tile",
+        "research_discard": "research the top discard",
+    }[t.bonus]
 
 
 def _tile(code: int) -> str:
@@ -42,7 +57,8 @@ def render(state: State, seat_names: list[str] | None = None) -> str:
     who = [f"seat {i} ({names[i]})" for i in range(n)]
     cards = [ct.name for ct in c.card_types]
     out: list[str] = []
-    out.append(f"Kraftwagen, {n} players — round {state.round} of {c.rounds}, {state.phase} phase")
+    out.append(f"Kraftwagen, {n} players{' (V6 specialty tiles)' if g.v6 else ''} — round {state.round} "
+               f"of {c.rounds}, {state.phase} phase")
     if state.is_terminal():
         money = state.money()
         best = max(money)
@@ -60,12 +76,22 @@ def render(state: State, seat_names: list[str] | None = None) -> str:
     out.append("")
     chain = []
     for e in state.chain:
-        if e >= SEAT:
+        if e >= SPECIAL:
+            t = c.specialty_tiles[e - SPECIAL]
+            chain.append(f"special {t.name} ({t.action}; {_bonus_text(t)})")
+        elif e >= SEAT:
             chain.append(f"[{names[e - SEAT]}]")
         else:
             chain.append(f"tile {e} ({'+'.join(c.action_tiles[e].actions)})")
     out.append("Action track, tail (next to move) first:")
     out.append("  " + "  ".join(chain))
+    if g.v6:
+        sp = c.specialty_tiles
+        stacks = []
+        for r, (undrawn, used) in enumerate(zip(state.spec_undrawn, state.spec_used)):
+            stacks.append(f"{SPECIALTY_STACKS[r]} {len(undrawn)} face down"
+                          + (f", used {' '.join(sp[t].name for t in used)}" if used else ""))
+        out.append("Specialty stacks: " + "; ".join(stacks))
     out.append("")
     disp = ", ".join(cards[t] for t in state.display) or "(none)"
     out.append(f"Research: face up {disp}; {len(state.deck)} undrawn, {len(state.discard)} discarded"

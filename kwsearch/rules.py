@@ -22,11 +22,13 @@ in :data:`TASKS`; the decision kinds and the action ids in ``docs/actions.md``.
 
 Hidden information
 ------------------
-Only the order of the undrawn research cards is hidden (RULES.md §10). The
-deck's order lives in the state (``deck``, top card last) together with the
-64-bit state of the generator used when the discard pile is reshuffled
-(``rng``); :meth:`State.determinize` redraws both, :meth:`State.observation`
-shows neither.
+Only the order of the undrawn research cards is hidden (RULES.md §10), and
+with the V6 specialty tiles (``Game(v6=True)``, RULES.md §11) the order of the
+undrawn specialty tiles of each stack. The orders live in the state (``deck``
+and ``spec_undrawn[stack]``, top last) together with the 64-bit state of the
+generator used when the discard pile or a used specialty stack is reshuffled
+(``rng``); :meth:`State.determinize` redraws all of them,
+:meth:`State.observation` shows none.
 """
 
 from __future__ import annotations
@@ -37,16 +39,23 @@ from typing import Any, Callable, Iterable
 
 from . import actions as A
 from .actions import ENGINE_CODE, Notation, market_marker_slots, tile_code
-from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, PREFERENCES, Components,
-                         default_components)
-from .errors import IllegalMoveError, InvalidMoveError
+from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_TILE_VALUE, PREFERENCES, SPECIALTY_STACKS,
+                         Components, default_components)
+from .errors import ComponentError, IllegalMoveError, InvalidMoveError
 
 TERMINAL = -4  # current_player() of a finished game (OpenSpiel's kTerminalPlayerId)
 
 SETUP, ACTION, SCORING, OVER = "setup", "action", "scoring", "over"
 
-#: Chain entries: action tiles are their ids 0..15, the worker of seat s is SEAT + s.
+#: Chain entries: action tiles are their ids 0..15, the worker of seat s is SEAT + s,
+#: the V6 specialty tile t is SPECIAL + t.
 SEAT = 16
+SPECIAL = 32
+
+
+def is_seat(entry: int) -> bool:
+    """Whether a chain entry is a worker (not an action or specialty tile)."""
+    return SEAT <= entry < SPECIAL
 
 #: Task kinds (the entries of ``State.tasks``: ``[kind, arg]``).
 TASKS = (
@@ -73,6 +82,9 @@ TASKS = (
     "race",         # Grand-Prix scoring
     "sales",        # buyers' scoring
     "round_end",    # clean-up, next round or game end
+    "special",      # arg specialty tile: its bonus, after its standard action (V6)
+    "sell",         # V6 bonus: optionally sell a workshop tile            (decision SELL*)
+    "remove",       # arg money: V6 bonus, optionally remove an own market car  (decision REMOVE*)
 )
 
 # Which action kinds may be done in either order with the same outcome
@@ -169,19 +181,27 @@ class Game:
     """Static parameters: player count, variant, component data.
 
     ``components`` is a :class:`~kwsearch.components.Components` (default:
-    RULES.md §12). ``v6=True`` (the specialty tiles) has its own issue and is
-    refused here.
+    RULES.md §12). ``v6=True`` plays with the V6 specialty tiles (RULES.md §11):
+    every round needs a non-empty stack of them (stack A for round 1, ...).
     """
 
     def __init__(self, num_players: int = 4, components: Components | None = None, v6: bool = False):
         if type(num_players) is not int or num_players not in (2, 3, 4):
             raise ValueError(f"num_players: expected 2, 3 or 4, got {num_players!r}")
-        if v6:
-            raise NotImplementedError("Game(v6=True): the V6 specialty tiles (RULES.md §11) are not implemented yet")
+        if not isinstance(v6, bool):
+            raise ValueError(f"v6: expected True or False, got {v6!r}")
         self.num_players = num_players
         self.components = components or default_components()
-        self.v6 = bool(v6)
+        self.v6 = v6
         c = self.components
+        #: Specialty stacks in play (0 without V6); stack r is used in round r + 1.
+        self.num_stacks = 0
+        if v6:
+            self.num_stacks = max(t.stack for t in c.specialty_tiles) + 1
+            for r in range(c.rounds):
+                if not c.specialty_stack(r):
+                    raise ComponentError(f"specialty_tiles: round {r + 1} has no specialty tile "
+                                         f"(stack {SPECIALTY_STACKS[r]}) for a V6 game")
         self.notation = Notation(c)
         self.market_size = c.market_size[num_players]
         self.buyer_spaces = c.active_buyer_spaces[num_players]
@@ -191,7 +211,7 @@ class Game:
         self.engineer_card = {ct.engineer: ct.index for ct in c.card_types if ct.kind == "engineer"}
 
     def __repr__(self) -> str:
-        return f"Game(num_players={self.num_players})"
+        return f"Game(num_players={self.num_players}{', v6=True' if self.v6 else ''})"
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, Game) and other.num_players == self.num_players
@@ -254,7 +274,7 @@ class State:
                  "stacks", "active", "active_daimler", "white", "track", "prices", "market",
                  "supply_body", "supply_engine", "awards", "offered", "seats",
                  "turn_seat", "remaining", "marker_placed", "car", "tasks", "actor", "_legal",
-                 "draw_hook")
+                 "draw_hook", "spec_undrawn", "spec_used", "special_hook")
 
     # ----- construction -------------------------------------------------
 
@@ -300,6 +320,11 @@ class State:
         st.actor = -1
         st._legal = []
         st.draw_hook = None
+        # V6 (RULES.md §11): per stack, the undrawn tiles (top last, hidden order)
+        # and the used ones (in the order they were discarded).
+        st.spec_undrawn = [[] for _ in range(game.num_stacks)]
+        st.spec_used = [[] for _ in range(game.num_stacks)]
+        st.special_hook = None
         return st
 
     @classmethod
@@ -319,13 +344,25 @@ class State:
         # §2.5: the start-tile offer (two random tiles with two players).
         offer = [t.index for t in c.start_tiles]
         rng = rng_shuffle(rng, offer)
-        return cls._from_setup(game, tiles, deck, offer[:c.start_tiles_offered[n]], rng)
+        # §11: each specialty stack shuffled face down (V6 only, so other games draw as before).
+        stacks = []
+        for r in range(game.num_stacks):
+            stack = [t.index for t in c.specialty_stack(r)]
+            rng = rng_shuffle(rng, stack)
+            stacks.append(stack)
+        return cls._from_setup(game, tiles, deck, offer[:c.start_tiles_offered[n]], rng, stacks)
 
     @classmethod
-    def _from_setup(cls, game: Game, tiles: list[int], deck: list[int], offered: list[int], rng: int) -> "State":
-        """Set up with a given tile order (tail to front), deck order and start-tile offer."""
+    def _from_setup(cls, game: Game, tiles: list[int], deck: list[int], offered: list[int], rng: int,
+                    stacks: list[list[int]] | None = None) -> "State":
+        """Set up with a given tile order (tail to front), deck order, start-tile offer and,
+        with V6, specialty stacks (top last)."""
         st = cls._blank(game)
         st.chain = [SEAT + s for s in range(game.num_players)] + list(tiles)
+        if game.v6:
+            st.spec_undrawn = [list(x) for x in stacks]
+            # §11: the top A tile goes to the front of the chain as the 11th tile.
+            st.chain.append(SPECIAL + st.spec_undrawn[0].pop())
         st.deck = list(deck)
         st.offered = sorted(offered)
         st.rng = rng
@@ -406,6 +443,9 @@ class State:
         st.actor = self.actor
         st._legal = list(self._legal)
         st.draw_hook = None
+        st.spec_undrawn = [list(x) for x in self.spec_undrawn]
+        st.spec_used = [list(x) for x in self.spec_used]
+        st.special_hook = None
         return st
 
     __copy__ = copy
@@ -414,13 +454,17 @@ class State:
         return self.copy()
 
     def determinize(self, rng: random.Random | int) -> None:
-        """Redraw the hidden information: the order of the undrawn research cards
-        and the generator of later reshuffles. Everything observable stays.
+        """Redraw the hidden information: the order of the undrawn research cards,
+        of each V6 specialty stack's undrawn tiles, and the generator of later
+        reshuffles. Everything observable stays.
         """
         seed = rng if isinstance(rng, int) else rng.getrandbits(64)
         s = seed_to_rng(seed)
         self.deck.sort()  # from a canonical order, so the result never depends on the true order
         s = rng_shuffle(s, self.deck)
+        for stack in self.spec_undrawn:
+            stack.sort()
+            s = rng_shuffle(s, stack)
         self.rng = s
 
     def observation(self, seat: int | None = None) -> dict[str, Any]:
@@ -438,6 +482,10 @@ class State:
         obj = state_to_position(self)
         names = [ct.name for ct in self.game.components.card_types]
         obj["hidden"] = {"deck": [names[i] for i in self.deck], "rng": f"{self.rng:016x}"}
+        if self.game.v6:
+            sp = self.game.components.specialty_tiles
+            obj["hidden"]["specialty"] = {SPECIALTY_STACKS[r]: [sp[t].name for t in stack]
+                                          for r, stack in enumerate(self.spec_undrawn)}
         return obj
 
     @classmethod
@@ -537,21 +585,32 @@ class State:
         seat = self.chain[0] - SEAT
         self.turn_seat = seat
         self.actor = seat
-        return [A.TILE + e for e in self.chain if e < SEAT]
+        return [A.TILE + e if e < SEAT else A.SPECIAL_TILE + e - SPECIAL for e in self.chain if not is_seat(e)]
 
     def _choose_turn(self, action: int, _: int) -> None:
-        tile = action - A.TILE
+        c = self.game.components
+        entry = SPECIAL + action - A.SPECIAL_TILE if action >= A.SPECIAL_TILE else action - A.TILE
         seat = self.chain[0] - SEAT
         # The tail worker takes the tile's place; the tile goes to the front.
-        i = self.chain.index(tile)
+        i = self.chain.index(entry)
         self.chain[i] = self.chain[0]
         del self.chain[0]
-        self.chain.append(tile)
         self.marker_placed = False
         self._pop()
         for kind in ("end_turn", "diesel", "daimler", "market"):
             self._push(kind)
-        self._begin_tile(seat, self.game.components.action_tiles[tile].actions)
+        if entry < SEAT:
+            self.chain.append(entry)
+            self._begin_tile(seat, c.action_tiles[entry].actions)
+            return
+        # A specialty tile [book 9.0]: it is discarded and the current round's next
+        # tile goes to the front at once [reading 15]; the seat does the standard
+        # action, then the bonus [reading 16].
+        t = entry - SPECIAL
+        self._discard_special(t)
+        self.chain.append(SPECIAL + self._draw_special(self.round - 1))
+        self._push("special", t)
+        self._begin_tile(seat, (c.specialty_tiles[t].action,))
 
     def _task_tile(self, _: int) -> list[int] | None:
         rem = self.remaining
@@ -1037,8 +1096,15 @@ class State:
 
     def _task_end_turn(self, _: int) -> None:
         self._pop()
-        while self.chain[0] < SEAT:  # tiles at the tail go to the front [book]
-            self.chain.append(self.chain.pop(0))
+        c = self.game.components
+        while not is_seat(self.chain[0]):  # tiles at the tail go to the front [book]
+            e = self.chain.pop(0)
+            if e >= SPECIAL and c.specialty_tiles[e - SPECIAL].stack < self.round - 1:
+                # A specialty tile of an earlier round passed by every player is
+                # discarded; the current round's next tile takes its place [book 9.0].
+                self._discard_special(e - SPECIAL)
+                e = SPECIAL + self._draw_special(self.round - 1)
+            self.chain.append(e)
         self.turn_seat = -1
         self.marker_placed = False
         if len(self.market) >= self.game.market_size or self.track == 0:
@@ -1133,6 +1199,91 @@ class State:
         for p in range(4):
             self.white[p] += c.white_markers[p]
         self.track = self.game.track_start
+
+    # ----- V6 specialty tiles (RULES.md §11) ----------------------------
+
+    def _draw_special(self, r: int) -> int:
+        """The top tile of stack ``r``; an emptied stack is first reshuffled from its used tiles [book]."""
+        if not self.spec_undrawn[r]:
+            self.spec_undrawn[r], self.spec_used[r] = self.spec_used[r], []
+            self.rng = rng_shuffle(self.rng, self.spec_undrawn[r])
+        if self.special_hook is not None:
+            return self.special_hook(self, r)
+        return self.spec_undrawn[r].pop()
+
+    def _discard_special(self, t: int) -> None:
+        self.spec_used[self.game.components.specialty_tiles[t].stack].append(t)
+
+    def _task_special(self, t: int) -> None:
+        """The bonus of specialty tile ``t`` (its standard action is done by then)."""
+        self._pop()
+        tile = self.game.components.specialty_tiles[t]
+        seat = self.turn_seat
+        s = self.seats[seat]
+        if tile.bonus in ("engine", "body"):
+            # A tile of that value regardless of research points; none of that value
+            # left: the highest lower one, as for the actions [decision §4.1; reading 17].
+            # It is placed like the action's tile (an engine may go to the GP car).
+            self._push(tile.bonus, tile.value)
+        elif tile.bonus == "gp_engine":
+            # The GP car's engine is replaced by one of the next higher value; none in
+            # the supply: nothing [reading 18]. Bugatti races at once [book].
+            v = s.gp_engine + 1
+            if v <= MAX_TILE_VALUE and self.supply_engine[v - 1] > 0:
+                self.supply_engine[v - 1] -= 1
+                self._install_gp_engine(v)
+        elif tile.bonus == "canteen_money":
+            s.money += tile.value * s.canteen
+        elif tile.bonus == "remove_car":
+            self._push("remove", tile.value)
+        elif tile.bonus == "sell_tile":
+            self._push("sell")
+        else:  # research_discard: the top discard, resolved as a research action [book]
+            if self.discard:  # an empty discard pile: nothing [reading 19]
+                self._take_card(seat, self.discard.pop())
+
+    def _task_sell(self, _: int) -> list[int] | None:
+        s = self.seats[self.turn_seat]
+        if not s.workshops:
+            self._pop()
+            return None
+        self.actor = self.turn_seat
+        return [A.SELL_PASS] + sorted({A.SELL + w for w in s.workshops})
+
+    def _choose_sell(self, action: int, _: int) -> None:
+        self._pop()
+        if action == A.SELL_PASS:
+            return
+        code = action - A.SELL
+        s = self.seats[self.turn_seat]
+        s.workshops.remove(code)
+        self._return_tile(code)
+        s.money += code - ENGINE_CODE if code > ENGINE_CODE else code
+
+    def _task_remove(self, money: int) -> list[int] | None:
+        seat = self.turn_seat
+        cars = sorted(A.REMOVE_CAR + car[4] for car in self.market if car[0] == seat)
+        if not cars:
+            self._pop()
+            return None
+        self.actor = seat
+        return [A.REMOVE_PASS] + cars
+
+    def _choose_remove(self, action: int, money: int) -> None:
+        self._pop()
+        if action == A.REMOVE_PASS:
+            return
+        car = self._car_by_price(action - A.REMOVE_CAR)
+        self.market.remove(car)
+        owner, body, engine, workers, price, _, _ = car
+        # Its parts go back [book]: tiles to the supply, workers to the owner's supply,
+        # the price marker next to the market; an engineer marker on it leaves the
+        # game [reading 20].
+        self.supply_body[body - 1] += 1
+        self.supply_engine[engine - 1] += 1
+        self.seats[owner].supply += workers
+        bisect.insort(self.prices, price)
+        self.seats[owner].money += money
 
     # ----- awards (RULES.md §9) -----------------------------------------
 

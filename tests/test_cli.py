@@ -351,3 +351,15 @@ def test_console_script():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "valid position" in proc.stdout
+
+
+def test_new_v6_writes_a_v6_record(tmp_path):
+    from click.testing import CliRunner
+    from kwsearch.cli import main
+    out = tmp_path / "v6.json"
+    res = CliRunner().invoke(main, ["new", "--v6", "-n", "3", "--seed", "2", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    rec = json.loads(out.read_text())
+    assert rec["v6"] is True and rec["setup"]["chain"][-1].startswith("special A")
+    shown = CliRunner().invoke(main, ["show", str(out)])
+    assert shown.exit_code == 0 and "Specialty stacks" in shown.output

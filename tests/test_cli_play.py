@@ -49,7 +49,7 @@ class ScriptedHuman:
             self.menu = int(m.group(1))
 
     def ask(self, prompt: str) -> str:
-        if prompt.startswith("Which research card"):
+        if prompt.startswith("Which research card") or prompt.startswith("Which specialty tile"):
             self.card_prompts += 1
             options = re.findall(r"(\d+)=", prompt)
             answer = str(self.rng.randint(1, len(options)))
@@ -64,9 +64,9 @@ class ScriptedHuman:
         return answer
 
 
-def scripted_game(tmp_path, seats, seed, mirror=False, extras=None, human_seed=1):
+def scripted_game(tmp_path, seats, seed, mirror=False, extras=None, human_seed=1, v6=False):
     human = ScriptedHuman(human_seed, extras)
-    rec = new_game_record(len(seats), seed, seats)
+    rec = new_game_record(len(seats), seed, seats, v6=v6)
     session = Session(rec, seats, tmp_path / "lib.json", mirror=mirror, seed=seed, hint_iterations=200,
                       ask=human.ask, say=human.say)
     final = session.run()
@@ -139,6 +139,32 @@ def test_mirror_mode_asks_for_reveals(tmp_path):
     assert cli_rec["events"] == session.record["events"] and cli_rec["mirror"] is True
     assert replay(cli_rec).money() == final.money()
     assert "Which research card was turned up?" in r.output
+
+
+def test_v6_mirror_game_asks_for_specialty_tiles(tmp_path):
+    seats = [HUMAN, HUMAN, HUMAN]
+    human, session, final = scripted_game(tmp_path, seats, seed=6, mirror=True, human_seed=2, v6=True)
+    specials = [e for e in session.record["events"] if e.startswith("reveal special")]
+    assert specials and session.record["v6"] is True
+    out = tmp_path / "v6.json"
+    r = run("play", "--mirror", "--v6", "--seats", "human,human,human", "--seed", 6, "--record", out,
+            input="\n\n\n" + "\n".join(human.answers) + "\n")
+    assert r.exit_code == 0, r.output[-2000:]
+    cli_rec = json.loads(out.read_text())
+    assert cli_rec["events"] == session.record["events"]
+    assert "Which specialty tile was placed?" in r.output
+    assert replay(cli_rec).money() == final.money()
+
+
+def test_v6_game_against_bots(tmp_path):
+    seats = [HUMAN, "heuristic"]
+    human, session, final = scripted_game(tmp_path, seats, seed=4, v6=True)
+    out = tmp_path / "v6b.json"
+    r = run("play", "--v6", "--seats", "human,heuristic", "--seed", 4, "--record", out,
+            input="\n".join(human.answers) + "\n")
+    assert r.exit_code == 0, r.output[-2000:]
+    assert json.loads(out.read_text())["events"] == session.record["events"]
+    assert any(e.startswith("tile special") for e in session.record["events"])
 
 
 def test_mirror_setup_from_the_table(tmp_path):

@@ -454,3 +454,46 @@ def test_doc_examples_load_and_match_the_shipped_files(tmp_path, lang):
     p = tmp_path / f"doc.{lang}"
     p.write_text(blocks[0])
     assert load_components(p) == load_components(EXAMPLES / f"components-example.{lang}")
+
+
+# ---------------------------------------------------------------------------
+# V6 specialty tiles (RULES.md §11)
+# ---------------------------------------------------------------------------
+
+
+def _tiles(**change):
+    tiles = [dict(t) for t in DEFAULTS["specialty_tiles"]]
+    tiles[0].update(change)
+    return {"specialty_tiles": tiles}
+
+
+def test_default_specialty_tiles():
+    c = default_components()
+    assert [t.name for t in c.specialty_tiles] == ["A1", "A2", "A3", "A4", "B1", "B2", "B3", "B4",
+                                                   "C1", "C2", "C3", "C4"]
+    assert [(t.bonus, t.value) for t in c.specialty_stack(0)] == [
+        ("engine", 3), ("gp_engine", 0), ("canteen_money", 1), ("remove_car", 3)]
+    assert "[assumed]" in MARKS["specialty_tiles"] and "[book 9.0]" in MARKS["specialty_tiles"]
+
+
+def test_specialty_tiles_are_overridable():
+    c = components_from_dict(_tiles(action="hire", value=4))
+    assert c.specialty_tiles[0].action == "hire" and c.specialty_tiles[0].value == 4
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"stack": "Z"}, "specialty_tiles[0].stack"),
+    ({"action": "fly"}, "specialty_tiles[0].action"),
+    ({"bonus": "teleport"}, "specialty_tiles[0].bonus"),
+    ({"value": 9}, "specialty_tiles[0].value"),
+    ({"name": "A2"}, "specialty_tiles[1].name"),  # the second A2 is the repeat
+    ({"values": 3}, "specialty_tiles[0].values"),
+])
+def test_bad_specialty_tiles_name_the_field(change, field):
+    bad(_tiles(**change), field)
+
+
+def test_a_bonus_without_value_refuses_one():
+    tiles = [dict(t) for t in DEFAULTS["specialty_tiles"]]
+    tiles[1]["value"] = 2  # A2: the GP engine upgrade takes no value
+    bad({"specialty_tiles": tiles}, "specialty_tiles[1].value")

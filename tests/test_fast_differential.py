@@ -16,7 +16,8 @@ the coverage the run reached is asserted, so a change of the move generation
 that stops reaching a rule fails here instead of silently testing less.
 
 Games with component overrides (``examples/components-example.json`` and a
-20-card research deck that is reshuffled often) run in lockstep as well.
+20-card research deck that is reshuffled often) run in lockstep as well, and so
+do V6 games (the specialty tiles, RULES.md §11) for 2, 3 and 4 players.
 
 On a disagreement the message names the player count, seed, style and step,
 the last moves, both legal lists and the differing fields of the exported state.
@@ -47,11 +48,14 @@ GAMES_PER_COUNT = 700      # default components, per player count (2100 in all)
 FULL_JSON_GAMES = 100      # of those, the first ones compare to_json at every step
 OVERRIDE_GAMES = 100       # per player count and component override
 OVERRIDE_FULL_JSON = 25    # of those, with to_json at every step
+V6_GAMES = 300             # V6 games per player count
+V6_FULL_JSON = 40          # of those, with to_json at every step
 MAX_STEPS = 3000           # a game takes about 100-250 decisions
 PLAYERS = (2, 3, 4)
 
 #: Options that decline something optional.
-PASSES = frozenset({A.MARKET_PASS, A.MARKET_NO_MARKER, A.DAIMLER_PASS, A.DIESEL_PASS, A.BENZ_PASS})
+PASSES = frozenset({A.MARKET_PASS, A.MARKET_NO_MARKER, A.DAIMLER_PASS, A.DIESEL_PASS, A.BENZ_PASS,
+                    A.SELL_PASS, A.REMOVE_PASS})
 
 
 # ---------------------------------------------------------------------------
@@ -82,7 +86,8 @@ def _preferred(st, style: str, legal: list[int]) -> list[int]:
     if style == "nonpass":
         return [a for a in legal if a not in PASSES]
     if pend == "turn":
-        acts = {a: set(c.action_tiles[a - A.TILE].actions) for a in legal}
+        acts = {a: ({c.specialty_tiles[a - A.SPECIAL_TILE].action} if a >= A.SPECIAL_TILE
+                    else set(c.action_tiles[a - A.TILE].actions)) for a in legal}
         if style == "gp":  # the GP tiles without a buyer (buyers shorten the round), else engines
             return ([a for a in legal if "gp" in acts[a] and "buyer" not in acts[a]]
                     or [a for a in legal if acts[a] & {"gp", "engine"}])
@@ -149,6 +154,7 @@ class Run:
         self.engineers = 0                # union of the seats' engineer bits
         self.instants: set[int] = set()   # instant card types taken
         self.awards: set[int] = set()     # award indices taken
+        self.bonuses: set[str] = set()    # V6 specialty-tile bonuses taken
         self.failures: list[str] = []
 
 
@@ -224,11 +230,28 @@ def lockstep(game: Game, seed: int, style: str, full_json: bool, run: Run) -> No
             run.count["market marker"] += 1
         elif a == A.ENGINE_GP:
             run.count["engine to the GP car"] += 1
+        elif A.SPECIAL_TILE <= a < A.SELL_PASS:
+            run.count["specialty tile"] += 1
+            run.bonuses.add(c.specialty_tiles[a - A.SPECIAL_TILE].bonus)
+            if c.specialty_tiles[a - A.SPECIAL_TILE].stack < ref.round - 1:
+                run.count["earlier-round specialty tile taken"] += 1
+        elif A.SELL <= a < A.REMOVE_PASS:
+            run.count["workshop tile sold"] += 1
+        elif a >= A.REMOVE_CAR:
+            run.count["car removed"] += 1
+        if game.v6:
+            undrawn = [len(x) for x in ref.spec_undrawn]
+            used = [list(x) for x in ref.spec_used]
         moves.append(a)
         ref.apply(a)
         fast.apply(a)
         if len(ref.deck) > deck:
             run.count["deck reshuffle"] += 1
+        if game.v6:
+            if any(len(x) > n for x, n in zip(ref.spec_undrawn, undrawn)):
+                run.count["specialty stack reshuffle"] += 1
+            if not A.SPECIAL_TILE <= a < A.SELL_PASS and ref.spec_used != used:
+                run.count["earlier-round specialty tile passed over"] += 1
         deck = len(ref.deck)
         if step % 64 == 63:
             fast = fast.copy()  # carry on with a copy now and then
@@ -379,3 +402,31 @@ def test_the_override_changes_the_game():
     assert fast.game.components.gp_lap_length == 14
     assert fast.to_json() == game.new_initial_state(3, engine="reference").to_json()
     assert fast.to_json()["components"] is not None
+
+
+# ---------------------------------------------------------------------------
+# V6 specialty tiles: 900 games
+# ---------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=None)
+def v6_run(players: int) -> Run:
+    return run_games(Game(players, v6=True), range(9_000_000 + players * 1000, 9_000_000 + players * 1000 + V6_GAMES),
+                     V6_FULL_JSON)
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_the_engines_agree_on_v6_games(players):
+    run = v6_run(players)
+    _no_failures(run)
+    assert run.games == V6_GAMES
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_the_v6_games_reach_every_specialty_rule(players):
+    run = v6_run(players)
+    from kwsearch.components import SPECIALTY_BONUSES
+    assert run.bonuses == set(SPECIALTY_BONUSES), run.bonuses
+    for path in ("specialty tile", "workshop tile sold", "car removed", "specialty stack reshuffle",
+                 "earlier-round specialty tile taken", "earlier-round specialty tile passed over"):
+        assert run.count[path] >= 1, f"never reached: {path} ({dict(run.count)})"

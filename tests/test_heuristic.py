@@ -56,9 +56,9 @@ class GreedyLiteBot:
         return next((a for a in legal if a not in _PASSES), legal[0])
 
 
-def play_game(bots, seed: int, engine: str = "fast", check: bool = False):
+def play_game(bots, seed: int, engine: str = "fast", check: bool = False, v6: bool = False):
     """Play one game; returns (final state, list of (seat, action))."""
-    state = Game(len(bots)).new_initial_state(seed, engine=engine)
+    state = Game(len(bots), v6=v6).new_initial_state(seed, engine=engine)
     for b in bots:
         b.restart()
     moves = []
@@ -97,6 +97,18 @@ def test_only_legal_actions_all_heuristic(players):
     for seed in range(6):
         state, moves = play_game([HeuristicBot(seed + i) for i in range(players)], 300 + seed, check=True)
         assert state.is_terminal() and len(moves) > 20
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_v6_games_legal_and_the_same_on_both_engines(players):
+    """With the V6 specialty tiles in the chain (its entries are not workers)."""
+    for seed in range(3):
+        fast, moves_fast = play_game([HeuristicBot(seed + i) for i in range(players)], 500 + seed, check=True,
+                                     v6=True)
+        ref, moves_ref = play_game([HeuristicBot(seed + i) for i in range(players)], 500 + seed,
+                                   engine="reference", v6=True)
+        assert fast.is_terminal() and moves_fast == moves_ref
+        assert any(a >= A.SPECIAL_TILE and a < A.SPECIAL_TILE + 16 for _, a in moves_fast)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -7,6 +7,7 @@ determinization) on fewer games, to keep the file well under a minute.
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
@@ -77,14 +78,31 @@ def _cheap_checks(st: State, where: str, last_money: list[int]) -> list[int]:
     return money
 
 
-def _play(players: int, seed: int, on_state=None) -> State:
+def _specialty_checks(st: State, where: str) -> None:
+    """V6: every specialty tile once in the chain, face down or used, under its own stack; exactly
+    one in the chain, of the current or an earlier round."""
+    from kwsearch.rules import SPECIAL
+    sp = st.game.components.specialty_tiles
+    in_chain = [e - SPECIAL for e in st.chain if e >= SPECIAL]
+    assert len(in_chain) == 1, f"{where}: specialty tiles in the chain: {in_chain}"
+    assert sp[in_chain[0]].stack <= st.round - 1, where
+    seen = list(in_chain)
+    for r, (undrawn, used) in enumerate(zip(st.spec_undrawn, st.spec_used)):
+        assert all(sp[t].stack == r for t in undrawn + used), where
+        seen += undrawn + used
+    assert sorted(seen) == list(range(len(sp))), f"{where}: specialty tiles {sorted(seen)}"
+
+
+def _play(players: int, seed: int, on_state=None, v6: bool = False) -> State:
     """A seeded random game; ``on_state(state, where)`` runs at every decision and at the end."""
     rng = random.Random(seed)
-    st = Game(players).new_initial_state(seed)
+    st = Game(players, v6=v6).new_initial_state(seed)
     last = st.money()
     for step in range(MAX_STEPS):
         where = f"players={players} seed={seed} step={step}"
         last = _cheap_checks(st, where, last)
+        if v6:
+            _specialty_checks(st, where)
         if on_state is not None:
             on_state(st, where)
         if st.is_terminal():
@@ -207,3 +225,37 @@ def test_determinize_keeps_every_observation_and_permutes_only_the_undrawn_cards
 
     for seed in range(5000, 5000 + DETERMINIZE_GAMES):
         _play(players, seed, check)
+
+
+# ---------------------------------------------------------------------------
+# V6 (RULES.md §11)
+# ---------------------------------------------------------------------------
+
+V6_GAMES = 200
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_v6_games_keep_every_invariant(players):
+    """The cheap invariants plus the specialty tiles' conservation, in V6 games."""
+    for seed in range(V6_GAMES):
+        st = _play(players, seed, v6=True)
+        assert st.is_terminal() and st.round == C.rounds
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_v6_states_round_trip_and_determinize(players):
+    det = random.Random(players * 11)
+
+    def check(st: State, where: str) -> None:
+        if det.random() > 0.15:
+            return
+        assert State.from_json(json.loads(json.dumps(st.to_json()))).to_json() == st.to_json(), where
+        d = st.copy()
+        d.determinize(det)
+        assert [sorted(x) for x in d.spec_undrawn] == [sorted(x) for x in st.spec_undrawn], where
+        assert d.spec_used == st.spec_used and d.chain == st.chain, where
+        assert d.observation() == st.observation(), where
+        assert d.legal_actions() == st.legal_actions(), where
+
+    for seed in range(300, 300 + ROUNDTRIP_GAMES):
+        _play(players, seed, check, v6=True)

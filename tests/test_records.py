@@ -384,7 +384,7 @@ def test_not_an_object():
 
 def test_bad_seed_v6_and_events():
     assert "seed" in str(header_error(lambda r: r.update(seed="seven")))
-    assert "v6" in str(header_error(lambda r: r.update(v6=True)))
+    assert "v6" in str(header_error(lambda r: r.update(v6="yes")))
     assert "events" in str(header_error(lambda r: r.update(events="start A")))
     assert "components" in str(header_error(lambda r: r.update(components={"gp_lap_length": -1})))
     assert "setup" in str(header_error(lambda r: r.update(setup=["x"])))

@@ -13,7 +13,7 @@ from kwsearch import _search
 from kwsearch.bots import PIMCBot, RandomBot, SearchBot, from_spec, play_game
 from kwsearch.engine import convert, state_from_json
 from kwsearch import actions as A
-from kwsearch.rules import SEAT, Game
+from kwsearch.rules import SPECIAL, Game, is_seat
 from kwsearch.search import SearchConfig, SearchLimits, search
 
 pytestmark = pytest.mark.one_engine  # the search runs on the fast engine whatever the input
@@ -381,17 +381,15 @@ def test_tempo_rollout_policy():
 def _jumps(state, action) -> int:
     """Other workers a turn's tile choice lets past the mover (reference chain, tail first)."""
     chain = state.chain
-    k = chain.index(action - A.TILE)
-    return sum(1 for e in chain[1:k] if e >= SEAT)
+    entry = action - A.TILE if action < A.SPECIAL_TILE else SPECIAL + action - A.SPECIAL_TILE
+    return sum(1 for e in chain[1:chain.index(entry)] if is_seat(e))
 
 
-@pytest.mark.parametrize("players", [2, 4])
-def test_tempo_playouts_are_legal_and_keep_tempo(players):
-    from kwsearch import _search
-    from kwsearch.engine import convert
+@pytest.mark.parametrize("players, v6", [(2, False), (4, False), (3, True)])
+def test_tempo_playouts_are_legal_and_keep_tempo(players, v6):
     jumps = {"tempo": [], "random": []}
     for seed in range(6):
-        start = Game(players).new_initial_state(seed, engine="fast")
+        start = Game(players, v6=v6).new_initial_state(seed, engine="fast")
         trace = _search.tempo_playout_actions(start, seed)
         ref = convert(start, "reference")
         for a in trace:  # every action is legal, and the trace ends the game
@@ -401,7 +399,7 @@ def test_tempo_playouts_are_legal_and_keep_tempo(players):
             ref.apply(a)
         assert ref.is_terminal()
         rnd = random.Random(seed)
-        ref = Game(players).new_initial_state(seed, engine="reference")
+        ref = Game(players, v6=v6).new_initial_state(seed, engine="reference")
         while not ref.is_terminal():
             a = rnd.choice(ref.legal_actions())
             if ref.pending() == "turn":
@@ -409,3 +407,44 @@ def test_tempo_playouts_are_legal_and_keep_tempo(players):
             ref.apply(a)
     mean = {k: sum(v) / len(v) for k, v in jumps.items()}
     assert mean["tempo"] < 0.85 * mean["random"], mean
+
+
+# ---------------------------------------------------------------------------
+# V6: the specialty stacks' order is hidden information too
+# ---------------------------------------------------------------------------
+
+
+def _v6_midgame(seed: int = 3):
+    """A V6 state at a turn start of round 1 (stacks B and C wholly face down)."""
+    rng = random.Random(seed)
+    st = Game(3, v6=True).new_initial_state(seed, engine="reference")
+    for _ in range(40):
+        st.apply(rng.choice(st.legal_actions()))
+    while st.pending() != "turn":
+        st.apply(rng.choice(st.legal_actions()))
+    return convert(st, "fast")
+
+
+def test_determinized_specialty_stacks_hold_the_same_tiles_and_are_uniform():
+    st = _v6_midgame()
+    obs = st.observation()
+    tops = Counter()
+    for seed in range(2000):
+        d = _search.determinized(st, seed)
+        assert [sorted(x) for x in d.spec_undrawn] == [sorted(x) for x in st.spec_undrawn]
+        assert d.observation() == obs
+        tops[d.spec_undrawn[1][-1]] += 1  # the top of stack B
+    assert set(tops) == set(st.spec_undrawn[1])
+    expected = 2000 / len(tops)
+    assert all(abs(n - expected) < 0.25 * expected for n in tops.values()), tops
+
+
+def test_search_never_depends_on_the_true_specialty_order():
+    st = _v6_midgame()
+    ref = convert(st, "reference")
+    other = ref.copy()
+    other.spec_undrawn = [list(reversed(x)) for x in other.spec_undrawn]  # another true order
+    other = convert(other, "fast")
+    assert other.observation() == st.observation() and other.spec_undrawn != st.spec_undrawn
+    assert _stats(search(st, SearchLimits(iterations=1500), seed=7)) == \
+        _stats(search(other, SearchLimits(iterations=1500), seed=7))

@@ -178,6 +178,21 @@ def test_sprt_stops_when_decisive(tmp_path):
     assert "H1 accepted" in r.output and "(the SPRT decided)" in r.output
 
 
+def test_v6_tournament(tmp_path):
+    out = tmp_path / "v6.jsonl"
+    r = run("tournament", "-b", "random", "-b", "heuristic", "-b", "ismcts:iterations=100", "--games", 3,
+            "--v6", "--out", out)
+    assert r.exit_code == 0, r.output
+    header, games, _ = load_results(out)
+    assert header["v6"] is True and len(games) == 3
+    for g in games.values():
+        assert g["record"]["v6"] is True
+        assert replay(g["record"]).money() == g["money"]
+    # --resume keeps the variant from the file; asking for the other one is refused.
+    assert run("tournament", "--out", out, "--resume", "--games", 4).exit_code == 0
+    assert all(g["record"]["v6"] for g in load_results(out)[1].values())
+
+
 def test_four_players_two_bots(tmp_path):
     out = tmp_path / "t4.jsonl"
     r = run("tournament", "-b", "random", "-b", "heuristic", "--players", 4, "--games", 4, "--out", out)

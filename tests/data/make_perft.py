@@ -181,11 +181,11 @@ def parse_perft(text: str) -> tuple[dict[int, int], int, list[tuple[str, int]]]:
 # ---------------------------------------------------------------------------
 
 
-def _seeded_game_until(players: int, seed: int, pred: Callable[[Any], bool]):
+def _seeded_game_until(players: int, seed: int, pred: Callable[[Any], bool], v6: bool = False):
     """The first state of the seeded random game (as kwsearch.rules.random_game plays it) where
     ``pred`` holds."""
     rng = random.Random(seed)
-    st = Game(players).new_initial_state(seed, engine="reference")
+    st = Game(players, v6=v6).new_initial_state(seed, engine="reference")
     while not st.is_terminal():
         if pred(st):
             return st
@@ -219,6 +219,20 @@ def scoring_next(st) -> bool:
             and len(st.active) == st.game.buyer_spaces)
 
 
+def v6_bonus_decision_next(st) -> bool:
+    """V6, start of a turn of round 2, the chain's specialty tile sells a workshop tile or removes a
+    car, and the player to move has something to sell or remove."""
+    if st.pending() != "turn" or st.round != 2:
+        return False
+    from kwsearch.rules import SPECIAL
+    t = st.game.components.specialty_tiles[st.chain[-1] - SPECIAL] if st.chain[-1] >= SPECIAL else None
+    seat = st.current_player()
+    if t is None:
+        return False
+    return ((t.bonus == "sell_tile" and st.seats[seat].workshops)
+            or (t.bonus == "remove_car" and any(car[0] == seat for car in st.market)))
+
+
 def _midgame():
     obj = json.loads((ROOT / "examples" / "midgame-4p.json").read_text(encoding="utf-8"))
     return state_from_json(obj, seed=1, engine="reference")  # the seed orders its undrawn cards
@@ -246,6 +260,12 @@ POSITIONS: dict[str, tuple[Callable[[], Any], str, int, tuple[str, ...]]] = {
                    "2 players, seeded random game 0 at the first turn start of round 1 with the "
                    "buyer-track marker on 1 and all 3 active-buyer spaces full (scoring, then round 2)",
                    7, ("turn", "round 2")),
+    "v6-opening-4p": (lambda: Game(4, v6=True).new_initial_state(seed=7, engine="reference"),
+                      "4-player V6 opening (Game(4, v6=True), seed 7)", 9, ("setup", "turn")),
+    "v6-bonus-3p": (lambda: _seeded_game_until(3, 5, v6_bonus_decision_next, v6=True),
+                    "3 players V6, seeded random game 5 at the first turn start of round 2 where the "
+                    "specialty tile at the front sells a workshop tile or removes a car and the player "
+                    "to move can use it", 6, ("turn", "sell")),
 }
 
 #: Positions whose tree must hold terminal states within its depth.
