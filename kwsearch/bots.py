@@ -16,7 +16,7 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
                                             ``c=0.7``, ``money=0.0`` (money weight), ``workers=1``,
                                             ``reuse=1`` (keep the subtree between decisions),
                                             ``loop=open`` (or ``closed``: branch on reveals),
-                                            ``rollout=random`` (or ``tempo``: a cheap playout policy)
+                                            ``rollout=tempo`` (a cheap playout policy; or ``random``)
 ``pimc:worlds=K,iterations=N``              determinized UCT: K sampled decks, a UCT search of N/K
                                             iterations on each, the worlds vote (ties: total visits)
 ``cheat:iterations=N``                      UCT that sees the true deck order (to measure what hidden
@@ -183,7 +183,7 @@ def from_spec(spec: str, seed: int = 0):
         loop = params.get("loop", "open")
         if loop not in ("open", "closed"):
             raise ValueError(f"loop expects open or closed, got {loop!r}")
-        rollout = params.get("rollout", "random")
+        rollout = params.get("rollout", "tempo")
         if rollout not in ("random", "tempo"):
             raise ValueError(f"rollout expects random or tempo, got {rollout!r}")
         config = SearchConfig(c_uct=_number(spec, params, "c", float, 0.7),

@@ -90,7 +90,7 @@ class SearchConfig:
     workers: int = 1
     max_nodes: int = 4_000_000
     closed_loop: bool = False  # branch on the research cards revealed (see the module docstring)
-    rollout: str = "random"    # playout policy: "random" or "tempo" (see the module docstring)
+    rollout: str = "tempo"     # playout policy: "tempo" or "random" (see the module docstring)
 
     def __post_init__(self) -> None:
         if not self.c_uct >= 0:

@@ -363,9 +363,10 @@ def test_tempo_rollout_policy():
     cfg = SearchConfig(rollout="tempo")
     a = search(st, SearchLimits(iterations=3000), cfg, seed=4)
     b = search(st, SearchLimits(iterations=3000), cfg, seed=4)
-    plain = search(st, SearchLimits(iterations=3000), seed=4)
+    plain = search(st, SearchLimits(iterations=3000), SearchConfig(rollout="random"), seed=4)
     assert _stats(a) == _stats(b)  # reproducible
     assert _stats(a) != _stats(plain)  # the policy changes the playouts
+    assert SearchConfig().rollout == "tempo" and from_spec("ismcts").config.rollout == "tempo"  # the default
     assert a.best_action in st.legal_actions()
     with pytest.raises(ValueError, match="rollout"):
         SearchConfig(rollout="greedy")
