@@ -36,12 +36,14 @@ GAMES_FILE = HERE / "strength-games.jsonl"
 
 #: name -> (players, [tested bot spec, opponent specs...], what it measures)
 MATCHES = {
-    "ismcts-vs-random": (2, ["ismcts:iterations=10000", "random"], "target: ISMCTS wins >= 99%"),
-    "ismcts-vs-heuristic": (2, ["ismcts:iterations=10000", "heuristic"], "target: ISMCTS wins >= 80%"),
     "ismcts-vs-3-heuristic": (4, ["ismcts:iterations=10000", "heuristic", "heuristic", "heuristic"],
                               "target: ISMCTS wins >= 50% (parity 25%)"),
-    "ismcts-vs-pimc-equal-time": (2, ["ismcts:seconds=0.2", "pimc:worlds=20,seconds=0.2"],
-                                  "target: ISMCTS wins >= 55%; 0.2 s per decision each"),
+    "ismcts-vs-heuristic": (2, ["ismcts:iterations=10000", "heuristic"], "target: ISMCTS wins >= 80%"),
+    "ismcts-vs-random": (2, ["ismcts:iterations=10000", "random"], "target: ISMCTS wins >= 99%"),
+    "ismcts-vs-pimc-equal-time": (2, ["ismcts:seconds=0.1", "pimc:worlds=20,seconds=0.1"],
+                                  "target: ISMCTS wins >= 55%; 0.1 s per decision each"),
+    "tempo-vs-random-rollouts-equal-time": (2, ["ismcts:seconds=0.1", "ismcts:seconds=0.1,rollout=random"],
+                                            "the default tempo rollouts vs random rollouts, 0.1 s per decision"),
     "ismcts-vs-cheat": (2, ["ismcts:iterations=10000", "cheat:iterations=10000"],
                         "the price of not knowing the deck order"),
     "ismcts-4x-vs-1x": (2, ["ismcts:iterations=40000", "ismcts:iterations=10000"], "does more search help?"),
@@ -117,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--match", action="append", choices=sorted(MATCHES), help="run only this match (repeatable)")
     ap.add_argument("--games", type=int, default=200, help="games per match (a multiple of the player count)")
+    ap.add_argument("--games-for", action="append", default=[], metavar="MATCH=N",
+                    help="a different game count for one match (repeatable)")
     ap.add_argument("--workers", type=int, default=2, help="games played at once (processes)")
     ap.add_argument("--seed", type=int, default=100_000, help="first deck seed")
     ap.add_argument("--list", action="store_true", help="list the matches")
@@ -128,8 +132,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     names = args.match or list(MATCHES)
     done = load_done()
-    jobs = [(name, i, args.seed) for name in names for i in range(args.games) if (name, i) not in done]
-    print(f"{len(jobs)} games to play ({sum(1 for n in names for i in range(args.games) if (n, i) in done)} "
+    counts = {name: args.games for name in names}
+    for item in args.games_for:
+        name, _, n = item.partition("=")
+        if name not in MATCHES or not n.isdigit():
+            ap.error(f"--games-for: expected MATCH=N with a match from --list, got {item!r}")
+        counts[name] = int(n)
+    jobs = [(name, i, args.seed) for name in names for i in range(counts.get(name, args.games))
+            if (name, i) not in done]
+    print(f"{len(jobs)} games to play ({sum(1 for n in names for i in range(counts.get(n, args.games)) if (n, i) in done)} "
           f"already in {GAMES_FILE.name})", flush=True)
     t0 = time.perf_counter()
     with Pool(args.workers) as pool, GAMES_FILE.open("a") as out:

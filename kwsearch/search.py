@@ -20,8 +20,13 @@ Every iteration
    is followed, where ``n`` is the child's visit count, ``R_p`` its summed reward
    for ``p``, the seat that chose the child's action (each seat maximises its own
    reward), and ``c`` is ``SearchConfig.c_uct`` (0.7 for rewards in [0, 1]).
-3. **plays out** the rest of the game with uniformly random legal actions at C
-   level (``k_playout``);
+3. **plays out** the rest of the game at C level with the cheap *tempo* policy
+   (``SearchConfig.rollout = "tempo"``, ``k_playout_tempo``): at a turn, three
+   times in four the seat takes one of the tiles that let the fewest other
+   workers past it, and at the market step it offers a car seven times in eight
+   when it can; every other decision is uniformly random. ``rollout="random"``
+   plays uniformly random legal actions (``k_playout``). The policy is the
+   default because it measured stronger (bench/RESULTS.md, docs/design.md);
 4. **backs up** the reward *vector*: every node on the path adds the reward of
    every seat (and the final money of every seat, for the statistics).
 
