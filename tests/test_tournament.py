@@ -160,6 +160,30 @@ def test_resume_after_interruption_equals_uninterrupted_run(tmp_path):
     assert r.exit_code == 0 and len(load_results(cut)[1]) == 7
 
 
+def test_resume_after_a_killed_process(tmp_path):
+    """A real kill (SIGKILL) of a running `kwsearch tournament`, then --resume: the same games."""
+    import signal
+    import time
+    args = ["tournament", "-b", "heuristic", "-b", "ismcts:iterations=400", "--games", 8, "--seed", 2]
+    whole = tmp_path / "whole.jsonl"
+    assert run(*args, "--out", whole).exit_code == 0
+    killed = tmp_path / "killed.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "kwsearch.cli", *map(str, args), "--out", str(killed)],
+                            cwd=tmp_path, env=subprocess_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if killed.exists() and len(killed.read_text().splitlines()) >= 3:  # header + 2 games
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    _, before, _ = load_results(killed, allow_cut_tail=True)
+    assert 2 <= len(before) < 8
+    r = run("tournament", "--out", killed, "--resume")
+    assert r.exit_code == 0, r.output
+    assert games_without_timing(killed) == games_without_timing(whole)
+
+
 def test_workers_give_the_same_games(tmp_path):
     spec = TournamentSpec(bots=("random", "heuristic"), players=2, games=4, seed=5)
     one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
