@@ -56,7 +56,7 @@ import numpy as np
 from open_spiel.python.algorithms import ismcts, mcts
 
 from . import actions as A
-from .components import MAX_ACTION_TILES, MAX_CARD_TYPES, MAX_START_TILES
+from .components import MAX_ACTION_TILES, MAX_CARD_TYPES, MAX_START_TILES, default_components
 from .engine import convert
 from .rules import Game, State, seed_to_rng, win_shares
 
@@ -64,6 +64,7 @@ CH_TILE = 0                            # + action tile id: the next tile of the 
 CH_START = CH_TILE + MAX_ACTION_TILES  # + start tile index: offered
 CH_CARD = CH_START + MAX_START_TILES   # + research card type: turned up
 MAX_CHANCE_OUTCOMES = CH_CARD + MAX_CARD_TYPES
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
 
 #: An upper bound on the player decisions of one game, with a wide margin: the
 #: longest of 600 uniformly random games (2-4 players) had 206.
@@ -103,7 +104,6 @@ class _Shared:
         self.deck = tuple(ct.count for ct in c.card_types)  # cards per type
         self.card_names = [ct.name for ct in c.card_types]
         self.start_names = [t.name for t in c.start_tiles]
-        self.zeros = [0.0] * self.n
 
     def __deepcopy__(self, memo):
         return self
@@ -190,7 +190,7 @@ class KraftwagenState(pyspiel.State):
 
     def current_player(self):
         if self._setup is not None or self._pending is not None:
-            return pyspiel.PlayerId.CHANCE
+            return _CHANCE
         return self._st.current_player()  # rules.TERMINAL == pyspiel.PlayerId.TERMINAL
 
     def is_terminal(self):
@@ -238,7 +238,7 @@ class KraftwagenState(pyspiel.State):
 
     def _action_to_string(self, player, action):
         g = self._g
-        if player == pyspiel.PlayerId.CHANCE:
+        if player == _CHANCE:
             if action >= CH_CARD:
                 return f"reveal {g.card_names[action - CH_CARD]}"
             if action >= CH_START:
@@ -248,7 +248,7 @@ class KraftwagenState(pyspiel.State):
 
     def returns(self):
         if not self.is_terminal():
-            return self._g.zeros
+            return [0.0] * self._g.n
         return win_shares(self._st.money())
 
     def resample_from_infostate(self, player_id, probability_sampler):
@@ -266,7 +266,7 @@ class KraftwagenState(pyspiel.State):
         """What every player sees now: the position (without the deck order), the
         set-up outcomes so far, or the action whose reveals are pending."""
         if self._setup is not None:
-            return "setup: " + ", ".join(self._action_to_string(pyspiel.PlayerId.CHANCE, o)
+            return "setup: " + ", ".join(self._action_to_string(_CHANCE, o)
                                          for o in self._setup)
         text = json.dumps(self._st.observation(), sort_keys=True, separators=(",", ":"))
         if self._pending is not None:
@@ -397,7 +397,7 @@ _GAMES: dict[tuple[int, bool], KraftwagenGame] = {}
 
 def game_for(kw: Game) -> KraftwagenGame:
     """The OpenSpiel game of a kwsearch :class:`~kwsearch.rules.Game` (default components only)."""
-    if kw.components.source != Game(kw.num_players).components.source:
+    if kw.components.source != default_components().source:
         raise ValueError("kraftwagen (OpenSpiel): only the default components are supported")
     key = (kw.num_players, kw.v6)
     if key not in _GAMES:

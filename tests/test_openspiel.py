@@ -160,6 +160,9 @@ def test_a_research_reveal_is_a_chance_node_over_the_undrawn_cards():
             if before.deck and len(before.deck) > len(shown):  # no reshuffle yet
                 total = sum(pile.values())
                 assert state.chance_outcomes() == [(kos.CH_CARD + t, pile[t] / total) for t in sorted(pile)]
+                names = game._shared.card_names
+                assert [state.action_to_string(CHANCE, kos.CH_CARD + t) for t in sorted(pile)] == \
+                    [f"reveal {names[t]}" for t in sorted(pile)]
                 reveals += 1
         state.apply_action(sample(state, rng))
     assert reveals == 6
