@@ -58,13 +58,15 @@ from open_spiel.python.algorithms import ismcts, mcts
 from . import actions as A
 from .components import MAX_ACTION_TILES, MAX_CARD_TYPES, MAX_START_TILES, default_components
 from .engine import convert
-from .rules import Game, State, seed_to_rng, win_shares
+from .rules import TERMINAL, Game, State, seed_to_rng, win_shares
 
 CH_TILE = 0                            # + action tile id: the next tile of the chain
 CH_START = CH_TILE + MAX_ACTION_TILES  # + start tile index: offered
 CH_CARD = CH_START + MAX_START_TILES   # + research card type: turned up
 MAX_CHANCE_OUTCOMES = CH_CARD + MAX_CARD_TYPES
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
+if TERMINAL != int(pyspiel.PlayerId.TERMINAL):  # current_player() of a finished game is passed through
+    raise ImportError("kwsearch.openspiel: rules.TERMINAL differs from pyspiel.PlayerId.TERMINAL")
 
 #: An upper bound on the player decisions of one game, with a wide margin: the
 #: longest of 600 uniformly random games (2-4 players) had 206.
@@ -191,7 +193,7 @@ class KraftwagenState(pyspiel.State):
     def current_player(self):
         if self._setup is not None or self._pending is not None:
             return _CHANCE
-        return self._st.current_player()  # rules.TERMINAL == pyspiel.PlayerId.TERMINAL
+        return self._st.current_player()  # TERMINAL (-4) when the game is over, as in OpenSpiel
 
     def is_terminal(self):
         return self._setup is None and self._pending is None and self._st.is_terminal()
@@ -366,7 +368,10 @@ class _TimedISMCTS(ismcts.ISMCTSBot):
     """OpenSpiel's Python ISMCTS with an optional wall-clock budget per decision.
 
     ``run_search`` is the parent's loop (open_spiel 2.0.2) with the stopping rule
-    "``seconds`` elapsed" added; ``last_iterations`` counts the simulations run.
+    "``seconds`` elapsed" added — but at least two simulations, since the first only
+    expands the root and the parent's final policy needs a visited root (on a busy
+    machine one simulation can take the whole budget). ``last_iterations`` counts
+    the simulations run.
     """
 
     def __init__(self, *args, seconds: float | None = None, **kwargs):
@@ -383,7 +388,8 @@ class _TimedISMCTS(ismcts.ISMCTSBot):
         root_key = self.get_state_key(state)
         start = time.perf_counter()
         sims = 0
-        while (time.perf_counter() - start < self._seconds) if self._seconds else (sims < self._max_simulations):
+        while (sims < 2 or time.perf_counter() - start < self._seconds) if self._seconds else \
+                sims < self._max_simulations:
             sampled = self.sample_root_state(state)
             assert root_key == self.get_state_key(sampled)
             self.run_simulation(sampled)

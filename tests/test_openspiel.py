@@ -261,3 +261,10 @@ def test_openspiel_specs_check_options_and_say_how_to_install(monkeypatch):
     monkeypatch.delitem(sys.modules, "kwsearch.openspiel")
     with pytest.raises(ValueError, match=r'pip install "kwsearch\[openspiel\]"'):
         from_spec("openspiel-ismcts:iterations=10")
+
+
+def test_a_time_budget_too_short_for_one_simulation_still_gives_a_move():
+    state = Game(2).new_initial_state(5)
+    bot = from_spec("openspiel-ismcts:seconds=0.000001", seed=1)
+    assert bot.step(state) in state.legal_actions()
+    assert bot.last_iterations == 2  # the root's expansion and one simulation through it
