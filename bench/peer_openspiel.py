@@ -190,7 +190,10 @@ def to_markdown() -> str:
                   f"| `ismcts:seconds={s['seconds']}` | `openspiel-ismcts:seconds={s['seconds']}` | {s['games']} | "
                   f"{100 * s['score']:.1f}% ± {100 * s['ci']:.1f} | {s['wins']} / {s['ties']} | "
                   f"{100 * lo:.1f}–{100 * hi:.1f}% | {s['our_money']:.1f} / {s['their_money']:.1f} |", "",
-                  f"Target: ours wins ≥ 75%. ({s['minutes']:.0f} min of games in total.)", ""]
+                  f"Target: ours wins ≥ 75%. With every game won the normal-approximation interval is "
+                  f"degenerate (± 0); Wilson's interval is the one to read then. ({s['minutes']:.0f} min of "
+                  "games, summed over games.) Times are wall clock on a machine that may be shared with other "
+                  "jobs; both bots run under the same load.", ""]
     lines.append(END)
     return "\n".join(lines)
 
