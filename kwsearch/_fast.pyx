@@ -150,6 +150,47 @@ cdef inline void research_points(KState* s, const Comp* c, int seat, int* body, 
     engine[0] = e
 
 
+# Forced draws (FastState.apply_forced, for kwsearch.openspiel's explicit chance
+# nodes): while ``_force.owner`` is a state, its draws take the named card types
+# in order — the topmost undrawn card of that type, as the reference engine's
+# ``draw_hook`` in records.replay — and a draw beyond them is counted, with the
+# card-type counts of the undrawn pile it would draw from. Keyed on the state's
+# address, so no other state (a search running meanwhile) is affected.
+ctypedef struct ForceS:
+    KState* owner
+    int n               # named cards
+    int i               # named cards drawn so far
+    int8_t cards[8]
+    int missing         # a named card was not among the undrawn ones
+    int more            # draws asked for beyond the named cards
+    int pool[MAX_TYPES] # undrawn card-type counts at the first such draw
+
+cdef ForceS _force
+
+
+cdef int forced_draw(KState* s) noexcept nogil:
+    cdef int i, j, t
+    if _force.i < _force.n:
+        t = _force.cards[_force.i]
+        _force.i += 1
+        for j in range(s.ndeck - 1, -1, -1):
+            if s.cards[j] == t:
+                for i in range(j, s.ndeck - 1):
+                    s.cards[i] = s.cards[i + 1]
+                s.ndeck -= 1
+                return t
+        _force.missing = 1
+    elif _force.more == 0:
+        for t in range(MAX_TYPES):
+            _force.pool[t] = 0
+        for i in range(s.ndeck):
+            _force.pool[s.cards[i]] += 1
+    if _force.i >= _force.n:
+        _force.more += 1
+    s.ndeck -= 1
+    return s.cards[s.ndeck]
+
+
 cdef inline int draw(KState* s) noexcept nogil:
     cdef int8_t tmp[MAX_CARDS]
     cdef int i
@@ -163,6 +204,8 @@ cdef inline int draw(KState* s) noexcept nogil:
         s.ndeck = s.ndiscard
         s.ndiscard = 0
         shuffle(s.cards, s.ndeck, &s.rng)
+    if s == _force.owner:
+        return forced_draw(s)
     s.ndeck -= 1
     return s.cards[s.ndeck]
 
@@ -1639,6 +1682,38 @@ cdef class FastState:
 
     def __deepcopy__(self, memo):
         return self.copy()
+
+    def apply_forced(self, int action, cards=()):
+        """Apply a legal ``action`` whose research draws turn up ``cards`` (card-type
+        ids, in order) instead of the top of the deck; returns ``None`` when the
+        action drew no more cards than that, else the card-type counts (a list
+        indexed by type) of the undrawn pile the next draw would come from — the
+        state is then past that draw (an arbitrary card) and is for discarding.
+
+        Raises ``ValueError`` if a named card is not among the undrawn ones. This is
+        :mod:`kwsearch.openspiel`'s explicit chance: the caller applies the action
+        to a copy and adds one chance outcome per draw until it returns ``None``.
+        """
+        cdef int k, n = len(cards)
+        if n > 8:
+            raise ValueError(f"apply_forced: at most 8 named cards, got {n}")
+        _force.owner = &self.st
+        _force.n = n
+        _force.i = 0
+        _force.missing = 0
+        _force.more = 0
+        for k in range(n):
+            _force.cards[k] = <int8_t>cards[k]
+        try:
+            k_apply(&self.st, &self.fg.comp, action)
+        finally:
+            _force.owner = NULL
+        if _force.missing or _force.i < n:
+            raise ValueError(f"apply_forced: the action drew {_force.i} cards, not all of {list(cards)} "
+                             f"could be turned up")
+        if _force.more == 0:
+            return None
+        return [_force.pool[k] for k in range(self.fg.comp.ntypes)]
 
     def determinize(self, rng):
         seed = rng if isinstance(rng, int) else rng.getrandbits(64)

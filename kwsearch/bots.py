@@ -21,6 +21,10 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
                                             iterations on each, the worlds vote (ties: total visits)
 ``cheat:iterations=N``                      UCT that sees the true deck order (to measure what hidden
                                             information costs; not a fair player)
+``openspiel-ismcts:iterations=N``           OpenSpiel's ISMCTS with random rollouts on the OpenSpiel
+                                            game (:mod:`kwsearch.openspiel`); also ``seconds=S``,
+                                            ``c=0.7``. Needs ``pip install "kwsearch[openspiel]"``
+``openspiel-mcts:iterations=N``             OpenSpiel's C++ MCTS with random rollouts (the same options)
 ==========================================  ==========================================================
 """
 
@@ -132,7 +136,23 @@ _KEYS = {
     "ismcts": {"iterations", "seconds", "c", "money", "workers", "reuse", "loop", "rollout"},
     "cheat": {"iterations", "seconds", "c", "money", "workers", "reuse", "rollout"},
     "pimc": {"worlds", "iterations", "seconds", "c", "money", "rollout"},
+    "openspiel-ismcts": {"iterations", "seconds", "c"},
+    "openspiel-mcts": {"iterations", "seconds", "c"},
 }
+
+
+def _openspiel(spec: str, name: str, params: dict[str, str], seed: int):
+    try:
+        from .openspiel import OpenSpielBot
+    except ImportError:
+        raise ValueError(f'bot spec {spec!r}: needs OpenSpiel, which is not installed: '
+                         f'pip install "kwsearch[openspiel]"') from None
+    iterations = _number(spec, params, "iterations", int)
+    seconds = _number(spec, params, "seconds", float)
+    if iterations is None and seconds is None:
+        iterations = 1000
+    return OpenSpielBot(name.partition("-")[2], iterations=iterations, seconds=seconds,
+                        c=_number(spec, params, "c", float, 0.7), seed=seed)
 
 
 def _parse(spec: str) -> tuple[str, dict[str, str]]:
@@ -174,6 +194,8 @@ def from_spec(spec: str, seed: int = 0):
         return RandomBot(seed)
     if name == "heuristic":
         return _heuristic(seed)
+    if name.startswith("openspiel-"):
+        return _openspiel(spec, name, params, seed)
     iterations = _number(spec, params, "iterations", int)
     seconds = _number(spec, params, "seconds", float)
     if iterations is None and seconds is None:

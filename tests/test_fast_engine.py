@@ -470,3 +470,66 @@ def test_purepython_1_imports_and_plays_without_the_extension(how):
     assert lines[0] == "State"
     assert lines[1] == "True"
     assert lines[2].startswith("FAST-IMPORTERROR") and "KWSEARCH_PUREPYTHON" in lines[2], out.stdout
+
+
+def _public(state) -> dict:
+    obj = state.to_json()
+    del obj["hidden"]
+    return obj
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_apply_forced_turns_up_the_named_cards_whatever_the_deck_order(players):
+    """A fast state with a differently shuffled deck follows the reference game when
+    each action is applied with the cards the reference turned up (kwsearch.openspiel's
+    explicit chance); naming fewer cards reports the pile the next draw comes from."""
+    draws = reshuffles = 0
+    for seed in range(4):
+        ref = Game(players).new_initial_state(seed, engine="reference")
+        if seed % 2:  # all but one undrawn card on the discard pile: reshuffles come soon
+            ref.discard, ref.deck = ref.discard + ref.deck[:-1], ref.deck[-1:]
+        fast = convert(ref, "fast")
+        fast.determinize(seed + 99)
+        rng = random.Random(seed)
+        while not ref.is_terminal():
+            action = rng.choice(ref.legal_actions())
+            drawn: list[int] = []
+            piles: list[list[int]] = []
+
+            def hook(st, drawn=drawn, piles=piles):
+                piles.append(sorted(st.deck))
+                card = st.deck.pop()
+                drawn.append(card)
+                return card
+
+            undrawn = len(ref.deck)
+            ref.draw_hook = hook
+            ref.apply(action)
+            ref.draw_hook = None
+            draws += len(drawn)
+            reshuffles += any(len(pile) > undrawn - i for i, pile in enumerate(piles))
+            for i in range(len(drawn)):
+                pool = fast.copy().apply_forced(action, drawn[:i])
+                counts = [0] * len(pool)
+                for t in piles[i]:
+                    counts[t] += 1
+                assert pool == counts
+            after = fast.copy()
+            assert after.apply_forced(action, drawn) is None
+            assert _public(after) == _public(ref)
+            fast = after
+    assert draws > 30 and reshuffles >= 2
+
+
+def test_apply_forced_refuses_a_card_that_is_not_undrawn():
+    state = Game(2).new_initial_state(1, engine="fast")
+    while "research" not in state.pending():
+        state.apply(state.legal_actions()[0])
+    research = [a for a in state.legal_actions()]
+    deck = state.deck
+    missing = next(t for t in range(len(state.game.components.card_types)) if t not in deck)
+    with pytest.raises(ValueError, match="could be turned up"):
+        state.copy().apply_forced(research[0], [missing, missing])
+    before = state.to_json()
+    state.copy().apply_forced(research[0], [deck[-1]])
+    assert state.to_json() == before  # applied to a copy: the original is untouched

@@ -1,0 +1,480 @@
+"""Kraftwagen as an OpenSpiel game (``pip install "kwsearch[openspiel]"``).
+
+Importing this module registers the Python game ``"kraftwagen"`` with
+:func:`pyspiel.register_game`; its states wrap the fast engine
+(:class:`kwsearch._fast.FastState`)::
+
+    >>> import pyspiel
+    >>> import kwsearch.openspiel
+    >>> game = pyspiel.load_game("kraftwagen", {"players": 3})
+    >>> state = game.new_initial_state()
+    >>> state.is_chance_node()          # the set-up is drawn by explicit chance
+    True
+
+Parameters: ``players`` (2, 3 or 4; default 2) and ``v6`` (passed to
+:class:`kwsearch.rules.Game`; default false).
+
+Model (docs/openspiel.md)
+-------------------------
+* **Chance is explicit.** The set-up is a sequence of chance nodes — the action
+  tiles of the chain one position at a time (uniform among the tiles of the group
+  that goes there: RULES.md §2.1 shuffles the one-, two- and three-action tiles
+  separately), the offered start tiles one at a time (uniform among those not yet
+  offered; only when fewer than all are offered), then the two first face-up
+  research cards. Every research card turned up later is a chance node right
+  after the player action that turned it up: its outcomes are the card *types*
+  of the undrawn pile (after a reshuffle of the discard pile, when the deck is
+  empty), each with probability count / cards in the pile. The engine draws
+  exactly the named card (``FastState.apply_forced``).
+* Chance outcomes are a space of their own (``max_chance_outcomes`` = 56):
+  ``CH_TILE + t`` puts action tile ``t`` next in the chain, ``CH_START + t``
+  offers start tile ``t``, ``CH_CARD + k`` turns up a research card of type ``k``.
+  Player actions are the ids of :mod:`kwsearch.actions`.
+* **Returns are win shares**: 1 for a sole winner, split on ties, 0 otherwise
+  (:func:`kwsearch.rules.win_shares`), so the game is constant-sum with sum 1.
+  Money is available as :meth:`KraftwagenState.money`.
+* The game type says *imperfect information* (the order of the research deck is
+  hidden, RULES.md §10; OpenSpiel's ISMCTS also requires it). In this model the
+  hidden order is never decided in advance — each card is a public chance event
+  when it comes up — so every player's information state is the whole public
+  history, and :meth:`KraftwagenState.resample_from_infostate` returns the same
+  history with the engine's (unused) deck order reshuffled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+
+try:
+    import pyspiel
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError('kwsearch.openspiel needs OpenSpiel: pip install "kwsearch[openspiel]"') from exc
+
+import numpy as np
+from open_spiel.python.algorithms import ismcts, mcts
+
+from . import actions as A
+from .components import MAX_ACTION_TILES, MAX_CARD_TYPES, MAX_START_TILES, default_components
+from .engine import convert
+from .rules import TERMINAL, Game, State, seed_to_rng, win_shares
+
+CH_TILE = 0                            # + action tile id: the next tile of the chain
+CH_START = CH_TILE + MAX_ACTION_TILES  # + start tile index: offered
+CH_CARD = CH_START + MAX_START_TILES   # + research card type: turned up
+MAX_CHANCE_OUTCOMES = CH_CARD + MAX_CARD_TYPES
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
+if TERMINAL != int(pyspiel.PlayerId.TERMINAL):  # current_player() of a finished game is passed through
+    raise ImportError("kwsearch.openspiel: rules.TERMINAL differs from pyspiel.PlayerId.TERMINAL")
+
+#: An upper bound on the player decisions of one game, with a wide margin: the
+#: longest of 600 uniformly random games (2-4 players) had 206.
+MAX_GAME_LENGTH = 1000
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name="kraftwagen",
+    long_name="Kraftwagen (kwsearch)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.CONSTANT_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=4,
+    min_num_players=2,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=False,
+    parameter_specification={"players": 2, "v6": False},
+)
+
+
+class _Shared:
+    """Per-game constants a state refers to; shared (never copied) by clones."""
+
+    def __init__(self, kw: Game):
+        c = kw.components
+        self.kw = kw
+        self.n = kw.num_players
+        sizes = sorted({len(t.actions) for t in c.action_tiles})
+        #: the chain's tile groups, tail first (rules.State._new)
+        self.groups = [tuple(t.index for t in c.action_tiles if len(t.actions) == s) for s in sizes]
+        self.ntiles = len(c.action_tiles)
+        self.starts = tuple(t.index for t in c.start_tiles)
+        self.noffer = c.start_tiles_offered[self.n]
+        self.deck = tuple(ct.count for ct in c.card_types)  # cards per type
+        self.card_names = [ct.name for ct in c.card_types]
+        self.start_names = [t.name for t in c.start_tiles]
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class KraftwagenGame(pyspiel.Game):
+    """The OpenSpiel game; ``params``: ``players`` (2-4), ``v6`` (bool)."""
+
+    def __init__(self, params=None):
+        params = dict(params or {})
+        n = params.get("players", 2)
+        if isinstance(n, bool) or n not in (2, 3, 4):
+            raise ValueError(f"kraftwagen: players must be 2, 3 or 4, got {n!r}")
+        kw = Game(int(n), v6=bool(params.get("v6", False)))
+        info = pyspiel.GameInfo(
+            num_distinct_actions=A.NUM_ACTIONS,
+            max_chance_outcomes=MAX_CHANCE_OUTCOMES,
+            num_players=int(n),
+            min_utility=0.0,
+            max_utility=1.0,
+            utility_sum=1.0,
+            max_game_length=MAX_GAME_LENGTH)
+        super().__init__(_GAME_TYPE, info, params)
+        self._shared = _Shared(kw)
+
+    @property
+    def kw_game(self) -> Game:
+        """The :class:`kwsearch.rules.Game` behind this game."""
+        return self._shared.kw
+
+    def new_initial_state(self):
+        return KraftwagenState(self)
+
+    def state_from_kwsearch(self, state) -> "KraftwagenState":
+        """An OpenSpiel state at the position of a kwsearch ``state`` (either engine).
+
+        Its history starts there (empty); its information state strings start with
+        a digest of the position, so states from different positions never share one.
+        """
+        st = KraftwagenState(self)
+        st._st = convert(state, "fast").copy()
+        st._setup = None
+        obs = json.dumps(st._st.observation(), sort_keys=True)
+        st._root = "position " + hashlib.sha1(obs.encode()).hexdigest()[:16] + "\n"
+        return st
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(f"kraftwagen observer: no parameters expected, got {params!r}")
+        return KraftwagenObserver(iig_obs_type)
+
+
+class KraftwagenState(pyspiel.State):
+    """A Kraftwagen state for OpenSpiel (see the module docstring).
+
+    Attributes (all in ``__dict__``, which OpenSpiel's ``clone()`` copies with
+    ``copy.deepcopy``; each is cheap to copy — the engine state by one struct copy):
+    ``_st`` the fast engine state (``None`` during the set-up), ``_setup`` the set-up
+    chance outcomes so far (``None`` once set up), ``_pending`` a player action
+    waiting for its research reveals (``(action, cards so far, undrawn counts)``)
+    and ``_root`` the prefix of the information state strings.
+    """
+
+    def __init__(self, game: KraftwagenGame):
+        super().__init__(game)
+        self._g = game._shared
+        self._st = None
+        self._setup = ()
+        self._pending = None
+        self._root = ""
+
+    # ----- kwsearch view ------------------------------------------------
+
+    @property
+    def kw_state(self):
+        """The fast engine state (``None`` during the set-up). While a reveal is
+        pending it is the position before the action that turns the cards up."""
+        return self._st
+
+    def money(self) -> list[int]:
+        return self._st.money() if self._st is not None else [0] * self._g.n
+
+    # ----- OpenSpiel API --------------------------------------------------
+
+    def current_player(self):
+        if self._setup is not None or self._pending is not None:
+            return _CHANCE
+        return self._st.current_player()  # TERMINAL (-4) when the game is over, as in OpenSpiel
+
+    def is_terminal(self):
+        return self._setup is None and self._pending is None and self._st.is_terminal()
+
+    def _legal_actions(self, player):
+        return self._st.legal_actions()
+
+    def chance_outcomes(self):
+        if self._pending is not None:
+            return _card_outcomes(self._pending[2])
+        g, done = self._g, self._setup
+        stage, pos = _setup_stage(g, done)
+        if stage == "tiles":
+            left = [t for t in g.groups[pos] if CH_TILE + t not in done]
+            return [(CH_TILE + t, 1.0 / len(left)) for t in left]
+        if stage == "offer":
+            left = [t for t in g.starts if CH_START + t not in done]
+            return [(CH_START + t, 1.0 / len(left)) for t in left]
+        counts = list(g.deck)
+        for o in done:
+            if o >= CH_CARD:
+                counts[o - CH_CARD] -= 1
+        return _card_outcomes(counts)
+
+    def _apply_action(self, action):
+        if self._setup is not None:
+            self._setup = _complete_setup(self._g, self._setup + (action,))
+            if _setup_stage(self._g, self._setup)[0] == "done":
+                self._st = _build(self._g, self._setup)
+                self._setup = None
+            return
+        if self._pending is not None:
+            act, cards, _ = self._pending
+            cards = cards + (action - CH_CARD,)
+        else:
+            act, cards = action, ()
+        st = self._st.copy()
+        pool = st.apply_forced(act, cards)
+        if pool is None:
+            self._st = st
+            self._pending = None
+        else:
+            self._pending = (act, cards, tuple(pool))
+
+    def _action_to_string(self, player, action):
+        g = self._g
+        if player == _CHANCE:
+            if action >= CH_CARD:
+                return f"reveal {g.card_names[action - CH_CARD]}"
+            if action >= CH_START:
+                return f"offer start {g.start_names[action - CH_START]}"
+            return f"chain tile {action - CH_TILE}"
+        return g.kw.notation.text(action)
+
+    def returns(self):
+        if not self.is_terminal():
+            return [0.0] * self._g.n
+        return win_shares(self._st.money())
+
+    def resample_from_infostate(self, player_id, probability_sampler):
+        """A determinization: the same public history, the engine's undrawn deck
+        reshuffled with a seed drawn from ``probability_sampler`` (a uniform [0, 1)
+        generator). No card order is decided before its reveal (every reveal is a
+        chance node), so this is the only history consistent with the information
+        state, and the reshuffle changes nothing that can be observed."""
+        clone = self.clone()
+        if clone._st is not None:
+            clone._st.determinize(int(probability_sampler() * (1 << 53)))
+        return clone
+
+    def public_string(self) -> str:
+        """What every player sees now: the position (without the deck order), the
+        set-up outcomes so far, or the action whose reveals are pending."""
+        if self._setup is not None:
+            return "setup: " + ", ".join(self._action_to_string(_CHANCE, o)
+                                         for o in self._setup)
+        text = json.dumps(self._st.observation(), sort_keys=True, separators=(",", ":"))
+        if self._pending is not None:
+            act, cards, _ = self._pending
+            shown = ", ".join(self._g.card_names[c] for c in cards)
+            text += f"\npending: {self._g.kw.notation.text(act)}; revealed so far: {shown or 'none'}"
+        return text
+
+    def __str__(self):
+        if self._setup is not None:
+            return self.public_string()
+        from .render import render
+        text = render(convert(self._st, "reference"))
+        if self._pending is not None:
+            act, cards, _ = self._pending
+            shown = ", ".join(self._g.card_names[c] for c in cards)
+            text += f"\npending: {self._g.kw.notation.text(act)}; revealed so far: {shown or 'none'}"
+        return text
+
+
+class KraftwagenObserver:
+    """OpenSpiel observer (strings only; ``tensor`` is None).
+
+    With ``perfect_recall`` (the information state) the string is the whole public
+    history — every action and chance outcome is seen by all players; otherwise it
+    is :meth:`KraftwagenState.public_string`, the same for every player.
+    """
+
+    def __init__(self, iig_obs_type=None):
+        self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
+        self.tensor = None
+        self.dict = {}
+
+    def set_from(self, state, player):
+        pass
+
+    def string_from(self, state, player):
+        if self.perfect_recall:
+            return state._root + state.history_str()
+        return state.public_string()
+
+
+def _card_outcomes(counts) -> list[tuple[int, float]]:
+    total = sum(counts)
+    return [(CH_CARD + k, c / total) for k, c in enumerate(counts) if c > 0]
+
+
+def _setup_stage(g: _Shared, done: tuple) -> tuple[str, int]:
+    """Which set-up chance comes next: ("tiles", group), ("offer", 0), ("display", 0) or ("done", 0)."""
+    ntile = sum(1 for o in done if o < CH_START)
+    if ntile < g.ntiles:
+        k = 0
+        for i, group in enumerate(g.groups):
+            k += len(group)
+            if ntile < k:
+                return "tiles", i
+    noffer = sum(1 for o in done if CH_START <= o < CH_CARD)
+    if noffer < g.noffer and g.noffer < len(g.starts):
+        return "offer", 0
+    ncards = sum(1 for o in done if o >= CH_CARD)
+    if ncards < min(2, sum(g.deck)):
+        return "display", 0
+    return "done", 0
+
+
+def _complete_setup(g: _Shared, done: tuple) -> tuple:
+    """Adds the tile of a group position that has a single candidate left (no chance node)."""
+    while True:
+        stage, pos = _setup_stage(g, done)
+        if stage != "tiles":
+            return done
+        left = [t for t in g.groups[pos] if CH_TILE + t not in done]
+        if len(left) != 1:
+            return done
+        done = done + (CH_TILE + left[0],)
+
+
+def _build(g: _Shared, done: tuple):
+    """The fast engine state after the set-up ``done`` (rules.State._from_setup)."""
+    tiles = [o - CH_TILE for o in done if o < CH_START]
+    offered = [o - CH_START for o in done if CH_START <= o < CH_CARD] if g.noffer < len(g.starts) else list(g.starts)
+    shown = [o - CH_CARD for o in done if o >= CH_CARD]
+    deck = [k for k, c in enumerate(g.deck) for _ in range(c)]
+    for t in shown:
+        deck.remove(t)
+    deck += reversed(shown)  # top card last: the first named card comes up first
+    ref = State._from_setup(g.kw, tiles, deck, offered, seed_to_rng(0))
+    return convert(ref, "fast")
+
+
+# ---------------------------------------------------------------------------
+# OpenSpiel's searches as kwsearch bots (bots.from_spec "openspiel-ismcts:...", "openspiel-mcts:...")
+# ---------------------------------------------------------------------------
+
+
+class _TimedISMCTS(ismcts.ISMCTSBot):
+    """OpenSpiel's Python ISMCTS with an optional wall-clock budget per decision.
+
+    ``run_search`` is the parent's loop (open_spiel 2.0.2) with the stopping rule
+    "``seconds`` elapsed" added — but at least two simulations, since the first only
+    expands the root and the parent's final policy needs a visited root (on a busy
+    machine one simulation can take the whole budget). ``last_iterations`` counts
+    the simulations run.
+    """
+
+    def __init__(self, *args, seconds: float | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._seconds = seconds
+        self.last_iterations = 0
+
+    def run_search(self, state):
+        self.reset()
+        legal_actions = state.legal_actions()
+        if len(legal_actions) == 1:
+            return [(legal_actions[0], 1.0)]
+        self._root_node = self.create_new_node(state)
+        root_key = self.get_state_key(state)
+        start = time.perf_counter()
+        sims = 0
+        while (sims < 2 or time.perf_counter() - start < self._seconds) if self._seconds else \
+                sims < self._max_simulations:
+            sampled = self.sample_root_state(state)
+            assert root_key == self.get_state_key(sampled)
+            self.run_simulation(sampled)
+            sims += 1
+        self.last_iterations = sims
+        return self.get_final_policy(state, self._root_node)
+
+
+_GAMES: dict[tuple[int, bool], KraftwagenGame] = {}
+
+
+def game_for(kw: Game) -> KraftwagenGame:
+    """The OpenSpiel game of a kwsearch :class:`~kwsearch.rules.Game` (default components only)."""
+    if kw.components.source != default_components().source:
+        raise ValueError("kraftwagen (OpenSpiel): only the default components are supported")
+    key = (kw.num_players, kw.v6)
+    if key not in _GAMES:
+        _GAMES[key] = load(kw.num_players, kw.v6)
+    return _GAMES[key]
+
+
+class OpenSpielBot:
+    """A kwsearch bot (``step(state)``, ``restart()``) that runs one of OpenSpiel's searches
+    on the OpenSpiel view of the position (:meth:`KraftwagenGame.state_from_kwsearch`).
+
+    ``kind`` is ``"ismcts"`` — OpenSpiel's ISMCTS (``open_spiel.python.algorithms.ismcts``,
+    the Python implementation: the C++ ``pyspiel.ISMCTSBot`` cannot search a Python game,
+    see docs/openspiel.md) with its random-rollout evaluator — or ``"mcts"`` — the C++
+    ``pyspiel.MCTSBot`` with the C++ ``pyspiel.RandomRolloutEvaluator``. Budget:
+    ``iterations`` simulations or ``seconds`` per decision. ``c`` is the UCT constant
+    (rewards are win shares in [0, 1]). Every random choice comes from ``seed``.
+    """
+
+    def __init__(self, kind: str, iterations: int | None = None, seconds: float | None = None,
+                 c: float = 0.7, seed: int = 0):
+        if kind not in ("ismcts", "mcts"):
+            raise ValueError(f"OpenSpielBot: kind must be ismcts or mcts, got {kind!r}")
+        if iterations is None and seconds is None:
+            iterations = 1000
+        self.kind, self.iterations, self.seconds, self.c, self.seed = kind, iterations, seconds, c, seed
+        self.last_iterations = 0
+        self.restart()
+
+    def restart(self) -> None:
+        self.calls = 0
+        self._rng = np.random.RandomState(self.seed & 0xFFFFFFFF)
+
+    def _bot(self, game: KraftwagenGame, seed: int):
+        if self.kind == "ismcts":
+            evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed))
+            return _TimedISMCTS(game, evaluator, self.c, self.iterations or 0, seconds=self.seconds,
+                                random_state=np.random.RandomState(seed + 1))
+        return pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), self.c,
+                               self.iterations or 1 << 30, 1000, False, seed, False,
+                               max_wall_clock_time=self.seconds or -1.0)
+
+    def step(self, state) -> int:
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        game = game_for(state.game)
+        seed = int(self._rng.randint(1 << 30))
+        self.calls += 1
+        os_state = game.state_from_kwsearch(state)
+        bot = self._bot(game, seed)
+        if self.kind == "ismcts":
+            action = bot.step(os_state)
+            self.last_iterations = bot.last_iterations
+        else:
+            # MCTSBot.step releases the GIL, and cloning a Python state without it crashes
+            # (open_spiel 2.0.2); mcts_search keeps the GIL and Step picks the same child.
+            root = bot.mcts_search(os_state)
+            action = root.best_child().action
+            self.last_iterations = root.explore_count
+        return int(action)
+
+
+# ---------------------------------------------------------------------------
+# Registration
+# ---------------------------------------------------------------------------
+
+if "kraftwagen" not in pyspiel.registered_names():
+    pyspiel.register_game(_GAME_TYPE, KraftwagenGame)
+
+
+def load(players: int = 2, v6: bool = False) -> KraftwagenGame:
+    """``pyspiel.load_game("kraftwagen", {"players": players, "v6": v6})``."""
+    return pyspiel.load_game("kraftwagen", {"players": players, "v6": v6})

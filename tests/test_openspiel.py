@@ -1,0 +1,270 @@
+"""kwsearch.openspiel: Kraftwagen as an OpenSpiel game, and OpenSpiel's searches as bots.
+
+Runs when the ``openspiel`` extra is installed (it is part of the ``test`` extra).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel", reason='needs pip install "kwsearch[openspiel]"')
+
+from kwsearch import openspiel as kos  # noqa: E402
+from kwsearch.bots import from_spec, play_game  # noqa: E402
+from kwsearch.formats import _chain_name  # noqa: E402
+from kwsearch.records import RECORD_FORMAT, replay  # noqa: E402
+from kwsearch.rules import SEAT, Game, win_shares  # noqa: E402
+
+pytestmark = pytest.mark.one_engine  # the OpenSpiel game wraps the fast engine itself
+
+PLAYERS = (2, 3, 4)
+CHANCE = pyspiel.PlayerId.CHANCE
+
+
+def sample(state, rng: np.random.RandomState) -> int:
+    """A chance outcome drawn with its probability, or a uniformly random legal action."""
+    if state.is_chance_node():
+        outcomes, probs = zip(*state.chance_outcomes())
+        return int(outcomes[rng.choice(len(outcomes), p=probs)])
+    legal = state.legal_actions()
+    return int(legal[rng.randint(len(legal))])
+
+
+def through_setup(game, seed: int):
+    state = game.new_initial_state()
+    rng = np.random.RandomState(seed)
+    while state.is_chance_node():
+        state.apply_action(sample(state, rng))
+    return state, rng
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_openspiel_random_sim_test_passes(players):
+    game = pyspiel.load_game("kraftwagen", {"players": players})
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+
+
+def test_game_type_and_parameters():
+    game = pyspiel.load_game("kraftwagen")
+    gt = game.get_type()
+    assert game.num_players() == 2 and game.get_parameters() == {"players": 2, "v6": False}
+    assert gt.dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+    assert gt.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert gt.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    assert gt.utility == pyspiel.GameType.Utility.CONSTANT_SUM and game.utility_sum() == 1.0
+    assert (game.min_utility(), game.max_utility()) == (0.0, 1.0)
+    assert game.num_distinct_actions() == kos.A.NUM_ACTIONS
+    assert game.max_chance_outcomes() == kos.MAX_CHANCE_OUTCOMES == 56
+    assert pyspiel.load_game("kraftwagen", {"players": 4}).num_players() == 4
+    with pytest.raises(Exception, match="players must be 2, 3 or 4"):
+        pyspiel.load_game("kraftwagen", {"players": 5})
+
+
+def to_record(players: int, history: list[tuple[int, int]], names) -> dict:
+    """The kwsearch game record of a game played through pyspiel: (player, action) pairs."""
+    setup = [a for p, a in history[:next(i for i, (p, _) in enumerate(history) if p != CHANCE)]]
+    tiles = [a - kos.CH_TILE for a in setup if a < kos.CH_START]
+    offered = [a - kos.CH_START for a in setup if kos.CH_START <= a < kos.CH_CARD]
+    display = [a - kos.CH_CARD for a in setup if a >= kos.CH_CARD]
+    game = Game(players)
+    c = game.components
+    # RULES.md §2.1: one-action tiles at the tail, then two-, then three-action ones; the
+    # last tile of a group is not a chance node (it is the only one left).
+    order = []
+    for size in sorted({len(t.actions) for t in c.action_tiles}):
+        group = [t.index for t in c.action_tiles if len(t.actions) == size]
+        chosen = [t for t in tiles if t in group]
+        order += chosen + [t for t in group if t not in chosen]
+    assert len(tiles) == len(c.action_tiles) - 3
+    tiles = order
+    if not offered:
+        offered = [t.index for t in c.start_tiles]
+    events: list[str] = []
+    for p, a in history[len(setup):]:
+        if p == CHANCE:
+            card = names[a - kos.CH_CARD]
+            if events[-1].startswith("reveal"):
+                events[-1] += f", {card}"
+            else:
+                events.append(f"reveal {card}")
+        else:
+            events.append(game.action_to_text(a))
+    chain = [SEAT + s for s in range(players)] + tiles
+    return {"format": RECORD_FORMAT, "players": players, "v6": False, "seed": 0,
+            "setup": {"chain": [_chain_name(e) for e in chain],
+                      "start_tiles_offered": [c.start_tiles[t].name for t in offered],
+                      "display": [names[t] for t in display]},
+            "events": events}
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_a_game_through_pyspiel_ends_with_the_money_of_the_same_actions_in_kwsearch(players):
+    game = pyspiel.load_game("kraftwagen", {"players": players})
+    names = game._shared.card_names
+    for seed in range(2):
+        state = game.new_initial_state()
+        rng = np.random.RandomState(seed)
+        history: list[tuple[int, int]] = []
+        while not state.is_terminal():
+            action = sample(state, rng)
+            history.append((state.current_player(), action))
+            state.apply_action(action)
+        assert [a for _, a in history] == state.history()
+        record = to_record(players, history, names)
+        assert sum(e.startswith("reveal") for e in record["events"]) >= 3  # research reveals happened
+        final = replay(record)  # the reference engine, deck arranged by the reveal events
+        assert final.is_terminal()
+        assert final.money() == state.money()
+        assert state.returns() == win_shares(final.money())
+
+
+def test_setup_chance_outcomes_are_exact():
+    game = pyspiel.load_game("kraftwagen", {"players": 2})
+    state = game.new_initial_state()
+    assert state.chance_outcomes() == [(kos.CH_TILE + t, 0.2) for t in range(5)]  # five one-action tiles
+    rng = np.random.RandomState(3)
+    seen = Counter()
+    while state.is_chance_node():
+        outcomes = state.chance_outcomes()
+        assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+        kinds = {(a >= kos.CH_START) + (a >= kos.CH_CARD) for a, _ in outcomes}
+        assert len(kinds) == 1
+        kind = kinds.pop()
+        if kind == 1:  # two of the four start tiles are offered with two players
+            assert len(outcomes) == 4 - seen[1] and all(p == 1 / len(outcomes) for _, p in outcomes)
+        if kind == 2:
+            deck = Counter({ct.index: ct.count for ct in game.kw_game.components.card_types})
+            drawn = Counter(a - kos.CH_CARD for a in state.history() if a >= kos.CH_CARD)
+            total = sum(deck.values()) - sum(drawn.values())
+            assert outcomes == [(kos.CH_CARD + t, (deck[t] - drawn[t]) / total)
+                                for t in sorted(deck) if deck[t] > drawn[t]]
+        seen[kind] += 1
+        state.apply_action(sample(state, rng))
+    assert seen[1] == 2 and seen[2] == 2 and seen[0] == 4 + 3  # a group's last tile needs no chance
+    assert not state.is_chance_node() and state.current_player() == 1  # the last seat picks a start tile
+
+
+def test_a_research_reveal_is_a_chance_node_over_the_undrawn_cards():
+    game = pyspiel.load_game("kraftwagen", {"players": 3})
+    state, rng = through_setup(game, 5)
+    reveals = 0
+    while not state.is_terminal() and reveals < 6:
+        if state.is_chance_node():
+            before = state.kw_state  # the position before the action that turns cards up
+            act, shown, _ = state._pending
+            pile = Counter(before.deck) - Counter(shown)
+            if before.deck and len(before.deck) > len(shown):  # no reshuffle yet
+                total = sum(pile.values())
+                assert state.chance_outcomes() == [(kos.CH_CARD + t, pile[t] / total) for t in sorted(pile)]
+                names = game._shared.card_names
+                assert [state.action_to_string(CHANCE, kos.CH_CARD + t) for t in sorted(pile)] == \
+                    [f"reveal {names[t]}" for t in sorted(pile)]
+                reveals += 1
+        state.apply_action(sample(state, rng))
+    assert reveals == 6
+
+
+def test_resample_from_infostate_keeps_the_information_state():
+    game = pyspiel.load_game("kraftwagen", {"players": 3})
+    state = game.new_initial_state()
+    rng = np.random.RandomState(11)
+    sampler = pyspiel.UniformProbabilitySampler(7, 0.0, 1.0)
+    checked = 0
+    while not state.is_terminal():
+        if len(state.history()) % 9 == 0:
+            r = state.resample_from_infostate(state.current_player() if state.current_player() >= 0 else 0,
+                                              sampler)
+            for p in range(3):
+                assert r.information_state_string(p) == state.information_state_string(p)
+                assert r.observation_string(p) == state.observation_string(p)
+            assert r.current_player() == state.current_player()
+            assert r.legal_actions() == state.legal_actions()
+            if state.kw_state is not None:
+                assert sorted(r.kw_state.deck) == sorted(state.kw_state.deck)
+                before = state.information_state_string(0)
+                if not r.is_chance_node():
+                    r.apply_action(r.legal_actions()[0])
+                    assert state.information_state_string(0) == before  # r is a separate state
+            checked += 1
+        state.apply_action(sample(state, rng))
+    assert checked > 10
+
+
+def test_clone_is_independent_and_shares_the_game_constants():
+    game = pyspiel.load_game("kraftwagen", {"players": 2})
+    state, rng = through_setup(game, 2)
+    clone = state.clone()
+    assert clone._g is state._g and clone.kw_state is not state.kw_state
+    assert str(clone) == str(state) and clone.history() == state.history()
+    clone.apply_action(clone.legal_actions()[0])
+    assert clone.history() != state.history()
+    assert state.kw_state.to_json() != clone.kw_state.to_json()
+
+
+def test_information_state_is_the_public_history_and_observation_the_position():
+    game = pyspiel.load_game("kraftwagen", {"players": 2})
+    state, rng = through_setup(game, 4)
+    assert state.information_state_string(0) == state.information_state_string(1) == state.history_str()
+    assert '"format"' in state.observation_string(0)
+    for _ in range(3):
+        state.apply_action(sample(state, rng))
+    assert state.information_state_string(1) == state.history_str()
+
+
+def test_state_from_kwsearch_is_the_same_position():
+    kw = Game(2).new_initial_state(9)
+    game = kos.game_for(kw.game)
+    for _ in range(20):
+        kw.apply(kw.legal_actions()[-1])
+    st = game.state_from_kwsearch(kw)
+    assert st.current_player() == kw.current_player() and st.legal_actions() == kw.legal_actions()
+    other = kw.copy()
+    other.apply(other.legal_actions()[0])
+    assert game.state_from_kwsearch(other).information_state_string(0) != st.information_state_string(0)
+
+
+def test_the_openspiel_bot_specs_play_a_short_tournament():
+    specs = ["openspiel-ismcts:iterations=5", "openspiel-mcts:iterations=5", "ismcts:iterations=200"]
+    scores = Counter()
+    for game_index in range(3):  # each bot plays each seat once
+        seats = [specs[(s - game_index) % 3] for s in range(3)]
+        bots = [from_spec(spec, seed=100 * game_index + s) for s, spec in enumerate(seats)]
+
+        def check(state, seat, action):
+            assert action in state.legal_actions()
+
+        final = play_game(Game(3).new_initial_state(game_index), bots, on_step=check)
+        assert final.is_terminal()
+        for seat, share in enumerate(final.returns()):
+            scores[seats[seat]] += share
+    assert sum(scores.values()) == pytest.approx(3.0)
+
+
+def test_openspiel_bots_are_reproducible_from_their_seed():
+    state = Game(2).new_initial_state(4)
+    for _ in range(6):
+        state.apply(state.legal_actions()[0])
+    for spec in ("openspiel-ismcts:iterations=30", "openspiel-mcts:iterations=30,c=1.5"):
+        assert from_spec(spec, seed=3).step(state) == from_spec(spec, seed=3).step(state)
+
+
+def test_openspiel_specs_check_options_and_say_how_to_install(monkeypatch):
+    with pytest.raises(ValueError, match="unknown option 'money'"):
+        from_spec("openspiel-ismcts:money=1")
+    with pytest.raises(ValueError, match="iterations must be positive"):
+        from_spec("openspiel-mcts:iterations=0")
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # as if OpenSpiel were not installed
+    monkeypatch.delitem(sys.modules, "kwsearch.openspiel")
+    with pytest.raises(ValueError, match=r'pip install "kwsearch\[openspiel\]"'):
+        from_spec("openspiel-ismcts:iterations=10")
+
+
+def test_a_time_budget_too_short_for_one_simulation_still_gives_a_move():
+    state = Game(2).new_initial_state(5)
+    bot = from_spec("openspiel-ismcts:seconds=0.000001", seed=1)
+    assert bot.step(state) in state.legal_actions()
+    assert bot.last_iterations == 2  # the root's expansion and one simulation through it
