@@ -331,3 +331,17 @@ def test_report_bad_files(tmp_path):
     # A corrupt line in the middle also stops --resume (only a cut-off last line is forgiven).
     r = run("tournament", "--out", corrupt, "--resume")
     one_line_error(r, "line 3")
+
+
+def test_openspiel_bots_in_a_tournament(tmp_path):
+    pytest.importorskip("pyspiel")
+    out = tmp_path / "os.jsonl"
+    r = run("tournament", "-b", "openspiel-ismcts:iterations=30", "-b", "openspiel-mcts:iterations=30",
+            "-b", "ismcts:iterations=200", "--players", 2, "--games", 6, "--out", out)
+    assert r.exit_code == 0, r.output
+    header, games, _ = load_results(out)
+    assert len(games) == 6
+    for g in games.values():
+        assert replay(g["record"]).money() == g["money"]
+    rep = make_report(header, games)
+    assert [b.seats for b in rep.bots] == [4, 4, 4]
