@@ -231,12 +231,12 @@ class KraftwagenState(pyspiel.State):
         else:
             act, cards = action, ()
         st = self._st.copy()
-        pool = st.apply_forced(act, cards)
-        if pool is None:
+        nxt = st.apply_forced(act, cards)
+        if nxt is None:
             self._st = st
             self._pending = None
         else:
-            self._pending = (act, cards, tuple(pool))
+            self._pending = (act, cards, tuple(nxt[1]))
 
     def _action_to_string(self, player, action):
         g = self._g
