@@ -199,12 +199,105 @@ def test_a_research_reveal_is_a_chance_node_over_the_undrawn_cards():
     assert reveals == 6
 
 
-def test_resample_from_infostate_keeps_the_information_state():
-    game = pyspiel.load_game("kraftwagen", {"players": 3})
+def test_v6_setup_places_a_uniformly_drawn_stack_a_tile_at_the_front_of_the_chain():
+    game = pyspiel.load_game("kraftwagen", {"players": 3, "v6": True})
+    c = game.kw_game.components
+    stack_a = sorted(t.index for t in c.specialty_stack(0))
+    state = game.new_initial_state()
+    rng = np.random.RandomState(8)
+    while state.chance_outcomes()[0][0] < kos.CH_START:  # the chain's action tiles first
+        state.apply_action(sample(state, rng))
+    assert state.chance_outcomes() == [(kos.CH_SPECIAL + t, 1 / len(stack_a)) for t in stack_a]
+    assert [state.action_to_string(CHANCE, kos.CH_SPECIAL + t) for t in stack_a] == \
+        [f"place special {c.specialty_tiles[t].name}" for t in stack_a]
+    chosen = stack_a[2]
+    state.apply_action(kos.CH_SPECIAL + chosen)
+    assert "place special A" in state.observation_string(0)  # the set-up so far is public
+    while state.is_chance_node():  # the two first research cards (three players: no offer draw)
+        assert all(kos.CH_CARD <= a < kos.CH_SPECIAL for a, _ in state.chance_outcomes())
+        state.apply_action(sample(state, rng))
+    kw = state.kw_state
+    assert kw.chain[-1] == SPECIAL + chosen  # the front of the chain
+    assert sorted(kw.spec_undrawn[0]) == [t for t in stack_a if t != chosen]
+    assert [sorted(x) for x in kw.spec_undrawn[1:]] == \
+        [sorted(t.index for t in c.specialty_stack(r)) for r in (1, 2)]
+    assert f'"special {c.specialty_tiles[chosen].name}"' in state.observation_string(1)
+
+
+def reference_next_draw(state) -> tuple[str, list[int]]:
+    """The reference engine's answer for a pending reveal: the kind and the sorted pile of the
+    next draw of the pending action, once the draws named so far are forced (as records.replay)."""
+    act, drawn, _ = state._pending
+    cards = [o - kos.CH_CARD for o in drawn if o < kos.CH_SPECIAL]
+    tiles = [o - kos.CH_SPECIAL for o in drawn if o >= kos.CH_SPECIAL]
+    ref = convert(state.kw_state, "reference")
+
+    class Next(Exception):
+        pass
+
+    def draw_hook(st):
+        if not cards:
+            raise Next("card", sorted(st.deck))
+        t = cards.pop(0)
+        del st.deck[len(st.deck) - 1 - st.deck[::-1].index(t)]
+        return t
+
+    def special_hook(st, r):
+        if not tiles:
+            raise Next("special", sorted(st.spec_undrawn[r]))
+        t = tiles.pop(0)
+        st.spec_undrawn[r].remove(t)
+        return t
+
+    ref.draw_hook, ref.special_hook = draw_hook, special_hook
+    try:
+        ref.apply(act)
+    except Next as nxt:
+        return nxt.args
+    raise AssertionError("the pending action draws nothing more")
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_v6_specialty_draws_are_uniform_over_the_stack_drawn_from_reshuffles_included(players):
+    game = pyspiel.load_game("kraftwagen", {"players": players, "v6": True})
+    sp = game.kw_game.components.specialty_tiles
+    draws = reshuffled = 0
+    for seed in range(3):
+        state, rng = through_setup(game, seed)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                kind, pile = reference_next_draw(state)
+                outcomes = state.chance_outcomes()
+                if kind == "card":
+                    counts = Counter(pile)
+                    assert outcomes == [(kos.CH_CARD + t, counts[t] / len(pile)) for t in sorted(counts)]
+                else:
+                    assert outcomes == [(kos.CH_SPECIAL + t, 1 / len(pile)) for t in pile]
+                    assert [state.action_to_string(CHANCE, a) for a, _ in outcomes] == \
+                        [f"place special {sp[t].name}" for t in pile]
+                    r = sp[pile[0]].stack
+                    assert {sp[t].stack for t in pile} == {r} and r == state.kw_state.round - 1
+                    named = [o - kos.CH_SPECIAL for o in state._pending[1] if o >= kos.CH_SPECIAL]
+                    face_down = set(state.kw_state.spec_undrawn[r]) - set(named)
+                    if face_down:  # a normal replacement: the stack's face-down tiles
+                        assert set(pile) == face_down
+                    else:  # the stack was emptied: its used tiles, reshuffled, are the pile
+                        assert set(pile) <= set(state.kw_state.spec_used[r]) | {e - SPECIAL for e in
+                                                                                state.kw_state.chain if e >= SPECIAL}
+                        assert not set(pile) & set(state.kw_state.spec_undrawn[r])
+                        reshuffled += 1
+                    draws += 1
+            state.apply_action(sample(state, rng))
+    assert draws >= 10 and reshuffled >= 1
+
+
+@pytest.mark.parametrize("v6", (False, True))
+def test_resample_from_infostate_keeps_the_information_state(v6):
+    game = pyspiel.load_game("kraftwagen", {"players": 3, "v6": v6})
     state = game.new_initial_state()
     rng = np.random.RandomState(11)
     sampler = pyspiel.UniformProbabilitySampler(7, 0.0, 1.0)
-    checked = 0
+    checked = stacks_reordered = 0
     while not state.is_terminal():
         if len(state.history()) % 9 == 0:
             r = state.resample_from_infostate(state.current_player() if state.current_player() >= 0 else 0,
@@ -216,6 +309,12 @@ def test_resample_from_infostate_keeps_the_information_state():
             assert r.legal_actions() == state.legal_actions()
             if state.kw_state is not None:
                 assert sorted(r.kw_state.deck) == sorted(state.kw_state.deck)
+                # V6: the same tiles face down (in a resampled order) and the same used piles
+                assert [sorted(x) for x in r.kw_state.spec_undrawn] == \
+                    [sorted(x) for x in state.kw_state.spec_undrawn]
+                assert r.kw_state.spec_used == state.kw_state.spec_used
+                assert r.kw_state.chain == state.kw_state.chain
+                stacks_reordered += r.kw_state.spec_undrawn != state.kw_state.spec_undrawn
                 before = state.information_state_string(0)
                 if not r.is_chance_node():
                     r.apply_action(r.legal_actions()[0])
@@ -223,6 +322,7 @@ def test_resample_from_infostate_keeps_the_information_state():
             checked += 1
         state.apply_action(sample(state, rng))
     assert checked > 10
+    assert (stacks_reordered > 0) == v6  # the stacks' hidden order is resampled
 
 
 def test_clone_is_independent_and_shares_the_game_constants():
