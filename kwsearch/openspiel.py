@@ -11,8 +11,8 @@ Importing this module registers the Python game ``"kraftwagen"`` with
     >>> state.is_chance_node()          # the set-up is drawn by explicit chance
     True
 
-Parameters: ``players`` (2, 3 or 4; default 2) and ``v6`` (passed to
-:class:`kwsearch.rules.Game`; default false).
+Parameters: ``players`` (2, 3 or 4; default 2) and ``v6`` (the V6 specialty
+tiles, RULES.md §11; passed to :class:`kwsearch.rules.Game`; default false).
 
 Model (docs/openspiel.md)
 -------------------------
@@ -24,21 +24,29 @@ Model (docs/openspiel.md)
   research cards. Every research card turned up later is a chance node right
   after the player action that turned it up: its outcomes are the card *types*
   of the undrawn pile (after a reshuffle of the discard pile, when the deck is
-  empty), each with probability count / cards in the pile. The engine draws
-  exactly the named card (``FastState.apply_forced``).
-* Chance outcomes are a space of their own (``max_chance_outcomes`` = 56):
-  ``CH_TILE + t`` puts action tile ``t`` next in the chain, ``CH_START + t``
-  offers start tile ``t``, ``CH_CARD + k`` turns up a research card of type ``k``.
+  empty), each with probability count / cards in the pile.
+* With ``v6`` the specialty tiles are drawn by chance too: at set-up the tile
+  placed at the front of the chain (uniform over stack A, after the chain's
+  action tiles), and during play every replacement tile (a specialty tile taken,
+  or an earlier round's tile passed over) right after the action that placed it,
+  in the order the action draws: uniform over the face-down tiles of the current
+  round's stack (after a reshuffle of its used tiles, when it is empty). The
+  engine draws exactly the named card or tile (``FastState.apply_forced``).
+* Chance outcomes are a space of their own (``max_chance_outcomes`` = 56, or 72
+  with ``v6``): ``CH_TILE + t`` puts action tile ``t`` next in the chain,
+  ``CH_START + t`` offers start tile ``t``, ``CH_CARD + k`` turns up a research
+  card of type ``k``, ``CH_SPECIAL + t`` places specialty tile ``t`` (V6).
   Player actions are the ids of :mod:`kwsearch.actions`.
 * **Returns are win shares**: 1 for a sole winner, split on ties, 0 otherwise
   (:func:`kwsearch.rules.win_shares`), so the game is constant-sum with sum 1.
   Money is available as :meth:`KraftwagenState.money`.
-* The game type says *imperfect information* (the order of the research deck is
-  hidden, RULES.md §10; OpenSpiel's ISMCTS also requires it). In this model the
-  hidden order is never decided in advance — each card is a public chance event
-  when it comes up — so every player's information state is the whole public
-  history, and :meth:`KraftwagenState.resample_from_infostate` returns the same
-  history with the engine's (unused) deck order reshuffled.
+* The game type says *imperfect information* (the order of the research deck and
+  of the specialty stacks is hidden, RULES.md §10; OpenSpiel's ISMCTS also
+  requires it). In this model the hidden order is never decided in advance —
+  each card or tile is a public chance event when it comes up — so every
+  player's information state is the whole public history, and
+  :meth:`KraftwagenState.resample_from_infostate` returns the same history with
+  the engine's (unused) deck and stack orders reshuffled.
 """
 
 from __future__ import annotations
@@ -56,20 +64,22 @@ import numpy as np
 from open_spiel.python.algorithms import ismcts, mcts
 
 from . import actions as A
-from .components import MAX_ACTION_TILES, MAX_CARD_TYPES, MAX_START_TILES, default_components
+from .components import MAX_ACTION_TILES, MAX_CARD_TYPES, MAX_SPECIAL, MAX_START_TILES, default_components
 from .engine import convert
 from .rules import TERMINAL, Game, State, seed_to_rng, win_shares
 
 CH_TILE = 0                            # + action tile id: the next tile of the chain
 CH_START = CH_TILE + MAX_ACTION_TILES  # + start tile index: offered
 CH_CARD = CH_START + MAX_START_TILES   # + research card type: turned up
-MAX_CHANCE_OUTCOMES = CH_CARD + MAX_CARD_TYPES
+MAX_CHANCE_OUTCOMES = CH_CARD + MAX_CARD_TYPES  # without V6 (the ids above)
+CH_SPECIAL = MAX_CHANCE_OUTCOMES       # + V6 specialty tile: placed at the front of the chain
+MAX_CHANCE_OUTCOMES_V6 = CH_SPECIAL + MAX_SPECIAL
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
 if TERMINAL != int(pyspiel.PlayerId.TERMINAL):  # current_player() of a finished game is passed through
     raise ImportError("kwsearch.openspiel: rules.TERMINAL differs from pyspiel.PlayerId.TERMINAL")
 
 #: An upper bound on the player decisions of one game, with a wide margin: the
-#: longest of 600 uniformly random games (2-4 players) had 206.
+#: longest of 600 uniformly random games (2-4 players) had 206, of 300 with V6 249.
 MAX_GAME_LENGTH = 1000
 
 _GAME_TYPE = pyspiel.GameType(
@@ -106,6 +116,10 @@ class _Shared:
         self.deck = tuple(ct.count for ct in c.card_types)  # cards per type
         self.card_names = [ct.name for ct in c.card_types]
         self.start_names = [t.name for t in c.start_tiles]
+        self.v6 = kw.v6
+        #: V6: the specialty tiles of each stack (stack r is drawn from in round r + 1)
+        self.stacks = [tuple(t.index for t in c.specialty_stack(r)) for r in range(kw.num_stacks)]
+        self.special_names = [t.name for t in c.specialty_tiles]
 
     def __deepcopy__(self, memo):
         return self
@@ -122,7 +136,7 @@ class KraftwagenGame(pyspiel.Game):
         kw = Game(int(n), v6=bool(params.get("v6", False)))
         info = pyspiel.GameInfo(
             num_distinct_actions=A.NUM_ACTIONS,
-            max_chance_outcomes=MAX_CHANCE_OUTCOMES,
+            max_chance_outcomes=MAX_CHANCE_OUTCOMES_V6 if kw.v6 else MAX_CHANCE_OUTCOMES,
             num_players=int(n),
             min_utility=0.0,
             max_utility=1.0,
@@ -165,8 +179,10 @@ class KraftwagenState(pyspiel.State):
     ``copy.deepcopy``; each is cheap to copy — the engine state by one struct copy):
     ``_st`` the fast engine state (``None`` during the set-up), ``_setup`` the set-up
     chance outcomes so far (``None`` once set up), ``_pending`` a player action
-    waiting for its research reveals (``(action, cards so far, undrawn counts)``)
-    and ``_root`` the prefix of the information state strings.
+    waiting for its reveals (``(action, chance outcomes so far, the next chance
+    node's (outcome, probability) pairs)``; the outcomes are research cards and,
+    with V6, specialty tiles, in the order the action draws them) and ``_root``
+    the prefix of the information state strings.
     """
 
     def __init__(self, game: KraftwagenGame):
@@ -203,18 +219,20 @@ class KraftwagenState(pyspiel.State):
 
     def chance_outcomes(self):
         if self._pending is not None:
-            return _card_outcomes(self._pending[2])
+            return list(self._pending[2])
         g, done = self._g, self._setup
         stage, pos = _setup_stage(g, done)
         if stage == "tiles":
             left = [t for t in g.groups[pos] if CH_TILE + t not in done]
             return [(CH_TILE + t, 1.0 / len(left)) for t in left]
+        if stage == "special":
+            return _special_outcomes(g.stacks[0])
         if stage == "offer":
             left = [t for t in g.starts if CH_START + t not in done]
             return [(CH_START + t, 1.0 / len(left)) for t in left]
         counts = list(g.deck)
         for o in done:
-            if o >= CH_CARD:
+            if CH_CARD <= o < CH_SPECIAL:
                 counts[o - CH_CARD] -= 1
         return _card_outcomes(counts)
 
@@ -226,21 +244,26 @@ class KraftwagenState(pyspiel.State):
                 self._setup = None
             return
         if self._pending is not None:
-            act, cards, _ = self._pending
-            cards = cards + (action - CH_CARD,)
+            act, drawn, _ = self._pending
+            drawn = drawn + (action,)
         else:
-            act, cards = action, ()
+            act, drawn = action, ()
         st = self._st.copy()
-        pool = st.apply_forced(act, cards)
-        if pool is None:
+        nxt = st.apply_forced(act, [o - CH_CARD for o in drawn if o < CH_SPECIAL],
+                              [o - CH_SPECIAL for o in drawn if o >= CH_SPECIAL])
+        if nxt is None:
             self._st = st
             self._pending = None
         else:
-            self._pending = (act, cards, tuple(pool))
+            kind, pile = nxt
+            outcomes = _card_outcomes(pile) if kind == "card" else _special_outcomes(pile)
+            self._pending = (act, drawn, tuple(outcomes))
 
     def _action_to_string(self, player, action):
         g = self._g
         if player == _CHANCE:
+            if action >= CH_SPECIAL:
+                return f"place special {g.special_names[action - CH_SPECIAL]}"
             if action >= CH_CARD:
                 return f"reveal {g.card_names[action - CH_CARD]}"
             if action >= CH_START:
@@ -255,10 +278,11 @@ class KraftwagenState(pyspiel.State):
 
     def resample_from_infostate(self, player_id, probability_sampler):
         """A determinization: the same public history, the engine's undrawn deck
-        reshuffled with a seed drawn from ``probability_sampler`` (a uniform [0, 1)
-        generator). No card order is decided before its reveal (every reveal is a
-        chance node), so this is the only history consistent with the information
-        state, and the reshuffle changes nothing that can be observed."""
+        (and, with V6, each specialty stack's face-down tiles) reshuffled with a
+        seed drawn from ``probability_sampler`` (a uniform [0, 1) generator). No
+        card or tile order is decided before its reveal (every reveal is a chance
+        node), so this is the only history consistent with the information state,
+        and the reshuffle changes nothing that can be observed."""
         clone = self.clone()
         if clone._st is not None:
             clone._st.determinize(int(probability_sampler() * (1 << 53)))
@@ -271,22 +295,21 @@ class KraftwagenState(pyspiel.State):
             return "setup: " + ", ".join(self._action_to_string(_CHANCE, o)
                                          for o in self._setup)
         text = json.dumps(self._st.observation(), sort_keys=True, separators=(",", ":"))
-        if self._pending is not None:
-            act, cards, _ = self._pending
-            shown = ", ".join(self._g.card_names[c] for c in cards)
-            text += f"\npending: {self._g.kw.notation.text(act)}; revealed so far: {shown or 'none'}"
-        return text
+        return text + self._pending_text()
+
+    def _pending_text(self) -> str:
+        """The action whose reveals are pending and the cards / tiles it has turned up so far."""
+        if self._pending is None:
+            return ""
+        act, drawn, _ = self._pending
+        shown = ", ".join(self._action_to_string(_CHANCE, o).split(" ", 1)[1] for o in drawn)
+        return f"\npending: {self._g.kw.notation.text(act)}; revealed so far: {shown or 'none'}"
 
     def __str__(self):
         if self._setup is not None:
             return self.public_string()
         from .render import render
-        text = render(convert(self._st, "reference"))
-        if self._pending is not None:
-            act, cards, _ = self._pending
-            shown = ", ".join(self._g.card_names[c] for c in cards)
-            text += f"\npending: {self._g.kw.notation.text(act)}; revealed so far: {shown or 'none'}"
-        return text
+        return render(convert(self._st, "reference")) + self._pending_text()
 
 
 class KraftwagenObserver:
@@ -316,8 +339,14 @@ def _card_outcomes(counts) -> list[tuple[int, float]]:
     return [(CH_CARD + k, c / total) for k, c in enumerate(counts) if c > 0]
 
 
+def _special_outcomes(tiles) -> list[tuple[int, float]]:
+    """A specialty tile drawn from a pile of distinct ``tiles``: each equally likely."""
+    return [(CH_SPECIAL + t, 1.0 / len(tiles)) for t in sorted(tiles)]
+
+
 def _setup_stage(g: _Shared, done: tuple) -> tuple[str, int]:
-    """Which set-up chance comes next: ("tiles", group), ("offer", 0), ("display", 0) or ("done", 0)."""
+    """Which set-up chance comes next: ("tiles", group), ("special", 0) (V6), ("offer", 0),
+    ("display", 0) or ("done", 0)."""
     ntile = sum(1 for o in done if o < CH_START)
     if ntile < g.ntiles:
         k = 0
@@ -325,10 +354,12 @@ def _setup_stage(g: _Shared, done: tuple) -> tuple[str, int]:
             k += len(group)
             if ntile < k:
                 return "tiles", i
+    if g.v6 and not any(o >= CH_SPECIAL for o in done):
+        return "special", 0  # RULES.md §11: the top tile of stack A goes to the front of the chain
     noffer = sum(1 for o in done if CH_START <= o < CH_CARD)
     if noffer < g.noffer and g.noffer < len(g.starts):
         return "offer", 0
-    ncards = sum(1 for o in done if o >= CH_CARD)
+    ncards = sum(1 for o in done if CH_CARD <= o < CH_SPECIAL)
     if ncards < min(2, sum(g.deck)):
         return "display", 0
     return "done", 0
@@ -350,12 +381,18 @@ def _build(g: _Shared, done: tuple):
     """The fast engine state after the set-up ``done`` (rules.State._from_setup)."""
     tiles = [o - CH_TILE for o in done if o < CH_START]
     offered = [o - CH_START for o in done if CH_START <= o < CH_CARD] if g.noffer < len(g.starts) else list(g.starts)
-    shown = [o - CH_CARD for o in done if o >= CH_CARD]
+    shown = [o - CH_CARD for o in done if CH_CARD <= o < CH_SPECIAL]
     deck = [k for k, c in enumerate(g.deck) for _ in range(c)]
     for t in shown:
         deck.remove(t)
     deck += reversed(shown)  # top card last: the first named card comes up first
-    ref = State._from_setup(g.kw, tiles, deck, offered, seed_to_rng(0))
+    stacks = None
+    if g.v6:  # the named tile on top of stack A (top last); every later draw is named by chance too
+        first = next(o - CH_SPECIAL for o in done if o >= CH_SPECIAL)
+        stacks = [list(x) for x in g.stacks]
+        stacks[0].remove(first)
+        stacks[0].append(first)
+    ref = State._from_setup(g.kw, tiles, deck, offered, seed_to_rng(0), stacks)
     return convert(ref, "fast")
 
 

@@ -20,7 +20,7 @@ import kwsearch
 from kwsearch.engine import convert, default_engine, set_default_engine, state_from_json
 from kwsearch.errors import IllegalMoveError, InvalidMoveError, KwsearchError
 from kwsearch._fast import FastState
-from kwsearch.rules import TERMINAL, Game, State, random_game
+from kwsearch.rules import SPECIAL, TERMINAL, Game, State, random_game
 
 pytestmark = pytest.mark.one_engine  # does its own engine handling (see conftest.py)
 
@@ -478,47 +478,75 @@ def _public(state) -> dict:
     return obj
 
 
+@pytest.mark.parametrize("v6", (False, True))
 @pytest.mark.parametrize("players", PLAYERS)
-def test_apply_forced_turns_up_the_named_cards_whatever_the_deck_order(players):
-    """A fast state with a differently shuffled deck follows the reference game when
-    each action is applied with the cards the reference turned up (kwsearch.openspiel's
-    explicit chance); naming fewer cards reports the pile the next draw comes from."""
-    draws = reshuffles = 0
+def test_apply_forced_turns_up_the_named_cards_whatever_the_deck_order(players, v6):
+    """A fast state with a differently shuffled deck (and, with V6, differently ordered
+    specialty stacks) follows the reference game when each action is applied with the
+    cards and specialty tiles the reference turned up (kwsearch.openspiel's explicit
+    chance); naming fewer reports the kind and the pile of the next draw."""
+    draws = reshuffles = special_draws = special_reshuffles = 0
     for seed in range(4):
-        ref = Game(players).new_initial_state(seed, engine="reference")
-        if seed % 2:  # all but one undrawn card on the discard pile: reshuffles come soon
+        ref = Game(players, v6=v6).new_initial_state(seed, engine="reference")
+        if seed % 2:  # all but one undrawn card (and specialty tile) used: reshuffles come soon
             ref.discard, ref.deck = ref.discard + ref.deck[:-1], ref.deck[-1:]
+            for r, stack in enumerate(ref.spec_undrawn):
+                ref.spec_used[r], ref.spec_undrawn[r] = stack[:-1], stack[-1:]
         fast = convert(ref, "fast")
         fast.determinize(seed + 99)
         rng = random.Random(seed)
         while not ref.is_terminal():
             action = rng.choice(ref.legal_actions())
-            drawn: list[int] = []
-            piles: list[list[int]] = []
+            events: list[tuple[str, int, list[int]]] = []  # (kind, drawn, sorted pile) in draw order
+            stacks: list[int] = []  # the stack of each specialty draw
 
-            def hook(st, drawn=drawn, piles=piles):
-                piles.append(sorted(st.deck))
+            def hook(st, events=events):
+                pile = sorted(st.deck)
                 card = st.deck.pop()
-                drawn.append(card)
+                events.append(("card", card, pile))
                 return card
 
+            def special_hook(st, r, events=events, stacks=stacks):
+                stacks.append(r)
+                pile = sorted(st.spec_undrawn[r])
+                t = st.spec_undrawn[r].pop()
+                events.append(("special", t, pile))
+                return t
+
             undrawn = len(ref.deck)
-            ref.draw_hook = hook
+            spec_undrawn = [len(x) for x in ref.spec_undrawn]
+            ref.draw_hook, ref.special_hook = hook, special_hook
             ref.apply(action)
-            ref.draw_hook = None
-            draws += len(drawn)
-            reshuffles += any(len(pile) > undrawn - i for i, pile in enumerate(piles))
-            for i in range(len(drawn)):
-                pool = fast.copy().apply_forced(action, drawn[:i])
-                counts = [0] * len(pool)
-                for t in piles[i]:
-                    counts[t] += 1
-                assert pool == counts
+            ref.draw_hook = ref.special_hook = None
+            cards = [t for kind, t, _ in events if kind == "card"]
+            specials = [t for kind, t, _ in events if kind == "special"]
+            draws += len(cards)
+            special_draws += len(specials)
+            reshuffles += any(len(pile) > undrawn - i
+                              for i, pile in enumerate(p for kind, _, p in events if kind == "card"))
+            piles = [p for kind, _, p in events if kind == "special"]
+            special_reshuffles += any(len(pile) > spec_undrawn[r] - stacks[:i].count(r)
+                                      for i, (r, pile) in enumerate(zip(stacks, piles)))
+            for i, (kind, _, pile) in enumerate(events):
+                before = events[:i]
+                result = fast.copy().apply_forced(action, [t for k, t, _ in before if k == "card"],
+                                                  [t for k, t, _ in before if k == "special"])
+                if kind == "card":
+                    counts = [0] * len(ref.game.components.card_types)
+                    for t in pile:
+                        counts[t] += 1
+                    assert result == ("card", counts)
+                else:
+                    assert result == ("special", pile)
             after = fast.copy()
-            assert after.apply_forced(action, drawn) is None
+            assert after.apply_forced(action, cards, specials) is None
             assert _public(after) == _public(ref)
             fast = after
     assert draws > 30 and reshuffles >= 2
+    if v6:
+        assert special_draws >= 8 and special_reshuffles >= 2
+    else:
+        assert special_draws == 0
 
 
 def test_apply_forced_refuses_a_card_that_is_not_undrawn():
@@ -533,3 +561,27 @@ def test_apply_forced_refuses_a_card_that_is_not_undrawn():
     before = state.to_json()
     state.copy().apply_forced(research[0], [deck[-1]])
     assert state.to_json() == before  # applied to a copy: the original is untouched
+
+
+def test_apply_forced_refuses_a_specialty_tile_that_is_not_undrawn_in_the_stack_drawn_from():
+    state = Game(2, v6=True).new_initial_state(3, engine="fast")
+    rng = random.Random(3)
+    while True:  # the first action that places a new specialty tile
+        action = rng.choice(state.legal_actions())
+        result = state.copy().apply_forced(action)
+        if result is not None and result[0] == "special":
+            break
+        state.apply(action)
+    _, pile = result
+    sp = state.game.components.specialty_tiles
+    r = sp[pile[0]].stack
+    assert pile == sorted(t for t in state.spec_undrawn[r])
+    other = next(t.index for t in sp if t.stack != r)  # a tile of another stack
+    with pytest.raises(ValueError, match="could be turned up"):
+        state.copy().apply_forced(action, [], [other])
+    with pytest.raises(ValueError, match="at most 8"):
+        state.copy().apply_forced(action, [], [pile[0]] * 9)
+    for t in pile:  # any face-down tile of the stack can be named; it is the one placed
+        after = state.copy()
+        assert after.apply_forced(action, [], [t]) is None
+        assert SPECIAL + t in after.chain and t not in after.spec_undrawn[r]

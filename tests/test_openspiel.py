@@ -15,9 +15,10 @@ pyspiel = pytest.importorskip("pyspiel", reason='needs pip install "kwsearch[ope
 
 from kwsearch import openspiel as kos  # noqa: E402
 from kwsearch.bots import from_spec, play_game  # noqa: E402
+from kwsearch.engine import convert  # noqa: E402
 from kwsearch.formats import _chain_name  # noqa: E402
 from kwsearch.records import RECORD_FORMAT, replay  # noqa: E402
-from kwsearch.rules import SEAT, Game, win_shares  # noqa: E402
+from kwsearch.rules import SEAT, SPECIAL, Game, win_shares  # noqa: E402
 
 pytestmark = pytest.mark.one_engine  # the OpenSpiel game wraps the fast engine itself
 
@@ -42,9 +43,10 @@ def through_setup(game, seed: int):
     return state, rng
 
 
+@pytest.mark.parametrize("v6", (False, True))
 @pytest.mark.parametrize("players", PLAYERS)
-def test_openspiel_random_sim_test_passes(players):
-    game = pyspiel.load_game("kraftwagen", {"players": players})
+def test_openspiel_random_sim_test_passes(players, v6):
+    game = pyspiel.load_game("kraftwagen", {"players": players, "v6": v6})
     pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
 
 
@@ -59,18 +61,27 @@ def test_game_type_and_parameters():
     assert (game.min_utility(), game.max_utility()) == (0.0, 1.0)
     assert game.num_distinct_actions() == kos.A.NUM_ACTIONS
     assert game.max_chance_outcomes() == kos.MAX_CHANCE_OUTCOMES == 56
+    v6 = pyspiel.load_game("kraftwagen", {"v6": True})
+    assert v6.get_parameters() == {"players": 2, "v6": True} and v6.kw_game.v6
+    assert v6.max_chance_outcomes() == kos.MAX_CHANCE_OUTCOMES_V6 == kos.CH_SPECIAL + 16 == 72
     assert pyspiel.load_game("kraftwagen", {"players": 4}).num_players() == 4
     with pytest.raises(Exception, match="players must be 2, 3 or 4"):
         pyspiel.load_game("kraftwagen", {"players": 5})
 
 
-def to_record(players: int, history: list[tuple[int, int]], names) -> dict:
-    """The kwsearch game record of a game played through pyspiel: (player, action) pairs."""
+def to_record(players: int, history: list[tuple[int, int]], names, v6: bool = False) -> dict:
+    """The kwsearch game record of a game played through pyspiel: (player, action) pairs.
+
+    After each decision, its research cards go to a ``"reveal A, B"`` event and (V6) its
+    specialty tiles to a ``"reveal special X"`` event (records.replay forces each kind in order).
+    """
     setup = [a for p, a in history[:next(i for i, (p, _) in enumerate(history) if p != CHANCE)]]
     tiles = [a - kos.CH_TILE for a in setup if a < kos.CH_START]
     offered = [a - kos.CH_START for a in setup if kos.CH_START <= a < kos.CH_CARD]
-    display = [a - kos.CH_CARD for a in setup if a >= kos.CH_CARD]
-    game = Game(players)
+    display = [a - kos.CH_CARD for a in setup if kos.CH_CARD <= a < kos.CH_SPECIAL]
+    specials = [a - kos.CH_SPECIAL for a in setup if a >= kos.CH_SPECIAL]
+    assert len(specials) == (1 if v6 else 0)
+    game = Game(players, v6=v6)
     c = game.components
     # RULES.md §2.1: one-action tiles at the tail, then two-, then three-action ones; the
     # last tile of a group is not a chance node (it is the only one left).
@@ -84,26 +95,39 @@ def to_record(players: int, history: list[tuple[int, int]], names) -> dict:
     if not offered:
         offered = [t.index for t in c.start_tiles]
     events: list[str] = []
+    cards: list[str] = []
+    placed: list[str] = []
+
+    def flush():
+        if cards:
+            events.append("reveal " + ", ".join(cards))
+        if placed:
+            events.append("reveal special " + ", ".join(placed))
+        cards.clear()
+        placed.clear()
+
     for p, a in history[len(setup):]:
         if p == CHANCE:
-            card = names[a - kos.CH_CARD]
-            if events[-1].startswith("reveal"):
-                events[-1] += f", {card}"
+            if a >= kos.CH_SPECIAL:
+                placed.append(c.specialty_tiles[a - kos.CH_SPECIAL].name)
             else:
-                events.append(f"reveal {card}")
+                cards.append(names[a - kos.CH_CARD])
         else:
+            flush()
             events.append(game.action_to_text(a))
-    chain = [SEAT + s for s in range(players)] + tiles
-    return {"format": RECORD_FORMAT, "players": players, "v6": False, "seed": 0,
+    flush()
+    chain = [SEAT + s for s in range(players)] + tiles + [SPECIAL + t for t in specials]
+    return {"format": RECORD_FORMAT, "players": players, "v6": v6, "seed": 0,
             "setup": {"chain": [_chain_name(e) for e in chain],
                       "start_tiles_offered": [c.start_tiles[t].name for t in offered],
                       "display": [names[t] for t in display]},
             "events": events}
 
 
+@pytest.mark.parametrize("v6", (False, True))
 @pytest.mark.parametrize("players", PLAYERS)
-def test_a_game_through_pyspiel_ends_with_the_money_of_the_same_actions_in_kwsearch(players):
-    game = pyspiel.load_game("kraftwagen", {"players": players})
+def test_a_game_through_pyspiel_ends_with_the_money_of_the_same_actions_in_kwsearch(players, v6):
+    game = pyspiel.load_game("kraftwagen", {"players": players, "v6": v6})
     names = game._shared.card_names
     for seed in range(2):
         state = game.new_initial_state()
@@ -114,9 +138,15 @@ def test_a_game_through_pyspiel_ends_with_the_money_of_the_same_actions_in_kwsea
             history.append((state.current_player(), action))
             state.apply_action(action)
         assert [a for _, a in history] == state.history()
-        record = to_record(players, history, names)
-        assert sum(e.startswith("reveal") for e in record["events"]) >= 3  # research reveals happened
-        final = replay(record)  # the reference engine, deck arranged by the reveal events
+        record = to_record(players, history, names, v6)
+        reveals = [e for e in record["events"] if e.startswith("reveal")]
+        assert sum(not e.startswith("reveal special") for e in reveals) >= 3  # research reveals happened
+        if v6:  # specialty tiles were placed during play, not only at set-up
+            assert sum(e.count(",") + 1 for e in reveals if e.startswith("reveal special")) >= 3
+            assert record["setup"]["chain"][-1].startswith("special A")
+        else:
+            assert not any(e.startswith("reveal special") for e in reveals)
+        final = replay(record)  # the reference engine, deck and stacks arranged by the reveal events
         assert final.is_terminal()
         assert final.money() == state.money()
         assert state.returns() == win_shares(final.money())
@@ -155,7 +185,8 @@ def test_a_research_reveal_is_a_chance_node_over_the_undrawn_cards():
     while not state.is_terminal() and reveals < 6:
         if state.is_chance_node():
             before = state.kw_state  # the position before the action that turns cards up
-            act, shown, _ = state._pending
+            act, drawn, _ = state._pending
+            shown = [o - kos.CH_CARD for o in drawn]  # no V6: every reveal is a research card
             pile = Counter(before.deck) - Counter(shown)
             if before.deck and len(before.deck) > len(shown):  # no reshuffle yet
                 total = sum(pile.values())
@@ -168,12 +199,105 @@ def test_a_research_reveal_is_a_chance_node_over_the_undrawn_cards():
     assert reveals == 6
 
 
-def test_resample_from_infostate_keeps_the_information_state():
-    game = pyspiel.load_game("kraftwagen", {"players": 3})
+def test_v6_setup_places_a_uniformly_drawn_stack_a_tile_at_the_front_of_the_chain():
+    game = pyspiel.load_game("kraftwagen", {"players": 3, "v6": True})
+    c = game.kw_game.components
+    stack_a = sorted(t.index for t in c.specialty_stack(0))
+    state = game.new_initial_state()
+    rng = np.random.RandomState(8)
+    while state.chance_outcomes()[0][0] < kos.CH_START:  # the chain's action tiles first
+        state.apply_action(sample(state, rng))
+    assert state.chance_outcomes() == [(kos.CH_SPECIAL + t, 1 / len(stack_a)) for t in stack_a]
+    assert [state.action_to_string(CHANCE, kos.CH_SPECIAL + t) for t in stack_a] == \
+        [f"place special {c.specialty_tiles[t].name}" for t in stack_a]
+    chosen = stack_a[2]
+    state.apply_action(kos.CH_SPECIAL + chosen)
+    assert "place special A" in state.observation_string(0)  # the set-up so far is public
+    while state.is_chance_node():  # the two first research cards (three players: no offer draw)
+        assert all(kos.CH_CARD <= a < kos.CH_SPECIAL for a, _ in state.chance_outcomes())
+        state.apply_action(sample(state, rng))
+    kw = state.kw_state
+    assert kw.chain[-1] == SPECIAL + chosen  # the front of the chain
+    assert sorted(kw.spec_undrawn[0]) == [t for t in stack_a if t != chosen]
+    assert [sorted(x) for x in kw.spec_undrawn[1:]] == \
+        [sorted(t.index for t in c.specialty_stack(r)) for r in (1, 2)]
+    assert f'"special {c.specialty_tiles[chosen].name}"' in state.observation_string(1)
+
+
+def reference_next_draw(state) -> tuple[str, list[int]]:
+    """The reference engine's answer for a pending reveal: the kind and the sorted pile of the
+    next draw of the pending action, once the draws named so far are forced (as records.replay)."""
+    act, drawn, _ = state._pending
+    cards = [o - kos.CH_CARD for o in drawn if o < kos.CH_SPECIAL]
+    tiles = [o - kos.CH_SPECIAL for o in drawn if o >= kos.CH_SPECIAL]
+    ref = convert(state.kw_state, "reference")
+
+    class Next(Exception):
+        pass
+
+    def draw_hook(st):
+        if not cards:
+            raise Next("card", sorted(st.deck))
+        t = cards.pop(0)
+        del st.deck[len(st.deck) - 1 - st.deck[::-1].index(t)]
+        return t
+
+    def special_hook(st, r):
+        if not tiles:
+            raise Next("special", sorted(st.spec_undrawn[r]))
+        t = tiles.pop(0)
+        st.spec_undrawn[r].remove(t)
+        return t
+
+    ref.draw_hook, ref.special_hook = draw_hook, special_hook
+    try:
+        ref.apply(act)
+    except Next as nxt:
+        return nxt.args
+    raise AssertionError("the pending action draws nothing more")
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_v6_specialty_draws_are_uniform_over_the_stack_drawn_from_reshuffles_included(players):
+    game = pyspiel.load_game("kraftwagen", {"players": players, "v6": True})
+    sp = game.kw_game.components.specialty_tiles
+    draws = reshuffled = 0
+    for seed in range(3):
+        state, rng = through_setup(game, seed)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                kind, pile = reference_next_draw(state)
+                outcomes = state.chance_outcomes()
+                if kind == "card":
+                    counts = Counter(pile)
+                    assert outcomes == [(kos.CH_CARD + t, counts[t] / len(pile)) for t in sorted(counts)]
+                else:
+                    assert outcomes == [(kos.CH_SPECIAL + t, 1 / len(pile)) for t in pile]
+                    assert [state.action_to_string(CHANCE, a) for a, _ in outcomes] == \
+                        [f"place special {sp[t].name}" for t in pile]
+                    r = sp[pile[0]].stack
+                    assert {sp[t].stack for t in pile} == {r} and r == state.kw_state.round - 1
+                    named = [o - kos.CH_SPECIAL for o in state._pending[1] if o >= kos.CH_SPECIAL]
+                    face_down = set(state.kw_state.spec_undrawn[r]) - set(named)
+                    if face_down:  # a normal replacement: the stack's face-down tiles
+                        assert set(pile) == face_down
+                    else:  # the stack was emptied: its used tiles, reshuffled, are the pile
+                        assert set(pile) <= set(state.kw_state.spec_used[r]) | {e - SPECIAL for e in
+                                                                                state.kw_state.chain if e >= SPECIAL}
+                        assert not set(pile) & set(state.kw_state.spec_undrawn[r])
+                        reshuffled += 1
+                    draws += 1
+            state.apply_action(sample(state, rng))
+    assert draws >= 10 and reshuffled >= 1
+
+
+@pytest.mark.parametrize("v6", (False, True))
+def test_resample_from_infostate_keeps_the_information_state(v6):
+    game = pyspiel.load_game("kraftwagen", {"players": 3, "v6": v6})
     state = game.new_initial_state()
     rng = np.random.RandomState(11)
     sampler = pyspiel.UniformProbabilitySampler(7, 0.0, 1.0)
-    checked = 0
+    checked = stacks_reordered = 0
     while not state.is_terminal():
         if len(state.history()) % 9 == 0:
             r = state.resample_from_infostate(state.current_player() if state.current_player() >= 0 else 0,
@@ -185,6 +309,12 @@ def test_resample_from_infostate_keeps_the_information_state():
             assert r.legal_actions() == state.legal_actions()
             if state.kw_state is not None:
                 assert sorted(r.kw_state.deck) == sorted(state.kw_state.deck)
+                # V6: the same tiles face down (in a resampled order) and the same used piles
+                assert [sorted(x) for x in r.kw_state.spec_undrawn] == \
+                    [sorted(x) for x in state.kw_state.spec_undrawn]
+                assert r.kw_state.spec_used == state.kw_state.spec_used
+                assert r.kw_state.chain == state.kw_state.chain
+                stacks_reordered += r.kw_state.spec_undrawn != state.kw_state.spec_undrawn
                 before = state.information_state_string(0)
                 if not r.is_chance_node():
                     r.apply_action(r.legal_actions()[0])
@@ -192,6 +322,7 @@ def test_resample_from_infostate_keeps_the_information_state():
             checked += 1
         state.apply_action(sample(state, rng))
     assert checked > 10
+    assert (stacks_reordered > 0) == v6  # the stacks' hidden order is resampled
 
 
 def test_clone_is_independent_and_shares_the_game_constants():
