@@ -38,7 +38,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from bench_engine import machine, write_results  # noqa: E402
+from kwsearch.benchmarks import machine, write_results  # noqa: E402
+from kwsearch.tournament import wilson  # noqa: E402
 
 BEGIN, END = "<!-- BEGIN peer-openspiel -->", "<!-- END peer-openspiel -->"
 GAMES_FILE = HERE / "peer-openspiel-games.jsonl"
@@ -103,7 +104,8 @@ def play_one(job: tuple[int, int, float]) -> dict:
     final = play_game(Game(2).new_initial_state(deck_seed), bots)
     return {"index": index, "deck_seed": deck_seed, "our_seat": ours, "seats": seat_specs,
             "seconds_per_decision": seconds, "money": final.money(), "score": final.returns()[ours],
-            "seconds": round(time.perf_counter() - t0, 1), "date": machine()["date"]}
+            "seconds": round(time.perf_counter() - t0, 1), "date": machine()["date"],
+            "our_rollout": bots[ours].config.rollout}
 
 
 def load_games() -> dict[int, dict]:
@@ -132,15 +134,6 @@ def match(games: int, seconds: float, workers: int, base: int) -> None:
                   f"{summarize(list(done.values()))['score'] * 100:.1f}%", flush=True)
 
 
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 0.0
-    p = wins / n
-    mid = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return mid - half, mid + half
-
-
 def summarize(games: list[dict]) -> dict:
     n = len(games)
     scores = [g["score"] for g in games]
@@ -153,7 +146,9 @@ def summarize(games: list[dict]) -> dict:
             "our_money": sum(g["money"][g["our_seat"]] for g in games) / n if n else 0.0,
             "their_money": sum(g["money"][1 - g["our_seat"]] for g in games) / n if n else 0.0,
             "seconds": games[0]["seconds_per_decision"] if games else 0.0,
-            "minutes": sum(g["seconds"] for g in games) / 60}
+            "minutes": sum(g["seconds"] for g in games) / 60,
+            # games logged before the field existed were played with random playouts, the default then
+            "rollouts": sorted({g.get("our_rollout", "random") for g in games})}
 
 
 def to_markdown() -> str:
@@ -193,7 +188,9 @@ def to_markdown() -> str:
                   f"Target: ours wins ≥ 75%. With every game won the normal-approximation interval is "
                   f"degenerate (± 0); Wilson's interval is the one to read then. ({s['minutes']:.0f} min of "
                   "games, summed over games.) Times are wall clock on a machine that may be shared with other "
-                  "jobs; both bots run under the same load.", ""]
+                  "jobs; both bots run under the same load. Our playout policy in these games: "
+                  f"{', '.join(s['rollouts'])} (games logged without an `our_rollout` field were played when "
+                  "uniformly random playouts were the default, before the tempo policy replaced them).", ""]
     lines.append(END)
     return "\n".join(lines)
 
@@ -228,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         s = summarize(list(load_games().values()))
         print(f"{s['games']} games: our score {100 * s['score']:.1f}% ± {100 * s['ci']:.1f}")
     if not args.no_write:
-        write_results(to_markdown(), BEGIN, END)
+        write_results(HERE / "RESULTS.md", to_markdown(), BEGIN, END)
         print(f"wrote {HERE / 'RESULTS.md'}")
     return 0
 
