@@ -82,6 +82,7 @@ def analyse(state, limits: SearchLimits, config: SearchConfig = SearchConfig(), 
     if state.is_terminal():
         raise ValueError("the game is over: there is nothing to suggest")
     fast = convert(state, "fast")
+    config = config.for_players(fast.game.num_players)
     mover = fast.current_player()
     interrupted = False
     if config.workers > 1:
@@ -105,7 +106,7 @@ def analyse(state, limits: SearchLimits, config: SearchConfig = SearchConfig(), 
                 iters = min(left_iters, slice_iterations) if limits.iterations else 0
                 secs = min(slice_seconds, left_secs) if limits.seconds else 0.0
                 n, _ = _search.run_search(tree, fast, iters, secs, config.c_uct, config.money_weight,
-                                          config.determinize, rng_seed, config.closed_loop)
+                                          config.determinize, rng_seed, config.closed_loop, config.rollout)
                 done += n
                 elapsed = time.perf_counter() - t0
                 rng_seed = (rng_seed * 6364136223846793005 + 1442695040888963407) & _SEED_MASK

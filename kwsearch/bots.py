@@ -13,7 +13,8 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
 ``random``                                  uniformly random legal actions
 ``heuristic``                               the hand-written greedy player (:mod:`kwsearch.heuristic`)
 ``ismcts:iterations=N`` / ``seconds=S``     information-set MCTS (:mod:`kwsearch.search`); also
-                                            ``c=0.7``, ``money=0.0`` (money weight), ``workers=1``,
+                                            ``c=`` and ``money=`` (money weight; both by default
+                                            by player count, ``search.DEFAULT_C_UCT``), ``workers=1``,
                                             ``reuse=1`` (keep the subtree between decisions),
                                             ``loop=open`` (or ``closed``: branch on reveals),
                                             ``rollout=tempo`` (a cheap playout policy; or ``random``)
@@ -208,8 +209,8 @@ def from_spec(spec: str, seed: int = 0):
         rollout = params.get("rollout", "tempo")
         if rollout not in ("random", "tempo"):
             raise ValueError(f"rollout expects random or tempo, got {rollout!r}")
-        config = SearchConfig(c_uct=_number(spec, params, "c", float, 0.7),
-                              money_weight=_number(spec, params, "money", float, 0.0),
+        config = SearchConfig(c_uct=_number(spec, params, "c", float),  # None: the player-count default
+                              money_weight=_number(spec, params, "money", float),
                               determinize=(name != "cheat"),
                               workers=_number(spec, params, "workers", int, 1),
                               closed_loop=(loop == "closed"), rollout=rollout)

@@ -19,7 +19,8 @@ Every iteration
 
    is followed, where ``n`` is the child's visit count, ``R_p`` its summed reward
    for ``p``, the seat that chose the child's action (each seat maximises its own
-   reward), and ``c`` is ``SearchConfig.c_uct`` (0.7 for rewards in [0, 1]).
+   reward), and ``c`` is ``SearchConfig.c_uct`` (by default 0.7 with two players, 0.4 with
+   three or four: ``DEFAULT_C_UCT``).
 3. **plays out** the rest of the game at C level with the cheap *tempo* policy
    (``SearchConfig.rollout = "tempo"``, ``k_playout_tempo``): at a turn, three
    times in four the seat takes one of the tiles that let the fewest other
@@ -61,7 +62,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .engine import convert, fast_module
@@ -85,12 +86,25 @@ class SearchLimits:
             raise ValueError(f"SearchLimits.seconds: expected a positive number, got {self.seconds!r}")
 
 
+#: Defaults of ``c_uct`` and ``money_weight`` by player count, chosen by matches (docs/design.md):
+#: with two players the plain win-share reward and c = 0.7; with three and four, where a seat's win
+#: share is mostly 0 in random playouts, a lower exploration constant and half the reward from the
+#: money margin.
+DEFAULT_C_UCT = {2: 0.7, 3: 0.4, 4: 0.4}
+DEFAULT_MONEY_WEIGHT = {2: 0.0, 3: 0.5, 4: 0.5}
+
+
 @dataclass(frozen=True)
 class SearchConfig:
-    """Search settings. ``determinize=False`` searches the true deck order (the ``cheat`` bot)."""
+    """Search settings. ``determinize=False`` searches the true deck order (the ``cheat`` bot).
 
-    c_uct: float = 0.7
-    money_weight: float = 0.0
+    ``c_uct`` and ``money_weight`` left at ``None`` take the defaults for the game's
+    player count (``DEFAULT_C_UCT``, ``DEFAULT_MONEY_WEIGHT``); the result of a search
+    carries the values used (:meth:`for_players`).
+    """
+
+    c_uct: float | None = None
+    money_weight: float | None = None
     determinize: bool = True
     workers: int = 1
     max_nodes: int = 4_000_000
@@ -98,14 +112,21 @@ class SearchConfig:
     rollout: str = "tempo"     # playout policy: "tempo" or "random" (see the module docstring)
 
     def __post_init__(self) -> None:
-        if not self.c_uct >= 0:
+        if self.c_uct is not None and not self.c_uct >= 0:
             raise ValueError(f"SearchConfig.c_uct: expected a number >= 0, got {self.c_uct!r}")
-        if not 0 <= self.money_weight <= 1:
+        if self.money_weight is not None and not 0 <= self.money_weight <= 1:
             raise ValueError(f"SearchConfig.money_weight: expected 0..1, got {self.money_weight!r}")
         if self.rollout not in ("random", "tempo"):
             raise ValueError(f"SearchConfig.rollout: expected random or tempo, got {self.rollout!r}")
         if isinstance(self.workers, bool) or int(self.workers) < 1:
             raise ValueError(f"SearchConfig.workers: expected a positive integer, got {self.workers!r}")
+
+    def for_players(self, n: int) -> "SearchConfig":
+        """This configuration with the player-count defaults filled in."""
+        if self.c_uct is not None and self.money_weight is not None:
+            return self
+        return replace(self, c_uct=DEFAULT_C_UCT[n] if self.c_uct is None else self.c_uct,
+                       money_weight=DEFAULT_MONEY_WEIGHT[n] if self.money_weight is None else self.money_weight)
 
 
 @dataclass(frozen=True)
@@ -248,6 +269,7 @@ def search(state, limits: SearchLimits = SearchLimits(iterations=1000), config: 
     if state.is_terminal():
         raise ValueError("search: the game is over, there is nothing to decide")
     fast = convert(state, "fast")
+    config = config.for_players(fast.game.num_players)
     if config.workers <= 1:
         from . import _search
         tree = _search.Tree(config.max_nodes)
@@ -326,14 +348,15 @@ class Searcher:
             return res
         from . import _search
         fast = convert(state, "fast")
-        tree = self._reused_tree() or _search.Tree(self.config.max_nodes)
+        config = self.config.for_players(fast.game.num_players)
+        tree = self._reused_tree() or _search.Tree(config.max_nodes)
         reused = tree.root_visits()
         done, elapsed = _search.run_search(tree, fast, limits.iterations or 0, limits.seconds or 0.0,
-                                           self.config.c_uct, self.config.money_weight, self.config.determinize,
-                                           seed & _SEED_MASK, self.config.closed_loop, self.config.rollout)
+                                           config.c_uct, config.money_weight, config.determinize,
+                                           seed & _SEED_MASK, config.closed_loop, config.rollout)
         self.tree, self.path = tree, []
         res = _result(fast, _children_stats(tree), _pv(tree, fast, fast.current_player()), done, elapsed,
-                      tree.size, seed, self.config, limits)
+                      tree.size, seed, config, limits)
         res.extra["reused_visits"] = reused
         return res
 

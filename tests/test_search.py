@@ -58,7 +58,7 @@ def test_different_seeds_explore_differently():
 
 def test_result_statistics_are_consistent():
     st = state_from_json(MIDGAME, seed=1)
-    r = search(st, SearchLimits(iterations=4000), seed=5)
+    r = search(st, SearchLimits(iterations=4000), SearchConfig(money_weight=0.0), seed=5)  # pure win shares
     legal = st.legal_actions()
     assert r.mover == st.current_player()
     assert {a.action for a in r.actions} <= set(legal)
@@ -153,7 +153,7 @@ def test_two_workers_merge_root_statistics():
 
 def test_the_money_blend_changes_the_rewards():
     st = state_from_json(MIDGAME, seed=1)
-    plain = search(st, SearchLimits(iterations=1500), seed=3)
+    plain = search(st, SearchLimits(iterations=1500), SearchConfig(money_weight=0.0), seed=3)
     blended = search(st, SearchLimits(iterations=1500), SearchConfig(money_weight=0.5), seed=3)
     assert _stats(plain) != _stats(blended)
 
@@ -449,3 +449,21 @@ def test_search_never_depends_on_the_true_specialty_order():
     assert other.observation() == st.observation() and other.spec_undrawn != st.spec_undrawn
     assert _stats(search(st, SearchLimits(iterations=1500), seed=7)) == \
         _stats(search(other, SearchLimits(iterations=1500), seed=7))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_player_count_defaults(players):
+    from kwsearch.search import DEFAULT_C_UCT, DEFAULT_MONEY_WEIGHT
+    st = Game(players).new_initial_state(2)
+    res = search(st, SearchLimits(iterations=300), seed=1)
+    assert res.config.c_uct == DEFAULT_C_UCT[players] and res.config.money_weight == DEFAULT_MONEY_WEIGHT[players]
+    # The defaults are the same search as the values spelled out; explicit values are kept.
+    spelled = search(st, SearchLimits(iterations=300), SearchConfig(c_uct=DEFAULT_C_UCT[players],
+                                                                     money_weight=DEFAULT_MONEY_WEIGHT[players]), seed=1)
+    assert _stats(res) == _stats(spelled)
+    other = search(st, SearchLimits(iterations=300), SearchConfig(c_uct=1.3, money_weight=0.2), seed=1)
+    assert (other.config.c_uct, other.config.money_weight) == (1.3, 0.2)
+    bot = from_spec("ismcts:iterations=300,c=1.3", seed=0)
+    assert bot.config.c_uct == 1.3 and bot.config.money_weight is None
+    assert DEFAULT_C_UCT[2] == 0.7 and DEFAULT_MONEY_WEIGHT[2] == 0.0
+    assert DEFAULT_C_UCT[4] == 0.4 and DEFAULT_MONEY_WEIGHT[4] == 0.5
