@@ -116,6 +116,7 @@ def to_markdown(rows: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global GAMES_FILE
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--match", action="append", choices=sorted(MATCHES), help="run only this match (repeatable)")
     ap.add_argument("--games", type=int, default=200, help="games per match (a multiple of the player count)")
@@ -123,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="a different game count for one match (repeatable)")
     ap.add_argument("--workers", type=int, default=2, help="games played at once (processes)")
     ap.add_argument("--seed", type=int, default=100_000, help="first deck seed")
+    ap.add_argument("--log", type=Path, default=None,
+                    help=f"the game log to read and append to (default {GAMES_FILE.relative_to(ROOT)})")
     ap.add_argument("--list", action="store_true", help="list the matches")
     ap.add_argument("--no-write", action="store_true", help="do not update bench/RESULTS.md")
     args = ap.parse_args(argv)
@@ -131,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:28s} {players}p  {' vs '.join(specs)}  ({what})")
         return 0
     names = args.match or list(MATCHES)
+    if args.log is not None:
+        GAMES_FILE = args.log.resolve()
     done = load_done()
     counts = {name: args.games for name in names}
     for item in args.games_for:
