@@ -419,7 +419,7 @@ def tournament(bots: tuple[str, ...], players: int | None, games: int | None, wo
         click.echo(json.dumps(report_json(rep), indent=1))
         return
     extra = " (the SPRT decided)" if info.stopped_by_sprt else ""
-    click.echo(f"played {info.played} games in {info.seconds:.0f} s{extra}"
+    click.echo(f"played {info.played} games in {info.seconds:.1f} s{extra}"
                + (f"; {info.skipped} were already in {out}" if info.skipped else ""))
     click.echo(report_text(rep))
 
