@@ -37,7 +37,8 @@ GAMES_FILE = HERE / "strength-games.jsonl"
 #: name -> (players, [tested bot spec, opponent specs...], what it measures)
 MATCHES = {
     "ismcts-vs-3-heuristic": (4, ["ismcts:iterations=10000", "heuristic", "heuristic", "heuristic"],
-                              "target: ISMCTS wins >= 50% (parity 25%)"),
+                              "target: ISMCTS wins >= 50% (parity 25%); played with --seed 300000, decks not "
+                              "used for tuning"),
     "ismcts-vs-heuristic": (2, ["ismcts:iterations=10000", "heuristic"], "target: ISMCTS wins >= 80%"),
     "ismcts-vs-random": (2, ["ismcts:iterations=10000", "random"], "target: ISMCTS wins >= 99%"),
     "ismcts-vs-pimc-equal-time": (2, ["ismcts:seconds=0.1", "pimc:worlds=20,seconds=0.1"],
@@ -111,6 +112,11 @@ def to_markdown(rows: list[dict]) -> str:
                      f"{', '.join(f'`{s}`' for s in r['specs'][1:])} | {r['games']} | "
                      f"{100 * r['score']:.1f}% ± {100 * r['ci']:.1f} | {100 * r['parity']:.0f}% | "
                      f"{r['tested_money']:.1f} / {r['other_money']:.1f} | {r['what']} |")
+    lines += ["", "Defaults of the tested ISMCTS: tempo playouts; c = 0.7 and the win-share reward with two "
+              "players, c = 0.4 and money weight 0.5 with four (docs/design.md). Games of earlier settings are "
+              "kept: `bench/strength-games-random-rollouts.jsonl` (uniformly random playouts, c = 0.7, including "
+              "the closed- vs open-loop match behind the open-loop default) and `bench/strength-games-tuning.jsonl` "
+              "(the matches that chose the playout policy and the four-player defaults)."]
     lines.append(END)
     return "\n".join(lines)
 
