@@ -49,12 +49,16 @@ def machine() -> dict[str, str]:
                 break
     except OSError:
         pass
-    import Cython
+    try:  # Cython is a build requirement; an installed kwsearch may run without it
+        import Cython
+        cython_version = Cython.__version__
+    except ImportError:
+        cython_version = "(not installed at run time)"
     return {
         "date": datetime.date.today().isoformat(),
         "cpu": cpu,
         "python": platform.python_version(),
-        "cython": Cython.__version__,
+        "cython": cython_version,
         "platform": platform.platform(),
     }
 

@@ -235,10 +235,6 @@ def play_scheduled_game(spec: TournamentSpec, index: int) -> dict[str, Any]:
             "seconds": round(seconds, 3), "record": rec.record}
 
 
-def _ray_play(spec_dict: dict[str, Any], index: int) -> dict[str, Any]:
-    return play_scheduled_game(spec_from_header(spec_dict), index)
-
-
 # ---------------------------------------------------------------------------
 # Results files
 # ---------------------------------------------------------------------------
@@ -430,22 +426,31 @@ def _run_ray(spec: TournamentSpec, todo: list[int], workers: int, address: str |
     except ImportError:
         raise TournamentError('--backend ray: Ray is not installed (pip install "kwsearch[ray]")') from None
     import kwsearch
-    # Workers import this very kwsearch (an installed one or a source checkout).
-    runtime_env = {"env_vars": {"PYTHONPATH": str(Path(kwsearch.__file__).resolve().parent.parent)}}
+    home = str(Path(kwsearch.__file__).resolve().parent.parent)
     started = False
     if not ray.is_initialized():
         try:
             if address:
-                ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
+                ray.init(address=address, log_to_driver=False)
             else:
-                ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False,
-                         runtime_env=runtime_env)
+                ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise TournamentError(f"--backend ray: cannot start or join Ray"
                                   f"{' at ' + address if address else ''} ({str(exc).splitlines()[0]})") from None
         started = True
+    def play(header: dict, index: int, home: str = home) -> dict:
+        # Defined here so that Ray ships it by value: a worker imports kwsearch only
+        # below, from the driver's copy first. (Ray puts the driver's working
+        # directory on a worker's path, where a source checkout without its
+        # compiled extension would otherwise shadow the installed package.)
+        import sys
+        if sys.path[:1] != [home]:
+            sys.path.insert(0, home)
+        from kwsearch.tournament import play_scheduled_game, spec_from_header
+        return play_scheduled_game(spec_from_header(header), index)
+
     try:
-        remote = ray.remote(num_cpus=1)(_ray_play)
+        remote = ray.remote(num_cpus=1)(play)
         header = spec.header()
         pending = iter(todo)
         running = [remote.remote(header, i) for i in itertools.islice(pending, max(1, workers))]
