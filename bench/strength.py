@@ -103,7 +103,8 @@ def to_markdown(rows: list[dict]) -> str:
     m = machine()
     lines = [BEGIN, "## Strength (`bench/strength.py`)", "",
              f"Measured {m['date']} on {m['cpu']}, Python {m['python']}; games played two at a time (one per "
-             "core). Score = the tested bot's mean win share (ties split); ± is a 95% confidence interval. Seats "
+             "core; the machine was at times shared with other jobs, which changes only how many iterations the "
+             "equal-time matches get, alike for both sides). Score = the tested bot's mean win share (ties split); ± is a 95% confidence interval. Seats "
              "rotate, decks are paired across each rotation.", "",
              "| match | players | tested bot | opponents | games | score | parity | money (tested / others) | "
              "note |", "| --- | ---: | --- | --- | ---: | ---: | ---: | --- | --- |"]
