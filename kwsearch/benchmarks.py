@@ -258,8 +258,8 @@ def search_markdown(res: dict, quick: bool) -> str:
     m = res["machine"]
     lines = [SEARCH_BEGIN, "## Search (`kwsearch bench`, `bench/bench_search.py`)", "",
              f"Measured {m['date']} on {m['cpu']}, Python {m['python']}, Cython {m['cython']}"
-             f"{' — quick run' if quick else ''}. ISMCTS with the default configuration (c = 0.7, win-share "
-             "reward, random playouts). Worker rows: summed iterations over the wall-clock time of the whole "
+             f"{' — quick run' if quick else ''}. ISMCTS with the default configuration (tempo playouts; for "
+             "these four-player positions c = 0.4 and a money weight of 0.5). Worker rows: summed iterations over the wall-clock time of the whole "
              "call, process start-up included (in brackets: over the searching time alone).", "",
              f"A node takes {res['node_bytes']} bytes (the node pool is one array of them).", "",
              "| position | setting | iterations/s |", "| --- | --- | ---: |"]
