@@ -587,6 +587,17 @@ cdef inline void remove_market_car(KState* s, int i) noexcept nogil:
 # The task machine: step (do the top task, or list its options) and resolve
 # ---------------------------------------------------------------------------
 
+cdef inline int distinct_work(SeatS* p, int base, int16_t* buf, int n) noexcept nogil:
+    """Append ``base + code`` for each distinct workshop tile (``work`` is sorted); return the new count."""
+    cdef int i, last = -1
+    for i in range(p.nwork):
+        if p.work[i] != last:
+            buf[n] = <int16_t>(base + p.work[i])
+            n += 1
+            last = p.work[i]
+    return n
+
+
 cdef int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
     """Do the top task and return -1, or return the number of options in buf."""
     cdef int kind = s.tasks[s.ntasks - 1][0]
@@ -730,13 +741,7 @@ cdef int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
             put_in_workshop(s, c, arg)
             return -1
         s.actor = s.turn_seat
-        last = -1
-        for i in range(p.nwork):
-            if p.work[i] != last:
-                buf[n] = A_GIVEUP + p.work[i]
-                n += 1
-                last = p.work[i]
-        return n
+        return distinct_work(p, A_GIVEUP, buf, n)
 
     if kind == TK_GP:
         pop(s)
@@ -1044,14 +1049,7 @@ cdef int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
             return -1
         s.actor = s.turn_seat
         buf[0] = A_SELL_PASS
-        n = 1
-        last = -1
-        for i in range(p.nwork):
-            if p.work[i] != last:
-                buf[n] = A_SELL + p.work[i]
-                n += 1
-                last = p.work[i]
-        return n
+        return distinct_work(p, A_SELL, buf, 1)
 
     if kind == TK_REMOVE:
         seat = s.turn_seat

@@ -133,39 +133,33 @@ class Session:
         new = self.record["events"][before + 1:]
         return [c.strip() for e in new for c in e.strip()[len(REVEAL):].split(",")]
 
+    def _ask_choice(self, question: str, options: list[tuple[str, int]], what: str) -> int:
+        """Ask until the answer is a number of the menu or one of the names; returns its value."""
+        menu = ", ".join(f"{k + 1}={name}" for k, (name, _) in enumerate(options))
+        while True:
+            answer = self.ask(f"{question} ({menu}) ").strip()
+            if answer.isdigit() and 1 <= int(answer) <= len(options):
+                return options[int(answer) - 1][1]
+            for name, value in options:
+                if name.lower() == answer.lower():
+                    return value
+            self.say(f"  {answer!r} is not {what}; answer with a number or a name")
+
     def _ask_card(self, st: State) -> int:
         names = [ct.name for ct in st.game.components.card_types]
         left = sorted(set(st.deck), key=lambda t: names[t])
-        menu = ", ".join(f"{k + 1}={names[t]}" for k, t in enumerate(left))
-        while True:
-            answer = self.ask(f"Which research card was turned up? ({menu}) ").strip()
-            t = None
-            if answer.isdigit() and 1 <= int(answer) <= len(left):
-                t = left[int(answer) - 1]
-            else:
-                for cand in left:
-                    if names[cand].lower() == answer.lower():
-                        t = cand
-            if t is not None:
-                del st.deck[len(st.deck) - 1 - st.deck[::-1].index(t)]
-                return t
-            self.say(f"  {answer!r} is not an undrawn research card; answer with a number or a name")
+        t = self._ask_choice("Which research card was turned up?", [(names[t], t) for t in left],
+                             "an undrawn research card")
+        del st.deck[len(st.deck) - 1 - st.deck[::-1].index(t)]  # the topmost such card
+        return t
 
     def _ask_special(self, st: State, r: int) -> int:
         tiles = st.game.components.specialty_tiles
         left = sorted(set(st.spec_undrawn[r]), key=lambda t: tiles[t].name)
-        menu = ", ".join(f"{k + 1}={tiles[t].name}" for k, t in enumerate(left))
-        while True:
-            answer = self.ask(f"Which specialty tile was placed? ({menu}) ").strip()
-            t = None
-            if answer.isdigit() and 1 <= int(answer) <= len(left):
-                t = left[int(answer) - 1]
-            else:
-                t = next((x for x in left if tiles[x].name.lower() == answer.lower()), None)
-            if t is not None:
-                st.spec_undrawn[r].remove(t)
-                return t
-            self.say(f"  {answer!r} is not a specialty tile of that stack; answer with a number or a name")
+        t = self._ask_choice("Which specialty tile was placed?", [(tiles[t].name, t) for t in left],
+                             "a specialty tile of that stack")
+        st.spec_undrawn[r].remove(t)
+        return t
 
     def undo(self) -> bool:
         """Take back the last decision of a human seat and everything after it."""
