@@ -26,8 +26,6 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except KwsearchError as exc:
             raise click.ClickException(str(exc)) from None
-        except NotImplementedError as exc:
-            raise click.ClickException(str(exc)) from None
 
 
 @click.group(cls=_Group)
@@ -166,7 +164,7 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
     """
     from .analysis import analyse, analysis_json, plan_text
     from .records import load_file
-    from .render import _DECISION
+    from .render import _DECISION, table
     from .search import SearchConfig, SearchLimits
 
     state, obj = load_file(file, ply=ply)
@@ -205,11 +203,8 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
         rows.append((str(c.order + 1), plan, f"{c.visits:,}", f"{100 * c.share:.1f}%", f"{100 * c.win_prob:.1f}%",
                      f"{c.money:.1f} ± {c.money_sd:.1f}", f"{100 * c.avail:.0f}%"))
     head = ("#", "plan for this turn", "visits", "share", "win", "money ± sd", "avail")
-    widths = [max(len(x[i]) for x in rows + [head]) for i in range(len(head))]
-    fmt = "  ".join(f"{{:{'<' if i == 1 else '>'}{w}}}" for i, w in enumerate(widths))
-    click.echo(fmt.format(*head))
-    for row in rows:
-        click.echo(fmt.format(*row))
+    for line in table(head, rows, left={1}):
+        click.echo(line)
     click.echo("")
     click.echo("PV: " + ", ".join(r.pv))
 
@@ -372,7 +367,7 @@ def tournament(bots: tuple[str, ...], players: int | None, games: int | None, wo
     if address and backend != "ray":
         raise click.ClickException("--address: applies only with --backend ray")
     if resume:
-        header, _, _ = load_results(out, allow_cut_tail=True)
+        header, already, _ = load_results(out, allow_cut_tail=True)
         base = spec_from_header(header)
         spec = TournamentSpec(bots=specs or base.bots, players=players or base.players,
                               games=games or base.games, seed=base.seed if seed is None else seed,
@@ -403,7 +398,6 @@ def tournament(bots: tuple[str, ...], players: int | None, games: int | None, wo
 
     try:
         if resume and bar is not None:
-            _, already, _ = load_results(out, allow_cut_tail=True)
             bar.update(len(already))
         info = run_tournament(spec, out, workers=workers, resume=resume, backend=backend, address=address,
                               progress=progress)
@@ -413,8 +407,7 @@ def tournament(bots: tuple[str, ...], players: int | None, games: int | None, wo
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    header, done, _ = load_results(out)
-    rep = make_report(header, done)
+    rep = make_report(info.header, info.games)
     if as_json:
         click.echo(json.dumps(report_json(rep), indent=1))
         return

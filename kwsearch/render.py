@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from .actions import ENGINE_CODE
 from .components import AWARDS, ENGINEERS, PREFERENCES, SPECIALTY_STACKS
 from .rules import SEAT, SPECIAL, State
@@ -143,3 +145,12 @@ def render(state: State, seat_names: list[str] | None = None) -> str:
     out.append("")
     out.append(f"Awards still free: {', '.join(free) or '(none)'}")
     return "\n".join(out)
+
+
+def table(head: Iterable[str], rows: list[tuple[str, ...]], left: set[int]) -> list[str]:
+    """Lines of a plain-text table: columns two spaces apart, those in ``left`` left-aligned,
+    the others right-aligned."""
+    head = tuple(head)
+    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
+    fmt = "  ".join(f"{{:{'<' if i in left else '>'}{w}}}" for i, w in enumerate(widths))
+    return [fmt.format(*head).rstrip(), *(fmt.format(*r).rstrip() for r in rows)]

@@ -35,11 +35,10 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from .errors import KwsearchError
 
@@ -325,6 +324,8 @@ class RunInfo:
     skipped: int = 0
     stopped_by_sprt: bool = False
     seconds: float = 0.0
+    header: dict[str, Any] = field(default_factory=dict)  # the results file's header
+    games: dict[int, dict] = field(default_factory=dict)  # every game in the file, by number
 
 
 def run_tournament(spec: TournamentSpec, out: str | Path, *, workers: int = 1, resume: bool = False,
@@ -339,6 +340,7 @@ def run_tournament(spec: TournamentSpec, out: str | Path, *, workers: int = 1, r
     """
     out = Path(out)
     done: dict[int, dict] = {}
+    header = spec.header()
     if resume:
         header, done, valid_len = load_results(out, allow_cut_tail=True)
         old = spec_from_header(header)
@@ -353,11 +355,11 @@ def run_tournament(spec: TournamentSpec, out: str | Path, *, workers: int = 1, r
         if out.exists():
             raise TournamentError(f"{out}: already exists; pass --resume to continue it, or choose another file")
         try:
-            out.write_text(json.dumps(spec.header()) + "\n", encoding="utf-8")
+            out.write_text(json.dumps(header) + "\n", encoding="utf-8")
         except OSError as exc:
             raise TournamentError(f"{out}: cannot write ({exc.strerror})") from None
     todo = [i for i in range(spec.games) if i not in done]
-    info = RunInfo(skipped=len(done))
+    info = RunInfo(skipped=len(done), header=header, games=done)
     if spec.sprt is not None and _sprt_decided(spec, done):
         todo = []
         info.stopped_by_sprt = True
@@ -384,16 +386,20 @@ def run_tournament(spec: TournamentSpec, out: str | Path, *, workers: int = 1, r
     return info
 
 
-def _sprt_decided(spec: TournamentSpec, done: dict[int, dict]) -> bool:
-    """Whether the SPRT has decided on the games played so far, taken in game order
-    up to the first missing one (so the decision does not depend on which worker
-    finished first)."""
+def _sprt_scores(games: dict[int, dict]) -> list[float]:
+    """The first bot's scores in game order, up to the first missing game (so the SPRT
+    does not depend on which worker finished first)."""
     scores = []
     i = 0
-    while i in done:
-        scores.append(pair_score(done[i], 0))
+    while i in games:
+        scores.append(pair_score(games[i], 0))
         i += 1
-    return spec.sprt.status(scores)[1] is not None
+    return scores
+
+
+def _sprt_decided(spec: TournamentSpec, done: dict[int, dict]) -> bool:
+    """Whether the SPRT has decided on the games played so far."""
+    return spec.sprt.status(_sprt_scores(done))[1] is not None
 
 
 def _run_local(spec: TournamentSpec, todo: list[int], workers: int, record: Callable[[dict], bool]) -> bool:
@@ -566,11 +572,7 @@ def make_report(header: dict[str, Any], games: dict[int, dict]) -> Report:
         rep.notes.append(f"seats are balanced every {spec.cycle} games; {len(played)} games played, so some bots "
                          "had more of some seats")
     if spec.sprt is not None:
-        scores = []
-        i = 0
-        while i in games:
-            scores.append(pair_score(games[i], 0))
-            i += 1
+        scores = _sprt_scores(games)
         llr, verdict, at = spec.sprt.status(scores)
         lo, hi = spec.sprt.bounds
         rep.sprt = {**spec.sprt.as_dict(), "llr": llr, "lower": lo, "upper": hi, "verdict": verdict,
@@ -579,6 +581,7 @@ def make_report(header: dict[str, Any], games: dict[int, dict]) -> Report:
 
 
 def report_text(rep: Report) -> str:
+    from .render import table
     h = rep.header
     spec = spec_from_header(h)
     out = [f"{rep.games} of {h['games']} games, {spec.players} players, seed {spec.seed}"
@@ -590,7 +593,7 @@ def report_text(rep: Report) -> str:
         pct = 100 * b.wins / b.seats if b.seats else 0.0
         rows.append((str(i + 1), b.name, str(b.seats), f"{b.wins:g}", f"{pct:.1f} ({100 * b.win_lo:.1f}–{100 * b.win_hi:.1f})",
                      f"{b.money:.1f}", f"{b.rank:.2f}", f"{b.mu:.1f} ± {b.sigma:.1f}"))
-    out += ["", *_table(head, rows, left={1}), "", f"(win parity {parity:.0f}%; rank 1 = most money; "
+    out += ["", *table(head, rows, left={1}), "", f"(win parity {parity:.0f}%; rank 1 = most money; "
             "OpenSkill: Plackett-Luce over the finishing order)"]
     nb = len(rep.bots)
     out += ["", "Crosstable: row finished ahead of column (ties ½), share of their meetings (games)"]
@@ -602,7 +605,7 @@ def report_text(rep: Report) -> str:
             c = rep.crosstable[a][b]
             cells.append("—" if c is None else f"{100 * c[0]:.0f}% ({c[1]})")
         crows.append((f"{a + 1} {rep.bots[a].name}", *cells))
-    out += _table(chead, crows, left={0})
+    out += table(chead, crows, left={0})
     if rep.sprt:
         s = rep.sprt
         verdict = {"H1": f"H1 accepted: {rep.bots[0].name} is stronger by about {s['elo1']:g} Elo or more",
@@ -625,13 +628,3 @@ def report_json(rep: Report) -> dict[str, Any]:
                            for row in rep.crosstable],
             "balanced": rep.balanced, "sprt": rep.sprt}
 
-
-def _table(head: Iterable[str], rows: list[tuple[str, ...]], left: set[int]) -> list[str]:
-    head = tuple(head)
-    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
-    fmt = "  ".join(f"{{:{'<' if i in left else '>'}{w}}}" for i, w in enumerate(widths))
-    return [fmt.format(*head).rstrip(), *(fmt.format(*r).rstrip() for r in rows)]
-
-
-def default_workers() -> int:
-    return max(1, (os.cpu_count() or 1))
