@@ -7,7 +7,6 @@ and the problem, and a non-zero exit code — never a traceback.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -71,13 +70,12 @@ def new(players: int, seed: int, output: str, force: bool, v6: bool, components_
 
 
 def _write_json(path: Path, obj) -> None:
-    """Write atomically: a temporary file renamed over the target."""
-    tmp = path.with_name(path.name + ".tmp")
+    """Write atomically (kwsearch.fileio); a failure is a one-line error naming the file."""
+    from .fileio import write_json_atomic
     try:
-        tmp.write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise click.ClickException(f"{path}: cannot write ({exc.strerror})") from None
+        write_json_atomic(path, obj, what="file")
+    except KwsearchError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @main.command()

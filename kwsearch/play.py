@@ -17,11 +17,11 @@ turned up (and, at the start, how the table was set up).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, Callable
 
 from .errors import IllegalMoveError, KwsearchError
+from .fileio import write_json_atomic
 from .records import REVEAL, RECORD_FORMAT, Recorder, record_header, replay
 from .rules import Game, State
 
@@ -82,13 +82,11 @@ def check_mirror(seats: list[str], mirror: bool) -> None:
 
 
 def write_record(path: Path, record: dict[str, Any]) -> None:
-    """Write atomically: a temporary file renamed over the target."""
-    tmp = path.with_name(path.name + ".tmp")
+    """Write atomically (kwsearch.fileio): a unique temporary file renamed over the target."""
     try:
-        tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise PlayError(f"{path}: cannot write the game record ({exc.strerror})") from None
+        write_json_atomic(path, record, what="game record")
+    except KwsearchError as exc:
+        raise PlayError(str(exc)) from None
 
 
 class Session:
