@@ -7,6 +7,7 @@ and the problem, and a non-zero exit code — never a traceback.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -25,6 +26,32 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except KwsearchError as exc:
             raise click.ClickException(str(exc)) from None
+
+
+class FiniteFloat(click.ParamType):
+    """A finite number, optionally within bounds: ``nan``, ``inf`` and out-of-range values are
+    refused with a one-line usage error (click's FloatRange lets ``nan`` through)."""
+
+    name = "number"
+
+    def __init__(self, min: float | None = None, max: float | None = None, min_open: bool = False):
+        self.min, self.max, self.min_open = min, max, min_open
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float) and math.isfinite(value):
+            v = value
+        else:
+            try:
+                v = float(value)
+            except (TypeError, ValueError):
+                self.fail(f"{value!r} is not a number", param, ctx)
+            if not math.isfinite(v):
+                self.fail(f"{value!r} is not a finite number", param, ctx)
+        if self.min is not None and (v <= self.min if self.min_open else v < self.min):
+            self.fail(f"{value!r} must be {'greater than' if self.min_open else 'at least'} {self.min:g}", param, ctx)
+        if self.max is not None and v > self.max:
+            self.fail(f"{value!r} must be at most {self.max:g}", param, ctx)
+        return v
 
 
 @click.group(cls=_Group)
@@ -141,24 +168,30 @@ def validate(file: str, is_components: bool) -> None:
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--ply", type=click.IntRange(min=0), default=None,
               help="Analyse the position after this many decisions of a game record (default: the end).")
-@click.option("--iterations", "-i", type=click.IntRange(min=1), default=None,
-              help="Search iterations (default 20000 when --seconds is not given).")
-@click.option("--seconds", "-s", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Search time in seconds.")
-@click.option("--workers", "-w", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Root-parallel search processes.")
+@click.option("--iterations", "-i", type=click.IntRange(min=1, max=2**31 - 1), default=None,
+              help="Search iterations in total, split over the workers (default 20000 when --seconds is not "
+                   "given).")
+@click.option("--seconds", "-s", type=FiniteFloat(min=0, min_open=True, max=366 * 24 * 3600.0), default=None,
+              help="Search time in seconds (every worker searches this long).")
+@click.option("--workers", "-w", type=click.IntRange(min=1, max=256), default=1, show_default=True,
+              help="Root-parallel search processes; their statistics are summed.")
 @click.option("--top", type=click.IntRange(min=1), default=5, show_default=True, help="Candidates to show.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the search.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the search: the same seed, settings and --iterations repeat the result exactly.")
 @click.option("--loop", type=click.Choice(["open", "closed"]), default="open", show_default=True,
               help="Open-loop or closed-loop ISMCTS.")
+@click.option("--max-nodes", type=click.IntRange(min=2, max=2**31 - 1), default=4_000_000, show_default=True,
+              help="Node pool of each worker (about 80 bytes a node); the search stops, and says so, when it "
+                   "is full.")
 @click.option("--json", "as_json", is_flag=True, help="Print a kwsearch-analysis/1 object (docs/formats.md).")
 def suggest(file: str, ply: int | None, iterations: int | None, seconds: float | None, workers: int, top: int,
-            seed: int, loop: str, as_json: bool) -> None:
+            seed: int, loop: str, max_nodes: int, as_json: bool) -> None:
     """Suggest a move: search the position of a game record or a position file.
 
     Prints the seat to move and the best options as whole-turn plans, with
     visits, share, win probability, expected money and availability. Ctrl-C
-    stops the search early and prints what it has.
+    stops the search (every worker) and prints what it has, marked "stopped
+    early"; the exit code is then 0 as for a finished search.
     """
     from .analysis import analyse, analysis_json, plan_text
     from .records import load_file
@@ -170,19 +203,29 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
         raise click.ClickException(f"{file}: the game is over (money {' '.join(map(str, state.money()))}); "
                                    "there is no move to suggest")
     limits = SearchLimits(iterations=iterations if iterations or seconds else 20_000, seconds=seconds)
-    config = SearchConfig(workers=workers, closed_loop=(loop == "closed"))
+    config = SearchConfig(workers=workers, closed_loop=(loop == "closed"), max_nodes=max_nodes)
     live = sys.stderr.isatty() and not as_json
+    what = " and ".join(x for x in (f"{limits.iterations:,} iterations" if limits.iterations else "",
+                                    f"{limits.seconds:g} s" if limits.seconds else "") if x)
+    click.echo(f"searching: {what}, {workers} worker{'s' if workers > 1 else ''}, seed {seed} "
+               "(Ctrl-C stops early)", err=True)
 
-    def progress(done: int, rate: float, best: str) -> None:
-        click.echo(f"\r  {done:,} iterations, {rate:,.0f}/s, best so far: {best:<40s}", nl=False, err=True)
+    def progress(an) -> None:
+        r = an.result
+        best = an.candidates[0].text if an.candidates and r.iterations else ""
+        click.echo(f"\r  {r.iterations:,} iterations, {r.iterations_per_second:,.0f}/s, best so far: {best:<40s}",
+                   nl=False, err=True)
 
     an = analyse(state, limits, config, seed=seed, top=top, progress=progress if live else None)
     if live:
         click.echo("\r" + " " * 100 + "\r", nl=False, err=True)
+    r = an.result
+    if r.pool_full:
+        click.echo(f"note: the node pool ({max_nodes:,} nodes per worker) filled up after {r.iterations:,} "
+                   "iterations and the search stopped there; raise --max-nodes for more", err=True)
     if as_json:
         click.echo(json.dumps(analysis_json(an, source=file, ply=ply), indent=1))
         return
-    r = an.result
     seat = r.mover
     names = None
     setup = obj.get("setup") if isinstance(obj, dict) else None
@@ -191,7 +234,7 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
     who = f"seat {seat}" + (f" ({names[seat]})" if names else "")
     kind = state.pending()
     click.echo(f"{file}: round {state.round}, {state.phase} phase — {who} to decide: {_DECISION.get(kind, kind)}")
-    note = " (stopped early)" if an.interrupted else ""
+    note = " (stopped early)" if an.interrupted else " (node pool full)" if r.pool_full else ""
     click.echo(f"ISMCTS: {r.iterations:,} iterations in {r.elapsed:.1f} s ({r.iterations_per_second:,.0f}/s), "
                f"seed {seed}, {workers} worker{'s' if workers > 1 else ''}, {loop} loop{note}")
     click.echo("")
