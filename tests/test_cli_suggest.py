@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from helpers import subprocess_env
 from kwsearch.cli import main
 
 pytestmark = pytest.mark.one_engine  # the command searches on the fast engine
@@ -146,11 +147,10 @@ def test_suggest_bad_input(args, fragment):
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_ctrl_c_stops_suggest_and_prints_what_it_has(workers):
+def test_ctrl_c_stops_suggest_and_prints_what_it_has(workers, tmp_path):
     """A real process and a real SIGINT to its process group (what a terminal's Ctrl-C does)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen([sys.executable, "-m", "kwsearch.cli", "suggest", MID, "--iterations", "2000000000",
-                             "--workers", str(workers), "--json", "--top", "40"], cwd=ROOT, env=env,
+                             "--workers", str(workers), "--json", "--top", "40"], cwd=tmp_path, env=subprocess_env(),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
         first = proc.stderr.readline().decode()  # "searching: ..." once the search starts
