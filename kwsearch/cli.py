@@ -201,7 +201,7 @@ def validate(file: str, is_components: bool) -> None:
 @click.option("--loop", type=click.Choice(["open", "closed"]), default="open", show_default=True,
               help="Open-loop or closed-loop ISMCTS.")
 @click.option("--max-nodes", type=click.IntRange(min=2, max=2**31 - 1), default=4_000_000, show_default=True,
-              help="Node pool of each worker (about 80 bytes a node); the search stops, and says so, when it "
+              help="Node pool of each worker (64 bytes a node); the search stops, and says so, when it "
                    "is full.")
 @click.option("--json", "as_json", is_flag=True, help="Print a kwsearch-analysis/1 object (docs/formats.md).")
 def suggest(file: str, ply: int | None, iterations: int | None, seconds: float | None, workers: int, top: int,

@@ -185,7 +185,7 @@ class SearchConfig:
     ``c_uct`` and ``money_weight`` left at ``None`` take the defaults for the game's
     player count (``DEFAULT_C_UCT``, ``DEFAULT_MONEY_WEIGHT``); the result of a search
     carries the values used (:meth:`for_players`). ``max_nodes`` bounds each
-    worker's node pool (about 80 bytes a node).
+    worker's node pool (64 bytes a node).
     """
 
     c_uct: float | None = None
@@ -694,7 +694,8 @@ def _run_workers(fast, config: SearchConfig, limits: SearchLimits, seed: int, pr
                     halt.set()
                     interrupted = True
                 receive(SLICE_SECONDS)
-                if progress is not None and pending and time.perf_counter() - last >= interval:
+                if (progress is not None and pending and any(p is not None for p in latest)
+                        and time.perf_counter() - last >= interval):
                     progress(merged(False))
                     last = time.perf_counter()
         except KeyboardInterrupt:

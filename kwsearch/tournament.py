@@ -501,6 +501,8 @@ def run_tournament(spec: TournamentSpec, out: str | Path, *, workers: int | None
         raise TournamentError(f"backend: expected local or ray, got {backend!r}", "backend")
     done: dict[int, dict] = {}
     if resume:
+        if out.exists() and not out.is_file():
+            raise TournamentError(f"{out}: not a regular file")
         try:
             f = out.open("r+b")
         except FileNotFoundError:
