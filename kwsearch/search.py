@@ -548,6 +548,10 @@ class Searcher:
                 left = limits.iterations - (tree.root_visits() - reused) if limits.iterations else 0
                 if limits.iterations and left <= 0:
                     break
+                room = MAX_ITERATIONS - tree.root_visits()  # visit counts are 32-bit
+                if room <= 0:
+                    break
+                left = min(left, room) if left else room
                 span = SLICE_SECONDS
                 if limits.seconds:
                     span = min(span, limits.seconds - (time.perf_counter() - t0))
@@ -611,6 +615,10 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
             left = 0 if iterations is None else iterations - tree.root_visits()
             if iterations is not None and left <= 0:
                 break
+            room = MAX_ITERATIONS - tree.root_visits()  # visit counts are 32-bit
+            if room <= 0:
+                break
+            left = min(left, room) if left else room
             span = SLICE_SECONDS
             if seconds:
                 span = min(span, seconds - (time.perf_counter() - t0))
