@@ -132,12 +132,16 @@ def _integer(owner: str, name: str, value, lo: int, hi: int) -> None:
         raise SearchError(f"{owner}.{name}: expected an integer from {lo} to {hi:,}, got {value!r}")
 
 
+def _bound(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
+
+
 def _number(owner: str, name: str, value, lo: float, hi: float, lo_open: bool = False) -> None:
     ok = (not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(value)
           and (value > lo if lo_open else value >= lo) and value <= hi)
     if not ok:
-        low = f"greater than {lo:g}" if lo_open else f"from {lo:g}"
-        raise SearchError(f"{owner}.{name}: expected a finite number {low} to {hi:g}, got {value!r}")
+        low = f"greater than {_bound(lo)}" if lo_open else f"from {_bound(lo)}"
+        raise SearchError(f"{owner}.{name}: expected a finite number {low} to {_bound(hi)}, got {value!r}")
 
 
 def _flag(owner: str, name: str, value) -> None:
@@ -445,8 +449,9 @@ class Searcher:
     afresh. Open-loop nodes are keyed on actions only, so the reused statistics
     also include determinizations that the cards revealed since then have ruled
     out; they fade as new iterations are added. With reuse the options' visits
-    add up to ``iterations + reused_visits - 1`` (the visit that created the new
-    root went to a playout). Root parallelism (``workers > 1``) never reuses.
+    add up to ``iterations + reused_visits``, less one when the new root was a
+    child of the old one (the visit that created it went to a playout). Root
+    parallelism (``workers > 1``) never reuses.
 
         >>> from kwsearch.rules import Game
         >>> state = Game(2).new_initial_state(seed=3)
@@ -460,6 +465,8 @@ class Searcher:
     def __init__(self, config: SearchConfig = SearchConfig(), seed: int = 0, *, reuse: bool = True):
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
             raise SearchError(f"Searcher.seed: expected an integer, got {seed!r}")
+        if not isinstance(config, SearchConfig):
+            raise SearchError(f"Searcher.config: expected a SearchConfig, got {config!r}")
         self.config = config
         self.seed = int(seed)
         self.reuse = reuse
