@@ -653,6 +653,9 @@ def _run_workers(fast, config: SearchConfig, limits: SearchLimits, seed: int, pr
     import multiprocessing as mp
     from multiprocessing.connection import wait
 
+    from . import _search  # noqa: F401  (imported before the fork, so a worker has it at hand)
+    from .engine import state_from_json  # noqa: F401
+
     ctx = mp.get_context()
     workers = config.workers
     obj = fast.to_json()
