@@ -103,7 +103,7 @@ import numbers
 import os
 import signal
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from .engine import convert, fast_module
@@ -263,7 +263,6 @@ class SearchResult:
     pool_full: bool = False           # a node pool filled up, which ended (that worker's) search
     reused_visits: int = 0            # root visits carried over from an earlier search (tree reuse)
     final: bool = True                # False for a progress report
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def iterations_per_second(self) -> float:
