@@ -548,11 +548,11 @@ class Searcher:
                                 final=final)
         try:
             while True:
-                if stop is not None and stop.is_set():
-                    interrupted = True
-                    break
                 left = limits.iterations - (tree.root_visits() - reused) if limits.iterations else 0
                 if limits.iterations and left <= 0:
+                    break
+                if stop is not None and stop.is_set():
+                    interrupted = True
                     break
                 room = MAX_ITERATIONS - tree.root_visits()  # visit counts are 32-bit
                 if room <= 0:
