@@ -95,12 +95,14 @@ def speed(count: int, seconds: float) -> dict:
 def play_one(job: tuple[int, int, float]) -> dict:
     index, base, seconds = job
     from kwsearch.bots import from_spec, play_game
+    from kwsearch.seeds import derive_seed
     from kwsearch.rules import Game
     deck_seed = base + index // 2
     ours = index % 2
     specs = [f"ismcts:seconds={seconds}", f"openspiel-ismcts:seconds={seconds}"]
     seat_specs = [specs[0] if s == ours else specs[1] for s in range(2)]
-    bots = [from_spec(spec, seed=deck_seed * 10 + s) for s, spec in enumerate(seat_specs)]
+    # Bot seeds as everywhere in kwsearch (games logged before 2026-11-23 used deck_seed * 10 + s).
+    bots = [from_spec(spec, seed=derive_seed(deck_seed, "seat", s)) for s, spec in enumerate(seat_specs)]
     t0 = time.perf_counter()
     final = play_game(Game(2).new_initial_state(deck_seed), bots)
     return {"index": index, "deck_seed": deck_seed, "our_seat": ours, "seats": seat_specs,

@@ -57,13 +57,15 @@ def play_one(job: tuple[str, int, int]) -> dict:
     """Play game ``index`` of a match: rotation ``index % players``, deck seed ``base + index // players``."""
     name, index, base = job
     from kwsearch.bots import from_spec, play_game
+    from kwsearch.seeds import derive_seed
     from kwsearch.rules import Game
     players, specs, _ = MATCHES[name]
     rotation = index % players
     deck_seed = base + index // players
     # seat s gets spec (s - rotation) mod players: the tested bot (spec 0) sits at seat `rotation`
     seat_specs = [specs[(s - rotation) % players] for s in range(players)]
-    bots = [from_spec(spec, seed=deck_seed * 10 + s) for s, spec in enumerate(seat_specs)]
+    # Bot seeds as everywhere in kwsearch (games logged before 2026-11-23 used deck_seed * 10 + s).
+    bots = [from_spec(spec, seed=derive_seed(deck_seed, "seat", s)) for s, spec in enumerate(seat_specs)]
     t0 = time.perf_counter()
     final = play_game(Game(players).new_initial_state(deck_seed), bots)
     money = final.money()
