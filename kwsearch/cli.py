@@ -90,19 +90,47 @@ def show(file: str, ply: int | None, as_json: bool, svg_file: str | None) -> Non
     from .records import load_file
     from .render import render
 
+    from .records import RECORD_FORMAT
+    from .scoring import record_scorings
+
     state, obj = load_file(file, ply=ply)
-    names = None
-    setup = obj.get("setup") if isinstance(obj, dict) else None
-    if isinstance(setup, dict) and isinstance(setup.get("seats"), list):
-        names = [str(s) for s in setup["seats"]]
+    names = record_names(obj, state.game.num_players)
+    last = None
+    if obj.get("format") == RECORD_FORMAT:
+        reports = record_scorings(obj, upto=ply, source=file)
+        last = reports[-1] if reports else None
     if svg_file:
         from .fileio import write_text_atomic
         from .svg import board_svg
         write_text_atomic(Path(svg_file), board_svg(state, seat_names=names), what="SVG file")
     if as_json:
-        click.echo(json.dumps(state.observation(), indent=1))
+        out = state.observation()
+        if last is not None:
+            out["last_scoring"] = last.to_json()  # docs/formats.md; a position reader ignores it
+        click.echo(json.dumps(out, indent=1))
         return
     click.echo(render(state, names))
+    if last is not None:
+        click.echo("")
+        click.echo(f"The last scoring (round {last.round}):" if not state.is_terminal() or not last.final
+                   else "The game's last scoring and final sheet:")
+        click.echo("\n".join(last.lines(names)))
+
+
+def record_names(obj, players: int) -> list[str] | None:
+    """The seats' display names of a game record: ``setup.names``, else short names of
+    ``setup.seats`` (a bot spec becomes "ISMCTS"); None for a position."""
+    from .render import seat_names
+    setup = obj.get("setup") if isinstance(obj, dict) else None
+    if not isinstance(setup, dict):
+        return None
+    given = setup.get("names")
+    if isinstance(given, list) and len(given) == players and all(isinstance(x, str) for x in given):
+        return [str(x) for x in given]
+    seats = setup.get("seats")
+    if isinstance(seats, list) and len(seats) == players:
+        return seat_names([str(x) for x in seats])
+    return None
 
 
 @main.command()
@@ -233,15 +261,26 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
 @click.option("--hint-iterations", type=click.IntRange(min=1), default=5000, show_default=True,
               help="Search iterations behind '?' hints.")
 @click.option("--v6", is_flag=True, help="Play with the V6 specialty tiles.")
+@click.option("--names", default=None,
+              help="The seats' names, comma-separated in seat order (e.g. Ann,Bob,Cleo); kept in the record.")
+@click.option("--help-cards", is_flag=True, help="List the research cards by their plain names and exit.")
 def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, resume_file: str | None,
-         hint_iterations: int, v6: bool) -> None:
+         hint_iterations: int, v6: bool, names: str | None, help_cards: bool) -> None:
     """Play a game in the terminal (humans and bots), or mirror one on a real table.
 
     At your turn: a number from the menu or a move in notation; '?' for hints,
-    'undo' to take back your last decision, 'help' for the rest.
+    'undo' to take back your last decision, 'cards' for the research cards, 'help' for the rest.
     """
     from .play import HUMAN, PlayError, Quit, Session, check_mirror, load_for_resume, mirror_setup, \
-        new_game_record, parse_seats, seats_of_record
+        new_game_record, parse_names, parse_seats, seats_of_record
+
+    if help_cards:
+        from .components import default_components
+        from .render import card_legend
+        click.echo("Research cards: plain name, name in notation, what it does")
+        for line in card_legend(default_components()):
+            click.echo(line)
+        return
 
     def ask(prompt: str) -> str:
         try:
@@ -276,11 +315,12 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
             if mirror:
                 record = mirror_setup(record, ask, say)
         session = Session(record, seat_list, path, mirror=mirror, seed=seed, hint_iterations=hint_iterations,
-                          ask=ask, say=say)
+                          ask=ask, say=say, names=parse_names(names, len(seat_list)))
     except EOFError:
         raise click.ClickException("input ended before the game started") from None
-    names = ", ".join(f"seat {s}: {spec}" for s, spec in enumerate(seat_list))
-    click.echo(f"{'Mirror mode — ' if mirror else ''}{len(seat_list)} players ({names}); saving to {path}. "
+    who = ", ".join(f"seat {s}: {session.names[s]}" + (f" ({spec})" if spec != HUMAN else "")
+                    for s, spec in enumerate(seat_list))
+    click.echo(f"{'Mirror mode — ' if mirror else ''}{len(seat_list)} players ({who}); saving to {path}. "
                "Type 'help' at your turn.")
     try:
         session.run()
