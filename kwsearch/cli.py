@@ -330,6 +330,85 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
 
 
 # ---------------------------------------------------------------------------
+# review
+# ---------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--seat", "seats", type=click.IntRange(min=0), multiple=True,
+              help="Review only this seat's decisions (repeatable; default: every seat).")
+@click.option("--iterations", "-i", type=click.IntRange(min=1), default=None,
+              help="Search iterations per decision (default 5000 unless --seconds is given).")
+@click.option("--seconds", "-s", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Search time per decision (results then vary from run to run).")
+@click.option("--workers", "-w", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes reviewing decisions side by side.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the searches (decision k uses derive_seed(seed, 'review', k)).")
+@click.option("--json", "as_json", is_flag=True, help="Print the kwsearch-review/1 object (docs/formats.md).")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False), default=None,
+              help="Also write a self-contained HTML report (board at every decision, win-% graph).")
+@click.option("--cache", "cache_file", type=click.Path(dir_okay=False), default=None,
+              help="Cache file of finished decisions (default: GAME.review-cache.json beside the game).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write a cache file.")
+def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: float | None, workers: int,
+           seed: int, as_json: bool, html_file: str | None, cache_file: str | None, no_cache: bool) -> None:
+    """Review a logged game: every decision against the search's best, with win %, loss and marks.
+
+    Each decision is searched from the deciding seat's information set. Ctrl-C
+    stops and keeps what is done (in the cache file): run the same command again
+    to continue. Thresholds and method: docs/review.md.
+    """
+    from .fileio import write_text_atomic
+    from .formats import read_json
+    from .review import default_cache_path, review_game, review_html, review_text
+    from .search import SearchLimits
+
+    record = read_json(file)
+    limits = SearchLimits(iterations=iterations if iterations or seconds else 5000, seconds=seconds)
+    cache = None if no_cache else (Path(cache_file) if cache_file else default_cache_path(file))
+    names = record_names(record, record.get("players")) if isinstance(record, dict) else None
+    live = sys.stderr.isatty()
+    bar = None
+    if live:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
+            TimeRemainingColumn
+        bar = Progress(TextColumn("reviewing"), BarColumn(), MofNCompleteColumn(), TextColumn("decisions"),
+                       TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                       console=Console(stderr=True),
+                       transient=True)
+    task = None
+
+    def progress(done: int, total: int, decision) -> None:
+        nonlocal task
+        if bar is None:
+            return
+        if task is None:
+            bar.start()
+            task = bar.add_task("review", total=total, completed=done)
+        bar.update(task, completed=done)
+
+    try:
+        result = review_game(record, limits, seed=seed, seats=list(seats) or None, workers=workers,
+                             cache=cache, source=file, names=names, progress=progress)
+    finally:
+        if bar is not None:
+            bar.stop()
+    if html_file:
+        write_text_atomic(Path(html_file), review_html(result, record), what="HTML report")
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=1, allow_nan=False))
+    else:
+        click.echo(review_text(result))
+    if not result.complete:
+        where = f" (kept in {cache})" if cache else ""
+        click.echo(f"stopped after {len(result.decisions)} of {result.total_decisions} decisions{where}; "
+                   "run the same command again to continue", err=True)
+
+
+# ---------------------------------------------------------------------------
 # bench
 # ---------------------------------------------------------------------------
 
