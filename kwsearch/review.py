@@ -481,7 +481,7 @@ function show(i){
   h += '<div>played: <b id="played">' + esc(d.played_label) + '</b> — win ' + pct(d.played_win) +
        ', money ' + d.played_money.toFixed(1) + '</div>';
   if (d.best !== d.played) {
-    h += '<div>best: <b>' + esc(d.best_plan.join(', ')) + '</b> — win ' + pct(d.best_win) +
+    h += '<div>best: <b>' + esc([d.best_label].concat(d.best_plan.slice(1)).join(', ')) + '</b> — win ' + pct(d.best_win) +
          ', money ' + d.best_money.toFixed(1) + '</div>';
     h += '<div>loss: ' + (100*d.loss).toFixed(1) + ' points of win %, ' + d.money_loss.toFixed(1) + ' money';
     if (d.cls) h += ' — <span class="cls ' + d.cls + '">' + d.cls + ' ' + d.mark + '</span>';
