@@ -423,12 +423,12 @@ def review_text(review: Review) -> str:
     out.append("")
     rows = []
     for d in review.decisions:
-        rows.append((str(d.ply), _cut(names[d.seat], 10), _cut(d.played_label, 24),
-                     "" if d.played == d.best else _cut(d.best, 22),
+        rows.append((str(d.ply), _cut(names[d.seat], 9), _cut(d.played_label, 22),
+                     "" if d.played == d.best else _cut(d.best_label, 20),
                      f"{100 * d.played_win:.0f}", f"{100 * d.best_win:.0f}", f"{100 * d.loss:.1f}",
-                     f"{d.played_money:.1f}", d.mark))
-    out += table(("ply", "seat", "played", "best (if other)", "win%", "best%", "loss", "money", ""),
-                 rows, left={1, 2, 3, 8})
+                     f"{d.played_money:.1f}", f"{d.best_money:.1f}", d.mark))
+    out += table(("ply", "seat", "played", "best (if other)", "win%", "best%", "loss", "money", "best$", ""),
+                 rows, left={1, 2, 3, 9})
     out.append("")
     out.append("Summary (loss = drop in the deciding seat's win %, per decision)")
     for s in review.summary:
