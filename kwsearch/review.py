@@ -173,7 +173,6 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     best = an.candidates[0]
     win_all = list(_rewards(an.result.actions[0], n))
     by_action = {c.action: c for c in an.candidates}
-    info = {a.action: a for a in an.result.actions}
     if action in by_action and by_action[action].visits > 0:
         pc = by_action[action]
         played_win, played_money, visits = pc.win_prob, pc.money, pc.visits
@@ -191,7 +190,7 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
         played_money=played_money, best_money=best.money,
         loss=loss, money_loss=max(0.0, best.money - played_money) if action != best.action else 0.0,
         cls=classify(loss), win_all=win_all, money_all=list(best.money_all),
-        played_visits=visits, iterations=an.result.iterations, options=len(info) or len(legal))
+        played_visits=visits, iterations=an.result.iterations, options=len(legal))
 
 
 def _rewards(info, n: int) -> tuple[float, ...]:
