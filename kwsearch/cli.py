@@ -405,7 +405,7 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
               help="Review only this seat's decisions (repeatable; default: every seat).")
 @click.option("--iterations", "-i", type=click.IntRange(min=1), default=None,
               help="Search iterations per decision (default 5000 unless --seconds is given).")
-@click.option("--seconds", "-s", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--seconds", "-s", type=FiniteFloat(min=0, min_open=True, max=366 * 24 * 3600.0), default=None,
               help="Search time per decision (results then vary from run to run).")
 @click.option("--workers", "-w", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes reviewing decisions side by side.")
