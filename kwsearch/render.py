@@ -351,6 +351,8 @@ def step_account(before, after, action: int, name: str) -> str:
         if money:
             parts.append(f"money {money:+d}")
     parts = [p for p in parts if p not in label and p.replace("engineer ", "") not in label]  # said already
+    if a.round != b.round or (a.is_terminal() and not b.is_terminal()):
+        parts.append("the action phase ends: scoring")
     return f"{name} {verb}" + (": " + ", ".join(parts) if parts else "")
 
 
