@@ -1444,8 +1444,11 @@ cdef void k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trac
     At a turn, three times in four the seat takes one of the tiles that let the
     fewest other workers past it (uniformly among those), otherwise any tile; at
     the market step it passes only one time in eight when it could offer a car.
-    Every other decision is uniformly random. ``trace`` (if given) receives the
-    first ``cap`` actions taken (for tests).
+    A new engine lower than the GP car's goes to a workshop, an equal one goes to
+    the GP car only when the workshops are full (RULES.md §4.1 offers both places
+    whatever the values; a lower engine in the car would only slow it). Every
+    other decision is uniformly random. ``trace`` (if given) receives the first
+    ``cap`` actions taken (for tests).
     """
     cdef int16_t buf[MAX_LEGAL]
     cdef int16_t good[MAX_LEGAL]
@@ -1473,6 +1476,11 @@ cdef void k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trac
                     good[m] = <int16_t>a
                     m += 1
             pick = good[<int>(k_next(rng) % <uint64_t>m)]
+        elif kind == TK_ENGINE_DEST and s.tasks[s.ntasks - 1][1] <= s.seats[s.turn_seat].gp_engine:
+            if s.tasks[s.ntasks - 1][1] == s.seats[s.turn_seat].gp_engine and s.seats[s.turn_seat].nwork >= 3:
+                pick = A_ENGINE_GP
+            else:
+                pick = A_ENGINE_WORKSHOP
         elif kind == TK_MARKET and n > 1 and pick == A_MARKET_PASS and (k_next(rng) & 7) != 0:
             m = 0
             for i in range(n):

@@ -107,7 +107,8 @@ def _commutes(a: str, b: str, seat: "Seat") -> bool:
         return not seat.dev_inactive
     if pair == frozenset(("hire", "research")):
         # A new development is activated from the canteen either way, unless the
-        # canteen is empty (then hiring first would activate it with its tile).
+        # canteen is empty (then hiring first activates it before its tile is taken, so the
+        # tile counts its points; RULES.md §5.1).
         return not seat.dev_inactive and seat.canteen > 0
     if pair == frozenset(("body", "engine")):
         # With two free workshops neither tile can displace the other.

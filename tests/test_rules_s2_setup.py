@@ -129,6 +129,20 @@ def test_start_tile_a_done_at_once():
     assert st.supply_engine[0] == C.engine_tiles[0] - 1
 
 
+def test_start_tile_research_points_count_during_its_own_actions():
+    """[book example] RULES.md §2.5: the start tile's development side (1 body + 1 engine point)
+    already counts while its own actions are done, so tile A's engine action takes an engine 1 (with
+    0 points it would find none)."""
+    st = Game(4).new_initial_state(seed=4)
+    play(st, "start A")
+    assert st.pending() == "engine_dest" and st.tasks[-1] == ["engine_dest", 1]
+    assert st.research_points(3) == (1, 1)
+    assert st.supply_engine[0] == C.engine_tiles[0] - 1
+    play(st, "engine -> gp")  # RULES.md §4.1: the GP car is offered for an engine 1 too
+    s = st.seats[3]
+    assert s.gp_engine == 1 and s.gp_tile and s.workshops == []
+
+
 def test_start_tile_b_done_at_once():
     st = Game(4).new_initial_state(seed=4)
     play(st, "start B")  # hire and body commute (no inactive development): no order decision
