@@ -324,9 +324,9 @@ cdef inline int bonus_commutes(KState* s, const Comp* c, int t) noexcept nogil:
     for k in range(c.ndev):
         inactive += p.inactive[k]
     if b == BN_ENGINE:
-        return kind != AK_ENGINE and commutes(kind, AK_ENGINE, p, c)
+        return kind == AK_HIRE or (kind != AK_ENGINE and commutes(kind, AK_ENGINE, p, c))
     if b == BN_BODY:
-        return kind != AK_BODY and commutes(kind, AK_BODY, p, c)
+        return kind == AK_HIRE or (kind != AK_BODY and commutes(kind, AK_BODY, p, c))
     if b == BN_GP_ENGINE:
         if kind == AK_HIRE or kind == AK_BODY or kind == AK_GP_START2:
             return 1

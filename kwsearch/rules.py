@@ -127,9 +127,10 @@ def _bonus_commutes(kind: str, tile, st: "State") -> bool:
     s = st.seats[st.turn_seat]
     b = tile.bonus
     if b in ("engine", "body"):
-        # A tile of a fixed value: as the action of that kind (two takes of one kind
-        # share the supply and the workshops, so they are asked).
-        return kind != b and _commutes(kind, b, s)
+        # A tile of a fixed value: as the action of that kind, except that hiring cannot
+        # change its value (two takes of one kind share the supply and the workshops,
+        # so they are asked).
+        return kind == "hire" or (kind != b and _commutes(kind, b, s))
     if b == "gp_engine":
         if kind in ("hire", "body", "gp_start2"):
             return True  # they neither read nor change the GP engine or the engine supply
