@@ -360,7 +360,8 @@ class _Rules:
             if ct.engine and _ENGINE in st.active:
                 v += 0.5
             if s.canteen == 0:
-                return 0.4 * v
+                # Inactive for now; its immediate tile still comes, by the points without it (RULES.md §5.1).
+                return 0.4 * v + (1.5 if ct.tile else 0.0)
             if ct.tile:
                 v += 2.0
             return v - 0.6  # the worker it takes from the canteen

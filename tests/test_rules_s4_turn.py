@@ -784,3 +784,13 @@ def test_buyer_never_asked_and_done_last(actions, seat0):
         assert s.supply == supply - 1  # the hire was done before the buyer
     if "gp" in actions:
         assert s.space == space + 1  # the GP car moved before the buyer
+
+
+def test_a_position_names_a_bad_gp_engine_tile_flag():
+    """The seat field that records a value-1 tile over the printed engine (RULES.md §4.1) must be a
+    boolean; a bad value is a one-line error naming its path."""
+    from kwsearch.errors import InvalidPositionError
+    with pytest.raises(InvalidPositionError, match=r"\$\.seats\[0\]\.gp_engine_tile: expected true or false"):
+        load(make_position(seats={0: {"gp_engine_tile": "yes"}}))
+    st = load(make_position(seats={0: {"gp_engine": 3}}))
+    assert st.seats[0].gp_tile and "gp_engine_tile" not in st.to_json()["seats"][0]  # above 1: always a tile
