@@ -90,6 +90,8 @@ cdef enum:
     TK_SPECIAL
     TK_SELL
     TK_REMOVE
+    TK_CARD_ORDER
+    TK_SPECIAL_ORDER
     TK_COUNT
 
 # Action kinds, in the order of components.ALL_ACTIONS.
@@ -145,6 +147,7 @@ ctypedef struct SeatS:
     int8_t nwork          # tiles in the workshops (0..3)
     int8_t work[3]        # workshop tile codes, sorted
     int8_t gp_engine      # GP car engine value (1 = the printed engine)
+    int8_t gp_tile        # the GP car's engine is a tile (0: the printed 1); fills a padding byte
     int16_t laps          # laps completed in this round's race (no upper limit in the rules)
     int8_t space          # race space (0 = pit lane)
     int8_t start_tile     # chosen start tile, -1 before

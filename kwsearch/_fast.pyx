@@ -56,11 +56,16 @@ cdef int A_SELL_PASS = _A.SELL_PASS
 cdef int A_SELL = _A.SELL
 cdef int A_REMOVE_PASS = _A.REMOVE_PASS
 cdef int A_REMOVE_CAR = _A.REMOVE_CAR
+cdef int A_ORDER_BODY = _A.ORDER_BODY
+cdef int A_ORDER_ENGINE = _A.ORDER_ENGINE
+cdef int A_ORDER_ACTION = _A.ORDER_ACTION
+cdef int A_ORDER_BONUS = _A.ORDER_BONUS
 
 if tuple(_R.TASKS) != ("setup", "turn", "tile", "hire", "research", "body", "engine", "engine_dest", "place",
                        "gp", "buyer", "gp_engine", "gp_start", "market", "market_engine", "market_workers",
                        "market_price", "market_marker", "daimler", "diesel", "diesel_change", "end_turn",
-                       "benz", "race", "sales", "round_end", "special", "sell", "remove"):
+                       "benz", "race", "sales", "round_end", "special", "sell", "remove", "card_order",
+                       "special_order"):
     raise ImportError("kwsearch._fast was built for another rules.TASKS order; rebuild the extension")
 if tuple(_C.SPECIALTY_BONUSES) != ("engine", "body", "gp_engine", "canteen_money", "remove_car", "sell_tile",
                                    "research_discard"):
@@ -309,6 +314,69 @@ cdef inline int commutes(int a, int b, SeatS* p, const Comp* c) noexcept nogil:
     return 0
 
 
+cdef inline int bonus_commutes(KState* s, const Comp* c, int t) noexcept nogil:
+    """rules._bonus_commutes: the standard action of specialty tile t and its bonus end the same in
+    either order for the seat in turn."""
+    cdef int kind = c.spec_action[t], b = c.spec_bonus[t], k, v, inactive = 0
+    cdef SeatS* p = &s.seats[s.turn_seat]
+    if kind == AK_BUYER:
+        return 1
+    for k in range(c.ndev):
+        inactive += p.inactive[k]
+    if b == BN_ENGINE:
+        return kind == AK_HIRE or (kind != AK_ENGINE and commutes(kind, AK_ENGINE, p, c))
+    if b == BN_BODY:
+        return kind == AK_HIRE or (kind != AK_BODY and commutes(kind, AK_BODY, p, c))
+    if b == BN_GP_ENGINE:
+        if kind == AK_HIRE or kind == AK_BODY or kind == AK_GP_START2:
+            return 1
+        if kind == AK_GP:
+            v = p.gp_engine + 1
+            return v > 7 or s.supply_engine[v - 1] == 0
+        return 0
+    if b == BN_CANTEEN_MONEY:
+        if kind == AK_BODY or kind == AK_ENGINE or kind == AK_GP or kind == AK_GP_ENGINE2 or kind == AK_GP_START2:
+            return 1
+        if kind == AK_HIRE:
+            return p.supply == 0 or inactive > 0
+        return 0
+    if b == BN_REMOVE_CAR:
+        v = 0
+        for k in range(s.nmarket):
+            if s.market[k][0] == s.turn_seat:
+                v = 1
+        if not v:
+            return 1
+        if kind == AK_GP or kind == AK_GP_START2:
+            return 1
+        if kind == AK_HIRE:
+            return p.supply >= 2
+        return 0
+    if b == BN_SELL_TILE:
+        return kind == AK_HIRE or kind == AK_GP or kind == AK_GP_START2
+    return s.ndiscard == 0 and kind != AK_RESEARCH
+
+
+cdef inline void special_order(KState* s, const Comp* c, int t, int bonus_first) noexcept nogil:
+    """rules._choose_special_order (the task already popped)."""
+    if bonus_first:
+        begin_tile(s, s.turn_seat, &c.spec_action[t], 1)
+        push(s, TK_SPECIAL, t)
+    else:
+        push(s, TK_SPECIAL, t)
+        begin_tile(s, s.turn_seat, &c.spec_action[t], 1)
+
+
+cdef inline void card_order(KState* s, int engine_first) noexcept nogil:
+    """rules._choose_card_order (the task already popped)."""
+    if engine_first:
+        push(s, TK_BODY, 0)
+        push(s, TK_ENGINE, 0)
+    else:
+        push(s, TK_ENGINE, 0)
+        push(s, TK_BODY, 0)
+
+
 cdef inline void start_action(KState* s, const Comp* c, int kind) noexcept nogil:
     cdef int i
     for i in range(s.nrem):
@@ -343,12 +411,12 @@ cdef inline void take_card(KState* s, const Comp* c, int seat, int t) noexcept n
         if p.canteen > 0:
             p.canteen -= 1
             p.active[c.card_devslot[t]] += 1
-            if c.card_tile[t] == 1:
-                push(s, TK_BODY, 0)
-            elif c.card_tile[t] == 2:
-                push(s, TK_ENGINE, 0)
         else:
             p.inactive[c.card_devslot[t]] += 1
+        if c.card_tile[t] == 1:  # taken even while inactive (RULES.md §5.1)
+            push(s, TK_BODY, 0)
+        elif c.card_tile[t] == 2:
+            push(s, TK_ENGINE, 0)
     elif kind == 1:
         discard(s, t)
         if c.card_effect[t] == 0:
@@ -356,8 +424,7 @@ cdef inline void take_card(KState* s, const Comp* c, int seat, int t) noexcept n
         elif c.card_effect[t] == 1:
             push(s, TK_GP, c.card_amount[t])
         else:
-            push(s, TK_ENGINE, 0)
-            push(s, TK_BODY, 0)
+            push(s, TK_CARD_ORDER, 0)
     else:
         eng = c.card_engineer[t]
         p.engineers |= <uint16_t>(1 << eng)
@@ -441,9 +508,10 @@ cdef inline void put_in_workshop(KState* s, const Comp* c, int code) noexcept no
 cdef inline void install_gp_engine(KState* s, int v) noexcept nogil:
     cdef SeatS* p = &s.seats[s.turn_seat]
     cdef int old = p.gp_engine
-    if old > 1:
+    if p.gp_tile:
         s.supply_engine[old - 1] += 1
     p.gp_engine = <int8_t>v
+    p.gp_tile = 1
     if has(p, EN_BUGATTI) and v > old:
         push(s, TK_GP, v)
 
@@ -728,11 +796,8 @@ cdef int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
     if kind == TK_ENGINE_DEST:
         s.actor = s.turn_seat
         buf[0] = A_ENGINE_WORKSHOP
-        n = 1
-        if arg > s.seats[s.turn_seat].gp_engine:
-            buf[1] = A_ENGINE_GP
-            n = 2
-        return n
+        buf[1] = A_ENGINE_GP
+        return 2
 
     if kind == TK_PLACE:
         p = &s.seats[s.turn_seat]
@@ -1064,6 +1129,26 @@ cdef int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
             return -1
         s.actor = <int8_t>seat
         return n
+
+    if kind == TK_CARD_ORDER:
+        if s.seats[s.turn_seat].nwork <= 1:
+            pop(s)
+            card_order(s, 0)
+            return -1
+        s.actor = s.turn_seat
+        buf[0] = A_ORDER_BODY
+        buf[1] = A_ORDER_ENGINE
+        return 2
+
+    if kind == TK_SPECIAL_ORDER:
+        if bonus_commutes(s, c, arg):
+            pop(s)
+            special_order(s, c, arg, 0)
+            return -1
+        s.actor = s.turn_seat
+        buf[0] = A_ORDER_ACTION
+        buf[1] = A_ORDER_BONUS
+        return 2
     return 0
 
 
@@ -1103,12 +1188,12 @@ cdef void resolve(KState* s, const Comp* c, int action) noexcept nogil:
         if t < SEAT:
             s.chain[s.nchain - 1] = <int8_t>t
             begin_tile(s, seat, c.tile_act[t], c.tile_nact[t])
-        else:  # a specialty tile: discarded, replaced at once; standard action, then bonus
+        else:  # a specialty tile: discarded, replaced at once; then the order of action and bonus
             t -= SPECIAL
             discard_special(s, c, t)
             s.chain[s.nchain - 1] = <int8_t>(SPECIAL + draw_special(s, c, s.round - 1))
-            push(s, TK_SPECIAL, t)
-            begin_tile(s, seat, &c.spec_action[t], 1)
+            s.turn_seat = <int8_t>seat
+            push(s, TK_SPECIAL_ORDER, t)
     elif kind == TK_TILE:
         start_action(s, c, action - A_DO)
     elif kind == TK_HIRE:
@@ -1216,6 +1301,7 @@ cdef void resolve(KState* s, const Comp* c, int action) noexcept nogil:
             push(s, TK_DIESEL_CHANGE, action - A_DIESEL_CAR)
     elif kind == TK_DIESEL_CHANGE:
         pop(s)
+        push(s, TK_DIESEL, 0)  # the next marker may follow in the same turn (RULES.md §5.3)
         car = s.market[car_by_price(s, arg)]
         p = &s.seats[car[0]]
         p.diesel -= 1
@@ -1265,6 +1351,12 @@ cdef void resolve(KState* s, const Comp* c, int action) noexcept nogil:
         s.prices |= <uint32_t>1 << car[4]
         s.seats[car[0]].money += arg
         remove_market_car(s, i)
+    elif kind == TK_CARD_ORDER:
+        pop(s)
+        card_order(s, action == A_ORDER_ENGINE)
+    elif kind == TK_SPECIAL_ORDER:
+        pop(s)
+        special_order(s, c, arg, action == A_ORDER_BONUS)
 
 
 cdef int run_opts(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
@@ -1352,8 +1444,11 @@ cdef void k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trac
     At a turn, three times in four the seat takes one of the tiles that let the
     fewest other workers past it (uniformly among those), otherwise any tile; at
     the market step it passes only one time in eight when it could offer a car.
-    Every other decision is uniformly random. ``trace`` (if given) receives the
-    first ``cap`` actions taken (for tests).
+    A new engine lower than the GP car's goes to a workshop, an equal one goes to
+    the GP car only when the workshops are full (RULES.md §4.1 offers both places
+    whatever the values; a lower engine in the car would only slow it). Every
+    other decision is uniformly random. ``trace`` (if given) receives the first
+    ``cap`` actions taken (for tests).
     """
     cdef int16_t buf[MAX_LEGAL]
     cdef int16_t good[MAX_LEGAL]
@@ -1381,6 +1476,11 @@ cdef void k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trac
                     good[m] = <int16_t>a
                     m += 1
             pick = good[<int>(k_next(rng) % <uint64_t>m)]
+        elif kind == TK_ENGINE_DEST and s.tasks[s.ntasks - 1][1] <= s.seats[s.turn_seat].gp_engine:
+            if s.tasks[s.ntasks - 1][1] == s.seats[s.turn_seat].gp_engine and s.seats[s.turn_seat].nwork >= 3:
+                pick = A_ENGINE_GP
+            else:
+                pick = A_ENGINE_WORKSHOP
         elif kind == TK_MARKET and n > 1 and pick == A_MARKET_PASS and (k_next(rng) & 7) != 0:
             m = 0
             for i in range(n):
@@ -1586,6 +1686,7 @@ cdef class FastState:
             for i, w in enumerate(rs.workshops):
                 p.work[i] = w
             p.gp_engine = rs.gp_engine
+            p.gp_tile = 1 if rs.gp_tile else 0
             p.laps = rs.laps
             p.space = rs.space
             p.start_tile = rs.start_tile
@@ -1646,6 +1747,7 @@ cdef class FastState:
             rs.canteen = p.canteen
             rs.workshops = [p.work[i] for i in range(p.nwork)]
             rs.gp_engine = p.gp_engine
+            rs.gp_tile = bool(p.gp_tile)
             rs.laps = p.laps
             rs.space = p.space
             rs.start_tile = p.start_tile

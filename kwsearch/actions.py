@@ -57,7 +57,12 @@ SELL_PASS = SPECIAL_TILE + MAX_SPECIAL  # "sell pass"
 SELL = SELL_PASS + 1           # + tile code                     "sell engine 4"
 REMOVE_PASS = SELL + 16        # "remove pass"
 REMOVE_CAR = REMOVE_PASS + 1   # + price of the own car          "remove car@8"
-NUM_ACTIONS = REMOVE_CAR + MAX_PRICE + 1
+# The order of two effects (RULES.md §5.2, §11); appended so that the ids above never change.
+ORDER_BODY = REMOVE_CAR + MAX_PRICE + 1  # "one body & one engine" card: "body first"
+ORDER_ENGINE = ORDER_BODY + 1  # ... the engine first               "engine first"
+ORDER_ACTION = ORDER_BODY + 2  # V6 tile: the standard action first "action first"
+ORDER_BONUS = ORDER_BODY + 3   # V6 tile: the bonus first            "bonus first"
+NUM_ACTIONS = ORDER_BODY + 4
 
 #: (first id, one past the last, meaning) — the table of docs/actions.md.
 RANGES = [
@@ -90,7 +95,9 @@ RANGES = [
     (SELL_PASS, SELL, "V6 bonus: sell no workshop tile"),
     (SELL, REMOVE_PASS, "V6 bonus: sell this workshop tile for its value"),
     (REMOVE_PASS, REMOVE_CAR, "V6 bonus: remove no car from the market"),
-    (REMOVE_CAR, NUM_ACTIONS, "V6 bonus: remove the own car with this price from the market"),
+    (REMOVE_CAR, ORDER_BODY, "V6 bonus: remove the own car with this price from the market"),
+    (ORDER_BODY, ORDER_ACTION, "\"one body & one engine\" card: take the body / the engine first"),
+    (ORDER_ACTION, NUM_ACTIONS, "V6 tile: do the standard action / the bonus first"),
 ]
 
 #: Workshop tile codes: a body of value v is v, an engine of value v is 8 + v.
@@ -181,6 +188,10 @@ class Notation:
         put(REMOVE_PASS, "remove pass")
         for v in range(MAX_PRICE + 1):
             put(REMOVE_CAR + v, f"remove car@{v}")
+        put(ORDER_BODY, "body first")
+        put(ORDER_ENGINE, "engine first")
+        put(ORDER_ACTION, "action first")
+        put(ORDER_BONUS, "bonus first")
 
     def text(self, action: int) -> str:
         try:

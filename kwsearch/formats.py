@@ -73,6 +73,7 @@ def state_to_position(st) -> dict[str, Any]:
             "canteen": s.canteen,
             "workshops": [_tile_name(w) for w in s.workshops],
             "gp_engine": s.gp_engine,
+            **({"gp_engine_tile": True} if s.gp_tile and s.gp_engine == 1 else {}),
             "laps": s.laps,
             "space": s.space,
             "start_tile": c.start_tiles[s.start_tile].name if s.start_tile >= 0 else None,
@@ -313,6 +314,12 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
                 s.workshops.append(code)
         s.workshops.sort()
         s.gp_engine = ck.int(ck.obj(sr, "gp_engine", p, 1), f"{p}.gp_engine", 1, MAX_TILE_VALUE, 1)
+        # An engine above 1 is always a tile; a value-1 tile may cover the printed 1 (RULES.md §4.1).
+        gp_tile = ck.obj(sr, "gp_engine_tile", p, False)
+        if not isinstance(gp_tile, bool):
+            ck.err(f"{p}.gp_engine_tile", f"expected true or false, got {json.dumps(gp_tile)}")
+            gp_tile = False
+        s.gp_tile = gp_tile or s.gp_engine > 1
         s.laps = ck.int(ck.obj(sr, "laps", p, 0), f"{p}.laps", 0, MAX_LAPS)
         s.space = ck.int(ck.obj(sr, "space", p, 0), f"{p}.space", 0, c.gp_lap_length)
         if s.laps > 0 and s.space == 0:
@@ -650,9 +657,11 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
 
 
 _OUTSIDE_TURN = ("setup", "turn", "benz", "race", "sales", "round_end")
-_TOP_ONLY = ("market_engine", "market_workers", "market_price", "market_marker", "diesel_change", "sell", "remove")
-_ONCE = ("turn", "tile", "market", "daimler", "diesel", "end_turn", "race", "sales", "round_end", "special")
-_V6_TASKS = ("special", "sell", "remove")
+_TOP_ONLY = ("market_engine", "market_workers", "market_price", "market_marker", "diesel_change", "sell", "remove",
+             "card_order", "special_order")
+_ONCE = ("turn", "tile", "market", "daimler", "diesel", "end_turn", "race", "sales", "round_end", "special",
+         "special_order")
+_V6_TASKS = ("special", "sell", "remove", "special_order")
 
 
 def _check_task_stack(ck: "_Checker", st) -> None:
@@ -688,7 +697,7 @@ def tiles_in_play(st) -> tuple[Counter, Counter]:
                 engine[w - ENGINE_CODE] += 1
             else:
                 body[w] += 1
-        if s.gp_engine > 1:
+        if s.gp_tile:  # not the printed 1
             engine[s.gp_engine] += 1
     for car in st.market:
         body[car[1]] += 1
@@ -720,6 +729,7 @@ def _task_arg_bounds(kind: str, n: int, c: Components) -> range | list[int] | No
         "gp": range(0, 4 * c.gp_lap_length), "gp_start": range(1, c.gp_lap_length + 1),
         "diesel_change": sorted({p for series in c.price_markers for p in series}),
         "special": range(len(c.specialty_tiles)), "remove": range(0, 100),
+        "special_order": range(len(c.specialty_tiles)),
     }
     return table.get(kind, range(0, 1))
 

@@ -360,7 +360,8 @@ class _Rules:
             if ct.engine and _ENGINE in st.active:
                 v += 0.5
             if s.canteen == 0:
-                return 0.4 * v
+                # Inactive for now; its immediate tile still comes, by the points without it (RULES.md §5.1).
+                return 0.4 * v + (1.5 if ct.tile else 0.0)
             if ct.tile:
                 v += 2.0
             return v - 0.6  # the worker it takes from the canteen
@@ -382,13 +383,33 @@ class _Rules:
     def r_engine_dest(self, st, legal):
         s = st.seats[st.turn_seat]
         v = st.tasks[-1][1]
-        if s.engineers >> _ENG["bugatti"] & 1:
-            return A.ENGINE_GP
         bodies = sum(1 for w in s.workshops if w < ENGINE_CODE)
         engines = [w - ENGINE_CODE for w in s.workshops if w > ENGINE_CODE]
+        if v < s.gp_engine:
+            return A.ENGINE_WORKSHOP  # a lower engine would only slow the car
+        if v == s.gp_engine:
+            # The GP car is offered whatever the values (RULES.md §4.1): an equal engine there
+            # changes nothing but spares a workshop tile, worth it when the workshops are full and
+            # already hold an engine as good.
+            full = len(s.workshops) >= 3
+            return A.ENGINE_GP if full and engines and max(engines) >= v else A.ENGINE_WORKSHOP
+        if s.engineers >> _ENG["bugatti"] & 1:
+            return A.ENGINE_GP
         if v >= s.gp_engine + 2 and len(engines) > bodies and max(engines) >= v - 1:
             return A.ENGINE_GP
         return A.ENGINE_WORKSHOP
+
+    def r_card_order(self, st, legal):
+        """The "one body & one engine" card: the body first (a car body is never wasted)."""
+        return A.ORDER_BODY
+
+    def r_special_order(self, st, legal):
+        """A V6 tile: the GP engine upgrade before the tile's GP move (the car races with the better
+        engine); otherwise the standard action first."""
+        tile = st.game.components.specialty_tiles[st.tasks[-1][1]]
+        if tile.bonus == "gp_engine" and tile.action == "gp":
+            return A.ORDER_BONUS
+        return A.ORDER_ACTION
 
     def r_place(self, st, legal):
         s = st.seats[st.turn_seat]

@@ -28,6 +28,8 @@ _DECISION = {
     "hire": "choose which inactive development the new worker activates",
     "sell": "sell a workshop tile for its value, or pass (specialty bonus)",
     "remove": "remove an own car from the market, or pass (specialty bonus)",
+    "card_order": "take the body or the engine of the card first",
+    "special_order": "do the specialty tile's standard action or its bonus first",
 }
 
 

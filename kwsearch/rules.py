@@ -83,9 +83,11 @@ TASKS = (
     "race",         # Grand-Prix scoring
     "sales",        # buyers' scoring
     "round_end",    # clean-up, next round or game end
-    "special",      # arg specialty tile: its bonus, after its standard action (V6)
+    "special",      # arg specialty tile: its bonus (V6)
     "sell",         # V6 bonus: optionally sell a workshop tile            (decision SELL*)
     "remove",       # arg money: V6 bonus, optionally remove an own market car  (decision REMOVE*)
+    "card_order",   # the "one body & one engine" card: which first         (decision ORDER_BODY/ENGINE)
+    "special_order",  # arg specialty tile: standard action or bonus first  (decision ORDER_ACTION/BONUS)
 )
 
 # Which action kinds may be done in either order with the same outcome
@@ -106,12 +108,60 @@ def _commutes(a: str, b: str, seat: "Seat") -> bool:
         return not seat.dev_inactive
     if pair == frozenset(("hire", "research")):
         # A new development is activated from the canteen either way, unless the
-        # canteen is empty (then hiring first would activate it with its tile).
+        # canteen is empty (then hiring first activates it before its tile is taken, so the
+        # tile counts its points; RULES.md §5.1).
         return not seat.dev_inactive and seat.canteen > 0
     if pair == frozenset(("body", "engine")):
         # With two free workshops neither tile can displace the other.
         return len(seat.workshops) <= 1
     return False
+
+
+def _bonus_commutes(kind: str, tile, st: "State") -> bool:
+    """Whether a V6 tile's standard action ``kind`` and its bonus end the same in either
+    order for the seat in turn (RULES.md §11: the order is asked only when it can matter,
+    as for a tile's actions, reading 1). Conservative: a pair is "commuting" only where
+    the two touch nothing in common; doubtful pairs are asked.
+    """
+    if kind == "buyer":
+        return True  # the buyer action touches nothing a bonus reads or writes
+    s = st.seats[st.turn_seat]
+    b = tile.bonus
+    if b in ("engine", "body"):
+        # A tile of a fixed value: as the action of that kind, except that hiring cannot
+        # change its value (two takes of one kind share the supply and the workshops,
+        # so they are asked).
+        return kind == "hire" or (kind != b and _commutes(kind, b, s))
+    if b == "gp_engine":
+        if kind in ("hire", "body", "gp_start2"):
+            return True  # they neither read nor change the GP engine or the engine supply
+        if kind == "gp":
+            # Racing first or after the upgrade matters, unless there is no upgrade.
+            v = s.gp_engine + 1
+            return v > MAX_TILE_VALUE or st.supply_engine[v - 1] == 0
+        return False
+    if b == "canteen_money":
+        if kind in ("body", "engine", "gp", "gp_engine2", "gp_start2"):
+            return True  # the canteen is not touched
+        if kind == "hire":
+            # The worker hired first counts, unless none comes or it activates a development.
+            return s.supply == 0 or bool(s.dev_inactive)
+        return False
+    if b == "remove_car":
+        if not any(car[0] == st.turn_seat for car in st.market):
+            return True  # nothing to remove, and no action puts a car on the market
+        if kind in ("gp", "gp_start2"):
+            return True
+        if kind == "hire":
+            # The removed car's workers return to the supply: the hire and the Worker
+            # award can depend on them unless the supply has workers to spare.
+            return s.supply >= 2
+        return False
+    if b == "sell_tile":
+        return kind in ("hire", "gp", "gp_start2")  # the workshops are not touched
+    # research_discard: the top discard is unknown until the other action is done,
+    # except that only a research action can add to an empty discard pile.
+    return not st.discard and kind != "research"
 
 
 # ---------------------------------------------------------------------------
@@ -245,7 +295,7 @@ class Seat:
 
     __slots__ = ("money", "supply", "canteen", "workshops", "gp_engine", "laps", "space",
                  "engineers", "maybach", "horch", "daimler", "diesel", "benz",
-                 "dev_active", "dev_inactive", "start_tile")
+                 "dev_active", "dev_inactive", "start_tile", "gp_tile")
 
     def copy(self) -> "Seat":
         s = Seat.__new__(Seat)
@@ -257,6 +307,7 @@ class Seat:
         s.diesel, s.benz = self.diesel, self.benz
         s.dev_active, s.dev_inactive = list(self.dev_active), list(self.dev_inactive)
         s.start_tile = self.start_tile
+        s.gp_tile = self.gp_tile
         return s
 
     def has(self, engineer: str) -> bool:
@@ -312,6 +363,7 @@ class State:
             s.diesel = s.benz = 0
             s.dev_active, s.dev_inactive = [], []
             s.start_tile = -1
+            s.gp_tile = False  # the GP car shows its printed engine 1 (no tile)
             st.seats.append(s)
         st.turn_seat = -1
         st.remaining = []
@@ -608,12 +660,32 @@ class State:
             return
         # A specialty tile [book 9.0]: it is discarded and the current round's next
         # tile goes to the front at once [reading 15]; the seat does the standard
-        # action, then the bonus [reading 16].
+        # action and the bonus in the order it chooses [decision, RULES.md §11].
         t = entry - SPECIAL
         self._discard_special(t)
         self.chain.append(SPECIAL + self._draw_special(self.round - 1))
-        self._push("special", t)
-        self._begin_tile(seat, (c.specialty_tiles[t].action,))
+        self.turn_seat = seat
+        self._push("special_order", t)
+
+    def _task_special_order(self, t: int) -> list[int] | None:
+        """Standard action or bonus first (RULES.md §11 [decision]); asked only when the
+        order can change the outcome (reading 1), else the standard action first."""
+        tile = self.game.components.specialty_tiles[t]
+        if _bonus_commutes(tile.action, tile, self):
+            self._choose_special_order(A.ORDER_ACTION, t)
+            return None
+        self.actor = self.turn_seat
+        return [A.ORDER_ACTION, A.ORDER_BONUS]
+
+    def _choose_special_order(self, action: int, t: int) -> None:
+        self._pop()
+        seat = self.turn_seat
+        if action == A.ORDER_ACTION:
+            self._push("special", t)  # under the tile: the bonus after the action
+            self._begin_tile(seat, (self.game.components.specialty_tiles[t].action,))
+        else:
+            self._begin_tile(seat, (self.game.components.specialty_tiles[t].action,))
+            self._push("special", t)  # on top: the bonus first
 
     def _task_tile(self, _: int) -> list[int] | None:
         rem = self.remaining
@@ -679,8 +751,8 @@ class State:
 
     @staticmethod
     def _activate(s: Seat, t: int) -> None:
-        """A worker from the supply goes onto inactive development ``t``; a tile it
-        would have given is lost [decision, RULES.md §5.1]."""
+        """A worker from the supply goes onto inactive development ``t``. Its immediate
+        tile, if any, was taken when the card was (RULES.md §5.1 [decision])."""
         s.dev_inactive.remove(t)
         bisect.insort(s.dev_active, t)
 
@@ -726,20 +798,21 @@ class State:
         if ct.kind == "development":
             if s.canteen > 0:
                 s.canteen -= 1
-                bisect.insort(s.dev_active, t)
-                if ct.tile:  # after activation, so the new points count [book]
-                    self._push(ct.tile, 0)
+                bisect.insort(s.dev_active, t)  # the tile after activation: the new points count [book]
             else:
                 bisect.insort(s.dev_inactive, t)
+            if ct.tile:
+                # Taken even while the card stays inactive, by the research points
+                # without the card's own [decision, RULES.md §5.1].
+                self._push(ct.tile, 0)
         elif ct.kind == "instant":
             self.discard.append(t)
             if ct.effect == "hire":
                 self._push("hire", ct.amount)
             elif ct.effect == "gp":
                 self._push("gp", ct.amount)
-            else:  # one body & one engine: the body first [decision]
-                self._push("engine", 0)
-                self._push("body", 0)
+            else:  # one body & one engine, in the order the player chooses [decision, §5.2]
+                self._push("card_order")
         else:
             eng = ct.engineer
             s.engineers |= 1 << ENGINEERS.index(eng)
@@ -758,6 +831,22 @@ class State:
                 self._push("hire", c.otto_workers)
             if bin(s.engineers).count("1") >= 3:
                 self._award(seat, "engineers")
+
+    def _task_card_order(self, _: int) -> list[int] | None:
+        """The "one body & one engine" card: which is taken first (RULES.md §5.2
+        [decision, as for a tile's actions]); asked only when the order can change the
+        outcome (reading 1), else the body first."""
+        if _commutes("body", "engine", self.seats[self.turn_seat]):
+            self._choose_card_order(A.ORDER_BODY, 0)
+            return None
+        self.actor = self.turn_seat
+        return [A.ORDER_BODY, A.ORDER_ENGINE]
+
+    def _choose_card_order(self, action: int, _: int) -> None:
+        self._pop()
+        first, second = ("body", "engine") if action == A.ORDER_BODY else ("engine", "body")
+        self._push(second, 0)
+        self._push(first, 0)
 
     # ----- bodies and engines (RULES.md §4.1) ---------------------------
 
@@ -787,13 +876,10 @@ class State:
             self._push("engine_dest", v)
 
     def _task_engine_dest(self, v: int) -> list[int]:
+        # Both destinations, whatever the values [book, RULES.md §4.1]: an equal or
+        # lower engine in the GP car can spare a workshop tile.
         self.actor = self.turn_seat
-        options = [A.ENGINE_WORKSHOP]
-        # Installing an engine that is not higher than the GP car's is not offered
-        # [decision, docs/rules-notes.md]: it can only slow the car.
-        if v > self.seats[self.turn_seat].gp_engine:
-            options.append(A.ENGINE_GP)
-        return options
+        return [A.ENGINE_WORKSHOP, A.ENGINE_GP]
 
     def _choose_engine_dest(self, action: int, v: int) -> None:
         self._pop()
@@ -805,11 +891,13 @@ class State:
     def _install_gp_engine(self, v: int) -> None:
         s = self.seats[self.turn_seat]
         old = s.gp_engine
-        if old > 1:
-            self.supply_engine[old - 1] += 1  # the printed engine 1 is not a tile
+        if s.gp_tile:
+            self.supply_engine[old - 1] += 1  # the printed engine 1 is not a tile [book]
         s.gp_engine = v
+        s.gp_tile = True
         if s.has("bugatti") and v > old:
-            self._push("gp", v)  # Bugatti: race at once with the new engine [book]
+            # Bugatti: race at once with the new engine, only when it is higher [book, §5.3].
+            self._push("gp", v)
 
     def _task_place(self, code: int) -> list[int] | None:
         s = self.seats[self.turn_seat]
@@ -1073,6 +1161,9 @@ class State:
 
     def _choose_diesel_change(self, action: int, price: int) -> None:
         self._pop()
+        # The next marker may be used in the same turn [book, RULES.md §5.3]: the Diesel
+        # decision comes again (with "diesel pass" to stop) while markers are left.
+        self._push("diesel")
         car = self._car_by_price(price)
         s = self.seats[car[0]]
         s.diesel -= 1  # a discard is not a marker placement [decision, RULES.md §5.3]
@@ -1220,7 +1311,7 @@ class State:
         self.spec_used[self.game.components.specialty_tiles[t].stack].append(t)
 
     def _task_special(self, t: int) -> None:
-        """The bonus of specialty tile ``t`` (its standard action is done by then)."""
+        """The bonus of specialty tile ``t`` (before or after its standard action, as chosen)."""
         self._pop()
         tile = self.game.components.specialty_tiles[t]
         seat = self.turn_seat

@@ -25,7 +25,9 @@ Every iteration
    (``SearchConfig.rollout = "tempo"``, ``k_playout_tempo``): at a turn, three
    times in four the seat takes one of the tiles that let the fewest other
    workers past it, and at the market step it offers a car seven times in eight
-   when it can; every other decision is uniformly random. ``rollout="random"``
+   when it can; a new engine not higher than the GP car's goes into the car only
+   when it is equal and the workshops are full; every other decision is uniformly
+   random. ``rollout="random"``
    plays uniformly random legal actions (``k_playout``). The policy is the
    default because it measured stronger (bench/RESULTS.md, docs/design.md);
 4. **backs up** the reward *vector*: every node on the path adds the reward of

@@ -17,7 +17,9 @@ that stops reaching a rule fails here instead of silently testing less.
 
 Games with component overrides (``examples/components-example.json`` and a
 20-card research deck that is reshuffled often) run in lockstep as well, and so
-do V6 games (the specialty tiles, RULES.md §11) for 2, 3 and 4 players.
+do V6 games (the specialty tiles, RULES.md §11) for 2, 3 and 4 players, and V6
+games whose tiles pair every standard action with every bonus (the order of the
+two is asked only when it can matter, and that test has a branch per pair).
 
 On a disagreement the message names the player count, seed, style and step,
 the last moves, both legal lists and the differing fields of the exported state.
@@ -155,6 +157,7 @@ class Run:
         self.instants: set[int] = set()   # instant card types taken
         self.awards: set[int] = set()     # award indices taken
         self.bonuses: set[str] = set()    # V6 specialty-tile bonuses taken
+        self.special_pairs: set[tuple[str, str]] = set()  # (standard action, bonus) of the tiles taken
         self.failures: list[str] = []
 
 
@@ -214,12 +217,25 @@ def lockstep(game: Game, seed: int, style: str, full_json: bool, run: Run) -> No
             break
         a = choose(rng, ref, style)
         pend = ref.pending()
+        seat = ref.seats[ref.current_player()]
         if pend == "hire":
             run.count["activation choice"] += 1
         elif pend == "research":
             ct = c.card_types[a - A.RESEARCH]
             if ct.kind == "instant":
                 run.instants.add(ct.index)
+            if ct.kind == "development" and ct.tile and seat.canteen == 0:
+                run.count["immediate tile of an inactive development"] += 1
+        elif pend == "card_order":
+            run.count["body-and-engine card order " + ref.action_to_text(a)] += 1
+        elif pend == "special_order":
+            run.count["specialty tile order " + ref.action_to_text(a)] += 1
+        elif pend == "diesel" and seat.diesel < c.diesel_markers and a != A.DIESEL_PASS:
+            run.count["second Diesel change"] += 1
+        if a == A.ENGINE_GP and ref.tasks[-1][1] <= seat.gp_engine:
+            run.count["engine not higher to the GP car"] += 1
+            if ref.tasks[-1][1] == 1 and not seat.gp_tile:
+                run.count["value-1 engine over the printed one"] += 1
         if A.BENZ <= a < A.ACTIVATE:
             run.count["Benz fifth buyer"] += 1
         elif A.DIESEL_BODY <= a < A.BENZ_PASS:
@@ -233,11 +249,13 @@ def lockstep(game: Game, seed: int, style: str, full_json: bool, run: Run) -> No
         elif A.SPECIAL_TILE <= a < A.SELL_PASS:
             run.count["specialty tile"] += 1
             run.bonuses.add(c.specialty_tiles[a - A.SPECIAL_TILE].bonus)
+            run.special_pairs.add((c.specialty_tiles[a - A.SPECIAL_TILE].action,
+                                   c.specialty_tiles[a - A.SPECIAL_TILE].bonus))
             if c.specialty_tiles[a - A.SPECIAL_TILE].stack < ref.round - 1:
                 run.count["earlier-round specialty tile taken"] += 1
         elif A.SELL <= a < A.REMOVE_PASS:
             run.count["workshop tile sold"] += 1
-        elif a >= A.REMOVE_CAR:
+        elif A.REMOVE_CAR <= a < A.ORDER_BODY:
             run.count["car removed"] += 1
         if game.v6:
             undrawn = [len(x) for x in ref.spec_undrawn]
@@ -311,7 +329,11 @@ def test_the_random_games_reach_every_rule(players):
     missing_awards = [AWARDS[i] for i in range(len(AWARDS)) if i not in run.awards]
     assert not missing_awards, f"awards never taken: {missing_awards}"
     for path in ("deck reshuffle", "Benz fifth buyer", "Diesel change", "Daimler marker",
-                 "activation choice", "market marker", "engine to the GP car"):
+                 "activation choice", "market marker", "engine to the GP car",
+                 # the corrections of RULES.md §4.1, §5.1, §5.2, §5.3 (issue 11)
+                 "engine not higher to the GP car", "immediate tile of an inactive development",
+                 "body-and-engine card order body first", "body-and-engine card order engine first",
+                 "second Diesel change", "value-1 engine over the printed one"):
         assert run.count[path] >= 1, f"never reached: {path} ({dict(run.count)})"
 
 
@@ -428,5 +450,49 @@ def test_the_v6_games_reach_every_specialty_rule(players):
     from kwsearch.components import SPECIALTY_BONUSES
     assert run.bonuses == set(SPECIALTY_BONUSES), run.bonuses
     for path in ("specialty tile", "workshop tile sold", "car removed", "specialty stack reshuffle",
-                 "earlier-round specialty tile taken", "earlier-round specialty tile passed over"):
+                 "earlier-round specialty tile taken", "earlier-round specialty tile passed over",
+                 "specialty tile order action first", "specialty tile order bonus first"):
         assert run.count[path] >= 1, f"never reached: {path} ({dict(run.count)})"
+
+
+# ---------------------------------------------------------------------------
+# V6 with every pairing of standard action and bonus: the order decision
+# (RULES.md §11, rules._bonus_commutes) has a branch per pair, and the default
+# tiles use only a few of them
+# ---------------------------------------------------------------------------
+
+SPECIAL_SHIFTS = 6          # the twelve default tiles with their standard actions rotated 0..5 places
+SHIFT_GAMES = 40            # per rotation (3 players)
+_STANDARD = ("hire", "body", "engine", "gp", "research", "buyer")
+
+
+def shifted_specialty_components(shift: int):
+    """The default specialty tiles, tile i with standard action ``_STANDARD[(i + shift) % 6]``: over the
+    six shifts every bonus meets every standard action."""
+    tiles = json.loads(json.dumps(DEFAULTS["specialty_tiles"]))
+    for i, t in enumerate(tiles):
+        t["action"] = _STANDARD[(i + shift) % len(_STANDARD)]
+    return components_from_dict({"specialty_tiles": tiles})
+
+
+@lru_cache(maxsize=None)
+def shifted_run(shift: int) -> Run:
+    game = Game(3, components=shifted_specialty_components(shift), v6=True)
+    return run_games(game, range(9_500_000 + shift * 1000, 9_500_000 + shift * 1000 + SHIFT_GAMES), 10)
+
+
+@pytest.mark.parametrize("shift", range(SPECIAL_SHIFTS))
+def test_the_engines_agree_on_every_pairing_of_standard_action_and_bonus(shift):
+    run = shifted_run(shift)
+    _no_failures(run)
+    assert run.games == SHIFT_GAMES
+
+
+def test_every_pairing_of_standard_action_and_bonus_is_reached():
+    """Each (standard action, bonus) pair of the rotated tiles is taken at least once."""
+    from kwsearch.components import SPECIALTY_BONUSES
+    pairs = set()
+    for shift in range(SPECIAL_SHIFTS):
+        pairs |= shifted_run(shift).special_pairs
+    missing = {(a, b) for a in _STANDARD for b in SPECIALTY_BONUSES} - pairs
+    assert not missing, f"pairs never taken: {sorted(missing)}"

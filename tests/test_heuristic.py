@@ -273,6 +273,83 @@ def test_takes_the_buyer_its_car_wins():
     assert text == "buyer engine"
 
 
+# ---------------------------------------------------------------------------
+# The decisions of the corrected rules (RULES.md §4.1, §5.2, §5.3, §11)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ["reference", "fast"])
+@pytest.mark.parametrize("seat0, expected", [
+    ({"gp_engine": 4, "developments": ["dev:engine2"]}, "engine -> workshop"),  # engine 3 < 4
+    ({"gp_engine": 3, "developments": ["dev:engine2"]}, "engine -> workshop"),  # equal, room to spare
+    ({"gp_engine": 3, "developments": ["dev:engine2"], "workshops": ["body 2", "body 3", "engine 4"]},
+     "engine -> gp"),  # equal with full workshops and an engine 4 kept: the car takes it, no tile lost
+    ({"gp_engine": 2, "developments": ["dev:engine2"], "engineers": ["Bugatti"]}, "engine -> gp"),
+], ids=["lower", "equal-free-workshop", "equal-full-workshops", "higher-bugatti"])
+def test_hand_rule_for_the_engine_destination(engine, seat0, expected):
+    """The GP car is offered for every engine (RULES.md §4.1): the rule never slows the car, and uses
+    an equal engine there only to spare a workshop tile."""
+    st = convert(load(make_position(seats={0: seat0})), engine)
+    play(st, tile("engine"))
+    assert st.pending() == "engine_dest"
+    assert st.action_to_text(HeuristicBot(0).rule_action(st)) == expected
+
+
+def test_bot_puts_no_lower_engine_into_the_gp_car():
+    pos = make_position(seats={0: {"gp_engine": 5, "developments": ["dev:engine2"], "engineers": ["Bugatti"]}})
+    st, text = _decide(pos, tile("engine"))
+    assert st.pending() == "engine_dest" and text == "engine -> workshop"
+
+
+def test_hand_rules_for_the_order_decisions():
+    """card_order: the body first; special_order: the GP engine upgrade before the GP move of a tile
+    that has both, otherwise the standard action first."""
+    seat0 = {"workshops": ["body 1", "engine 1", "engine 1"]}
+    pos = make_position(seats={0: seat0}, research={"display": ["body+engine", "dev:body1"]})
+    st = load(pos)
+    play(st, tile("research"), "take research:body+engine")
+    assert st.pending() == "card_order"
+    assert st.action_to_text(HeuristicBot(0).rule_action(st)) == "body first"
+    assert HeuristicBot(0).step(st) in st.legal_actions()
+    for name, expected in (("A2", "bonus first"), ("A3", "action first")):
+        game = Game(4, v6=True)
+        for seed in range(200):
+            st = game.new_initial_state(seed, engine="reference")
+            rng = random.Random(seed)
+            while st.pending() != "turn":
+                st.apply(rng.choice(st.legal_actions()))
+            if st.action_to_text(max(st.legal_actions())) == f"tile special {name}":
+                break
+        else:
+            raise AssertionError(f"no game opens with {name}")
+        st.play(f"tile special {name}")
+        assert st.pending() == "special_order"
+        assert st.action_to_text(HeuristicBot(0).rule_action(st)) == expected
+
+
+@pytest.mark.parametrize("v6", [False, True])
+def test_tempo_playouts_handle_the_new_decisions(v6):
+    """The search's tempo playout (kwsearch._fast.k_playout_tempo) plays the new decisions legally and
+    never puts an engine lower than the GP car's into it (RULES.md §4.1 offers that place too)."""
+    from kwsearch import _search
+    seen = set()
+    for seed in range(12):
+        start = Game(3, v6=v6).new_initial_state(seed, engine="fast")
+        ref = convert(start, "reference")
+        for a in _search.tempo_playout_actions(start, seed):
+            assert a in ref.legal_actions()
+            pend = ref.pending()
+            seen.add(pend)
+            if pend == "engine_dest":
+                v, gp = ref.tasks[-1][1], ref.seats[ref.current_player()].gp_engine
+                if v < gp:
+                    assert a == A.ENGINE_WORKSHOP
+            ref.apply(a)
+        assert ref.is_terminal()
+    assert "engine_dest" in seen
+    assert ("special_order" in seen) == v6
+
+
 TACTICS = sorted((Path(__file__).resolve().parent / "data" / "tactics").glob("*.json"))
 
 

@@ -215,3 +215,17 @@ def test_known_ids_per_range_with_the_default_components():
     assert ids[A.TILE + 3] == "tile 3"
     assert ids[A.MARKET_BODY + 2] == "market body@3"
     assert ids[A.GIVEUP + 8 + 2] == "give up engine 2"
+
+
+def test_order_choices_have_text_forms_after_the_earlier_ids():
+    """The order decisions of RULES.md §5.2 (the "one body & one engine" card) and §11 (a V6 tile's
+    standard action and bonus) have text forms that round-trip; they were appended after every
+    earlier id, so those ids (stored in older files) keep their values."""
+    n = Notation(default_components())
+    assert A.ORDER_BODY == A.REMOVE_CAR + A.MAX_PRICE + 1 == 375
+    texts = {A.ORDER_BODY: "body first", A.ORDER_ENGINE: "engine first",
+             A.ORDER_ACTION: "action first", A.ORDER_BONUS: "bonus first"}
+    for a, text in texts.items():
+        assert n.text(a) == text
+        assert n.parse(text) == a and n.parse(f"  {text.upper()} ") == a
+    assert A.NUM_ACTIONS == A.ORDER_BODY + 4

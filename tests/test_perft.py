@@ -167,18 +167,19 @@ def test_hand_count_opening_4p(engine):
     # Depth 1: start tiles are chosen in reverse seat order, so seat 3 chooses among all four.
     assert st.current_player() == 3
     assert divide(st, 1) == [("start A", 1), ("start B", 1), ("start C", 1), ("start D", 1)]
-    # Depth 2: A (hire 2 + engine 1: the engine is no better than the GP car's printed 1, so it goes
-    # to a workshop; hiring and an engine commute), B (hire 2 + body) and C (GP engine 2 + hire 1)
-    # hold no decision, so seat 2 chooses among the 3 tiles left: 3 each. D (GP car on space 2 +
-    # research) does not commute, so seat 3 chooses the order: "do research" / "do gp_start2": 2.
-    # 3 + 3 + 3 + 2 = 11.
-    assert divide(st, 2) == [("start A", 3), ("start B", 3), ("start C", 3), ("start D", 2)]
-    # Depth 3: after A, B or C, seat 2 takes one of the other two decision-free tiles (seat 1 then
-    # chooses between the 2 tiles left: 2 each) or D (seat 2 chooses the order: 2): 2 + 2 + 2 = 6.
-    # After D, each order leads to the research choice between the two face-up cards (Horch,
-    # dev:body1+tile): 2 x 2 = 4. 6 + 6 + 6 + 4 = 22.
+    # Depth 2: A (hire 2 + engine 1; hiring and an engine commute) asks where its engine 1 goes:
+    # "engine -> workshop" / "engine -> gp" (RULES.md §4.1 offers the GP car whatever the values): 2.
+    # B (hire 2 + body) and C (GP engine 2 + hire 1) hold no decision, so seat 2 chooses among the 3
+    # tiles left: 3 each. D (GP car on space 2 + research) does not commute, so seat 3 chooses the
+    # order: "do research" / "do gp_start2": 2. 2 + 3 + 3 + 2 = 10.
+    assert divide(st, 2) == [("start A", 2), ("start B", 3), ("start C", 3), ("start D", 2)]
+    # Depth 3: after A's engine destination (2), seat 2 chooses among the 3 tiles left: 2 x 3 = 6.
+    # After B or C, seat 2 takes A (its engine destination: 2), the other decision-free tile (seat 1
+    # then chooses between the 2 tiles left: 2) or D (the order: 2): 2 + 2 + 2 = 6. After D, each
+    # order leads to the research choice between the two face-up cards (Horch, dev:body1+tile):
+    # 2 x 2 = 4. 6 + 6 + 6 + 4 = 22.
     assert divide(st, 3) == [("start A", 6), ("start B", 6), ("start C", 6), ("start D", 4)]
-    assert [perft(st, d) for d in (1, 2, 3)] == [4, 11, 22]
+    assert [perft(st, d) for d in (1, 2, 3)] == [4, 10, 22]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -187,12 +188,16 @@ def test_hand_count_opening_2p(engine):
     # With 2 players only 2 start tiles are offered (seed 7: A and D); seat 1 chooses first.
     assert st.observation()["start_tiles_offered"] == ["A", "D"]
     assert divide(st, 1) == [("start A", 1), ("start D", 1)]
-    # Seat 0's single remaining tile is forced (no decision, no ply). Whoever has D then chooses
-    # the order of its research and GP-start actions (2), then one of the two face-up cards (2).
+    # Seat 0's single remaining tile is forced (no decision, no ply). Whoever has A first chooses
+    # where its engine 1 goes (2: workshop or GP car, RULES.md §4.1); whoever has D chooses the
+    # order of its research and GP-start actions (2), then one of the two face-up cards (2).
     assert divide(st, 2) == [("start A", 2), ("start D", 2)]
     assert divide(st, 3) == [("start A", 4), ("start D", 4)]
     after_a = st.copy()
     after_a.play("start A")
+    assert after_a.current_player() == 1  # seat 1's engine 1: a workshop or the GP car
+    assert [after_a.action_to_text(a) for a in after_a.legal_actions()] == ["engine -> workshop", "engine -> gp"]
+    after_a.play("engine -> workshop")
     assert after_a.current_player() == 0  # seat 0 took D automatically and decides its order
     assert [after_a.action_to_text(a) for a in after_a.legal_actions()] == ["do research", "do gp_start2"]
 
@@ -208,8 +213,10 @@ def test_hand_count_scoring_3p(engine):
     #   tile 0 hire, 3 GP, 5 GP+buyer, 7 hire+buyer: no choice in the actions (the buyer spaces are
     #     full, so the buyer action moves the track marker to 0 by force; GP, hiring and the buyer
     #     commute), then the market: "market pass" / "market body@1";
-    #   tile 1 body, 2 engine: the workshops are full, give up "body 1" or "engine 1" (the two engine 1
-    #     tiles are one option; an engine 2 is no improvement on the GP car's 2, so no GP choice);
+    #   tile 1 body: the workshops are full, give up "body 1" or "engine 1" (the two engine 1 tiles
+    #     are one option);
+    #   tile 2 engine: the engine 2 may go to a workshop or the GP car (RULES.md §4.1 offers it
+    #     whatever the values): "engine -> workshop" / "engine -> gp";
     #   tile 4 research, 6 research+buyer: one of the two face-up cards (hire3, Horch);
     #   tile 8 body+engine, 9 body+engine+buyer: the order "do body" / "do engine".
     assert divide(st, 2) == [(f"tile {t}", 2) for t in range(10)]

@@ -259,3 +259,46 @@ def test_v6_states_round_trip_and_determinize(players):
 
     for seed in range(300, 300 + ROUNDTRIP_GAMES):
         _play(players, seed, check, v6=True)
+
+
+# ---------------------------------------------------------------------------
+# The decisions added by the rules corrections of RULES.md §4.1, §5.1-§5.3 and §11
+# ---------------------------------------------------------------------------
+
+NEW_DECISION_GAMES = 60
+NEW_DECISION_V6_GAMES = 30
+
+
+def test_random_games_reach_the_corrected_rules_decisions():
+    """Random games keep every invariant (above) while they reach the decisions the corrections
+    added: an engine equal to or lower than the GP car's offered for the GP car (§4.1), the
+    immediate tile of an inactive development (§5.1), the order of the "one body & one engine"
+    card (§5.2), a second Diesel change in the same turn (§5.3) and, with V6, the order of a
+    specialty tile's standard action and bonus (§11)."""
+    seen: Counter = Counter()
+    prev: list = [None]
+
+    def watch(st: State, where: str) -> None:
+        pend = st.pending()
+        if not st.is_terminal():
+            seat = st.seats[st.current_player()]
+            seen[pend] += 1
+            if pend == "engine_dest":
+                assert st.legal_actions() == [st.game.notation.parse("engine -> workshop"),
+                                              st.game.notation.parse("engine -> gp")], where
+                if st.tasks[-1][1] <= seat.gp_engine:
+                    seen["engine not higher than the GP car's"] += 1
+            if pend == "diesel" and prev[0] == "diesel_change":
+                seen["second Diesel decision in one turn"] += 1
+        for s in st.seats:
+            if s.dev_inactive and any(C.card_types[t].tile for t in s.dev_inactive):
+                seen["inactive development with a tile"] += 1
+        prev[0] = pend
+
+    for seed in range(6000, 6000 + NEW_DECISION_GAMES):
+        _play(4, seed, watch)
+    for seed in range(7000, 7000 + NEW_DECISION_V6_GAMES):
+        _play(3, seed, watch, v6=True)
+    for kind in ("card_order", "special_order", "engine not higher than the GP car's",
+                 "second Diesel decision in one turn", "inactive development with a tile"):
+        assert seen[kind] >= 1, f"never reached: {kind} ({dict(seen)})"

@@ -112,14 +112,45 @@ def test_canteen_money_counts_the_worker_hired_first():
     """A3: hire (standard action) first, then 1 money per canteen worker: 5 workers -> 5."""
     st = load(v6_position("A3"))
     play(st, "tile special A3")
+    assert st.pending() == "special_order" and options(st) == ["action first", "bonus first"]
+    play(st, "action first")
     s = st.seats[0]
     assert s.canteen == 5 and s.money == 5
+
+
+def test_the_player_orders_standard_action_and_bonus():
+    """[decision] RULES.md §11 (corrected): the standard action and the bonus in the order the player
+    chooses, as a tile's actions (§4). A3 with the bonus first: 4 canteen workers -> 4, then the hire."""
+    st = load(v6_position("A3"))
+    play(st, "tile special A3", "bonus first")
+    s = st.seats[0]
+    assert s.money == 4 and s.canteen == 5
+    assert st.current_player() == 1
+
+
+@pytest.mark.parametrize("seat0, award", [({"canteen": 4, "inactive": ["dev:body1"]}, 0), ({"canteen": 12}, 7)],
+                         ids=["inactive-development", "empty-supply"])
+def test_order_of_action_and_bonus_not_asked_where_it_cannot_matter(seat0, award):
+    """[decision, reading 1] A3 when the hired worker cannot reach the canteen (it activates an inactive
+    development, or the supply is empty): hire and canteen money commute, no question."""
+    st = load(v6_position("A3", seats={0: seat0}))
+    canteen = st.seats[0].canteen
+    play(st, "tile special A3")
+    assert st.current_player() == 1
+    assert st.seats[0].money == canteen + award and st.seats[0].canteen == canteen  # (+ the Worker award)
+
+
+def test_buyer_and_car_removal_never_asked():
+    """[decision, reading 1] A4: the buyer action commutes with every bonus: the buyer, then the removal."""
+    st = load(_market_position("A4", 1))
+    play(st, "tile special A4")
+    assert st.pending() == "buyer"
 
 
 def test_engine_3_regardless_of_research():
     """A1: research, then an engine 3 although the seat has 1 engine research point."""
     st = load(v6_position("A1"))
-    play(st, "tile special A1", "take research:dev:body1")
+    play(st, "tile special A1", "action first", "take research:dev:body1")
     assert options(st) == ["engine -> workshop", "engine -> gp"]
     play(st, "engine -> workshop")
     assert 8 + 3 in st.seats[0].workshops
@@ -130,7 +161,7 @@ def test_engine_6_may_go_into_the_gp_car():
     """C3 in round 3: an engine 6 into the GP car (the old engine goes back unless it is the printed 1)."""
     st = load(v6_position("C3", round_=3, used={"A": ["A1", "A2", "A3", "A4"], "B": ["B1", "B2", "B3", "B4"]}))
     before = list(st.supply_engine)
-    play(st, "tile special C3", "take research:dev:body1", "engine -> gp")
+    play(st, "tile special C3", "action first", "take research:dev:body1", "engine -> gp")
     assert st.seats[0].gp_engine == 6 and st.supply_engine[5] == before[5] - 1
 
 
@@ -139,14 +170,14 @@ def test_engine_of_a_fixed_value_falls_back_to_a_lower_one():
     threes = ["engine 3"] * 3
     st = load(v6_position("A1", seats={1: {"workshops": threes}, 2: {"workshops": threes}}))
     assert st.supply_engine[2] == 0
-    play(st, "tile special A1", "take research:dev:body1", "engine -> workshop")
+    play(st, "tile special A1", "action first", "take research:dev:body1", "engine -> workshop")
     assert 8 + 2 in st.seats[0].workshops
 
 
 def test_body_5_regardless_of_research():
     """B1 (round 2): research, then a body 5; it earns the Body 3 award."""
     st = load(v6_position("B1", round_=2, used={"A": ["A1", "A2", "A3", "A4"]}))
-    play(st, "tile special B1", "take research:dev:engine1")
+    play(st, "tile special B1", "action first", "take research:dev:engine1")
     assert 5 in st.seats[0].workshops
     assert st.observation()["awards"]["body3"] == 0
 
@@ -156,16 +187,31 @@ def test_gp_engine_upgrade_after_the_race_move():
     st = load(v6_position("A2", seats={0: {"gp_engine": 2}}))
     before = list(st.supply_engine)
     play(st, "tile special A2")
+    assert options(st) == ["action first", "bonus first"]
+    play(st, "action first")
     s = st.seats[0]
     assert s.space == 2 and s.gp_engine == 3
+    assert st.supply_engine[1] == before[1] + 1 and st.supply_engine[2] == before[2] - 1
+
+
+def test_gp_engine_upgrade_before_the_race_move():
+    """[decision] RULES.md §11: A2 with the bonus first: the engine becomes 3, then the GP move by 3."""
+    st = load(v6_position("A2", seats={0: {"gp_engine": 2}}))
+    before = list(st.supply_engine)
+    play(st, "tile special A2", "bonus first")
+    s = st.seats[0]
+    assert s.space == 3 and s.gp_engine == 3
     assert st.supply_engine[1] == before[1] + 1 and st.supply_engine[2] == before[2] - 1
 
 
 def test_gp_engine_upgrade_lets_bugatti_race():
     """A2 with Bugatti: after the upgrade the car moves again, by the new engine (2 + 3)."""
     st = load(v6_position("A2", seats={0: {"gp_engine": 2, "engineers": ["Bugatti"]}}))
-    play(st, "tile special A2")
+    play(st, "tile special A2", "action first")
     assert st.seats[0].space == 5 and st.seats[0].gp_engine == 3
+    st = load(v6_position("A2", seats={0: {"gp_engine": 2, "engineers": ["Bugatti"]}}))
+    play(st, "tile special A2", "bonus first")  # Bugatti's move by 3, then the GP action by 3
+    assert st.seats[0].space == 6 and st.seats[0].gp_engine == 3
 
 
 def test_gp_engine_upgrade_needs_the_next_value():
@@ -230,7 +276,7 @@ def test_sell_a_workshop_tile():
     """B3: car body (by research), then optionally sell one workshop tile for its value."""
     st = load(v6_position("B3", round_=2, used={"A": ["A1", "A2", "A3", "A4"]},
                           seats={0: {"workshops": ["engine 4"]}}))
-    play(st, "tile special B3")
+    play(st, "tile special B3", "action first")
     assert options(st) == ["sell pass", "sell body 1", "sell engine 4"]
     e4 = st.supply_engine[3]
     play(st, "sell engine 4")
@@ -241,9 +287,7 @@ def test_sell_a_workshop_tile():
 def test_sell_after_the_engine_action():
     """C1: engine (by research) first, so the new engine may be sold."""
     st = load(v6_position("C1", round_=3, used={"A": ["A1", "A2", "A3", "A4"], "B": ["B1", "B2", "B3", "B4"]}))
-    play(st, "tile special C1")
-    if st.pending() == "engine_dest":
-        play(st, "engine -> workshop")
+    play(st, "tile special C1", "action first", "engine -> workshop")
     assert options(st) == ["sell pass", "sell engine 1"]
     play(st, "sell engine 1")
     assert st.seats[0].money == 1 and st.seats[0].workshops == []
@@ -253,16 +297,31 @@ def test_research_with_the_top_discard():
     """B4: a research action, then the top discard — the card just passed over — as research."""
     st = load(v6_position("B4", round_=2, used={"A": ["A1", "A2", "A3", "A4"]},
                           research={"display": ["Diesel", "Maybach"]}))
-    play(st, "tile special B4", "take research:Diesel")
+    play(st, "tile special B4", "action first", "take research:Diesel")
     obs = st.observation()
     assert sorted(obs["seats"][0]["engineers"]) == ["Diesel", "Maybach"]
     assert obs["research"]["discard"] == []
 
 
+def test_research_with_the_top_discard_first():
+    """[decision] RULES.md §11: B4 with the bonus first: the top discard now (Otto), then the research."""
+    pos = v6_position("B4", round_=2, used={"A": ["A1", "A2", "A3", "A4"]},
+                      research={"display": ["Diesel", "Maybach"], "discard": ["gp5", "Opel"]})
+    st = load(pos)
+    play(st, "tile special B4")
+    assert options(st) == ["action first", "bonus first"]
+    play(st, "bonus first")
+    assert st.pending() == "research"  # Opel taken from the discard; now the display
+    play(st, "take research:Diesel")
+    obs = st.observation()
+    assert sorted(obs["seats"][0]["engineers"]) == ["Diesel", "Opel"]
+    assert obs["research"]["discard"] == ["gp5", "Maybach"]
+
+
 def test_research_with_an_empty_discard_does_nothing():
     st = load(v6_position("B4", round_=2, used={"A": ["A1", "A2", "A3", "A4"]},
                           research={"display": ["Diesel"]}))
-    play(st, "tile special B4")
+    play(st, "tile special B4", "action first")
     assert st.observation()["seats"][0]["engineers"] == ["Diesel"]
 
 
@@ -293,7 +352,7 @@ def test_an_earlier_tile_passed_by_everyone_is_replaced():
 
 def test_taking_an_earlier_tile_gives_its_bonus_and_a_current_replacement():
     st = load(v6_position("A3", round_=2, order={"B": ["B4", "B1", "B3", "B2"]}))
-    play(st, "tile special A3")
+    play(st, "tile special A3", "action first")
     assert st.seats[0].money == 5
     assert front(st) == "special B2" and spec(st)["used"]["A"] == ["A3"]
 

@@ -68,6 +68,7 @@ def test_fresh_mat_before_start_tiles():
 def test_research_points_one_and_one_from_the_start_tile():
     st = Game(3).new_initial_state(seed=2)
     play(st, "start A")  # seat 2 (hire and engine commute here: done at once, no order decision)
+    play(st, "engine -> workshop")  # its engine 1: a workshop or the GP car (RULES.md §4.1)
     play(st, "start B")  # seat 1
     assert st.research_points(0) == (0, 0)
     play(st, "start C")  # seat 0 (start tile D, with its research action, stays unused)

@@ -103,7 +103,10 @@ def test_start_tiles_chosen_in_reverse_seat_order():
     assert st.pending() == "research" and st.current_player() == 1
     play(st, options(st)[0])
     # Seat 0 (the start player) gets the last tile, A, without a question and does its actions
-    # (hire, hire, engine commute: no order decision; engine 1 goes to a workshop).
+    # (hire, hire, engine commute: no order decision); the engine 1 may go to a workshop or the GP
+    # car (RULES.md §4.1), the one decision.
+    assert st.pending() == "engine_dest" and st.current_player() == 0
+    play(st, "engine -> workshop")
     assert st.seats[0].start_tile == 0
     assert st.seats[0].workshops == [ENGINE_CODE + 1] and st.seats[0].canteen == 6
     assert st.pending() == "turn" and st.current_player() == 0
@@ -114,11 +117,30 @@ def test_start_tile_a_done_at_once():
     st = Game(4).new_initial_state(seed=4)
     play(st, "start A")  # hire and engine commute (no inactive development): no order decision
     s = st.seats[3]
+    # The engine 1 (by the start tile's own research points, RULES.md §2.5) may go to either
+    # place (§4.1).
+    assert st.pending() == "engine_dest" and options(st) == ["engine -> workshop", "engine -> gp"]
+    play(st, "engine -> workshop")
     assert st.pending() == "setup" and st.current_player() == 2  # done before the next seat chooses
+    s = st.seats[3]
     assert (s.canteen, s.supply) == (6, 6)
     assert s.workshops == [ENGINE_CODE + 1]
     assert s.gp_engine == 1
     assert st.supply_engine[0] == C.engine_tiles[0] - 1
+
+
+def test_start_tile_research_points_count_during_its_own_actions():
+    """[book example] RULES.md §2.5: the start tile's development side (1 body + 1 engine point)
+    already counts while its own actions are done, so tile A's engine action takes an engine 1 (with
+    0 points it would find none)."""
+    st = Game(4).new_initial_state(seed=4)
+    play(st, "start A")
+    assert st.pending() == "engine_dest" and st.tasks[-1] == ["engine_dest", 1]
+    assert st.research_points(3) == (1, 1)
+    assert st.supply_engine[0] == C.engine_tiles[0] - 1
+    play(st, "engine -> gp")  # RULES.md §4.1: the GP car is offered for an engine 1 too
+    s = st.seats[3]
+    assert s.gp_engine == 1 and s.gp_tile and s.workshops == []
 
 
 def test_start_tile_b_done_at_once():

@@ -85,7 +85,7 @@ def test_triple_turn():
     assert st.current_player() == 0  # the tiles in front of seat 0 are used up: a fourth turn
     assert st.seats[0].canteen == 5 and st.seats[0].workshops == [1] and st.seats[0].space == 1
     assert chain(st)[:4] == SEATS4
-    play(st, "tile 2", "market pass")
+    play(st, "tile 2", "engine -> workshop", "market pass")
     assert st.current_player() == 1
 
 

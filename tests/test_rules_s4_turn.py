@@ -166,7 +166,7 @@ def test_highest_lower_value_skips_several_values():
                                 car(3, engine=2, price=5), car(3, engine=2, price=6)])
     st = load(pos)
     assert st.supply_engine[1:3] == [0, 0]
-    play(st, tile("engine"))  # engine 1 is not higher than the GP car's: into the workshop at once
+    play(st, tile("engine"), "engine -> workshop")
     assert st.seats[0].workshops == [ENGINE_CODE + 1]
 
 
@@ -225,14 +225,55 @@ def test_printed_engine_one_is_not_a_supply_tile():
 
 
 @pytest.mark.parametrize("gp_engine", [3, 4])
-def test_engine_to_gp_not_offered_when_not_higher(gp_engine):
-    """[decision] Installing an engine not higher than the GP car's is not offered (rules.py
-    _task_engine_dest: it can only slow the car); the engine goes to a workshop without a question."""
+def test_engine_to_gp_offered_whatever_the_values(gp_engine):
+    """[book] RULES.md §4.1: both destinations are always offered, also for an engine equal to or
+    lower than the GP car's; the GP car's old engine goes back to the supply."""
     st = load(make_position(seats={0: {"gp_engine": gp_engine, "developments": ["dev:engine2"]}}))
+    supply = list(st.supply_engine)
     play(st, tile("engine"))
-    assert st.seats[0].workshops == [ENGINE_CODE + 3]
-    assert st.seats[0].gp_engine == gp_engine
+    assert st.pending() == "engine_dest"
+    assert options(st) == ["engine -> workshop", "engine -> gp"]
+    play(st, "engine -> gp")
+    s = st.seats[0]
+    assert s.gp_engine == 3 and s.workshops == [] and s.space == 0
+    expected = list(supply)
+    expected[3 - 1] -= 1           # the new engine 3 came from the supply
+    expected[gp_engine - 1] += 1   # the old one went back
+    assert st.supply_engine == expected
     assert st.current_player() == 1
+
+
+def test_equal_engine_into_the_gp_car_spares_a_workshop_tile():
+    """[book] RULES.md §4.1: with all workshops full, an engine equal to the GP car's goes into the car
+    instead of making the player give up a tile (before the correction he had to give one up)."""
+    seat0 = {"workshops": ["body 2", "body 3", "engine 2"], "gp_engine": 2, "developments": ["dev:engine1"]}
+    st = load(make_position(seats={0: seat0}))
+    supply = list(st.supply_engine)
+    play(st, tile("engine"))
+    assert options(st) == ["engine -> workshop", "engine -> gp"]
+    play(st, "engine -> gp")
+    s = st.seats[0]
+    assert s.workshops == [2, 3, ENGINE_CODE + 2] and s.gp_engine == 2
+    assert st.supply_engine == supply  # one engine 2 taken, the old engine 2 returned
+    assert st.pending() == "market"  # and the seat can still build a car
+
+
+def test_a_value_1_engine_covers_the_printed_engine_and_returns_when_replaced():
+    """RULES.md §4.1: a value-1 engine tile may go into the GP car; the printed 1 is no tile, but the
+    covering tile goes back to the supply when a later engine replaces it (the supply is conserved)."""
+    st = load(make_position(seats={0: {"workshops": ["body 1", "body 1", "body 1"]}}))
+    supply = list(st.supply_engine)
+    play(st, tile("engine"), "engine -> gp")
+    s = st.seats[0]
+    assert s.gp_engine == 1 and s.gp_tile and s.workshops == [1, 1, 1]
+    assert st.supply_engine[0] == supply[0] - 1
+    assert st.to_json()["seats"][0]["gp_engine_tile"] is True  # the position records the tile
+    # A later engine replaces it: the value-1 tile goes back to the supply.
+    st = load(make_position(seats={0: {"gp_engine_tile": True, "developments": ["dev:engine1"]}}))
+    assert st.supply_engine[0] == supply[0] - 1  # the covering tile is out of the supply
+    play(st, tile("engine"), "engine -> gp")
+    assert st.seats[0].gp_engine == 2
+    assert st.supply_engine[:2] == [supply[0], supply[1] - 1]  # the value-1 tile is back
 
 
 def test_engine_to_gp_with_full_workshops_needs_no_give_up():
@@ -496,7 +537,7 @@ def test_order_decision_leaves_out_the_buyer():
     st = load(make_position(seats={0: {"workshops": ["body 2", "engine 2"]}}))
     play(st, tile("body", "engine", "buyer"))
     assert options(st) == ["do body", "do engine"]
-    play(st, "do engine")  # engine 1 into the free workshop (not higher than the GP car's)
+    play(st, "do engine", "engine -> workshop")  # engine 1 into the free workshop
     assert st.seats[0].workshops == [2, ENGINE_CODE + 1, ENGINE_CODE + 2]
     # body and buyer commute: the rest runs without an order question (body, then the buyer)
     assert st.pending() == "place" and st.tasks[-1][1] == 1  # the body needs room
@@ -509,7 +550,7 @@ def test_the_chosen_order_is_kept():
     pos = make_position(seats={0: {"workshops": ["body 1", "body 1", "engine 2"],
                                    "developments": ["dev:engine1"], "gp_engine": 2}})
     st = load(pos)
-    play(st, tile("body", "engine"), "do engine")
+    play(st, tile("body", "engine"), "do engine", "engine -> workshop")
     # the engine first: its 'give up' decision comes before the body is taken
     assert st.pending() == "place" and st.tasks[-1][1] == ENGINE_CODE + 2
     play(st, "give up body 1")
@@ -597,7 +638,9 @@ def test_hire_engine_asked_with_an_inactive_development():
     assert options(hire_first) == ["engine -> workshop", "engine -> gp"]
     play(hire_first, "engine -> workshop")
     assert hire_first.seats[3].workshops == [ENGINE_CODE + 2]
-    engine_first = play(st.copy(), "do engine")  # engine 1: to a workshop without a question
+    engine_first = play(st.copy(), "do engine")  # engine 1: a workshop or the GP car (RULES.md §4.1)
+    assert engine_first.pending() == "engine_dest"
+    play(engine_first, "engine -> workshop")
     assert engine_first.seats[3].workshops == [ENGINE_CODE + 1]
     for after in (hire_first, engine_first):
         assert after.seats[3].canteen == 5 and after.seats[3].dev_inactive == []
@@ -605,10 +648,12 @@ def test_hire_engine_asked_with_an_inactive_development():
 
 
 def test_hire_engine_not_asked_without_an_inactive_development():
-    """No inactive development: hire and engine commute; the hires, then the engine (value 1, not
-    higher than the GP car's printed 1, so into a workshop), all without a question."""
+    """No inactive development: hire and engine commute; the hires, then the engine (value 1), without
+    an order question; the engine's destination is the one decision (RULES.md §4.1)."""
     st = load(setup_position())
     play(st, "start A")
+    assert st.pending() == "engine_dest" and st.seats[3].canteen == 6  # hired first
+    play(st, "engine -> workshop")
     assert st.pending() == "setup" and st.current_player() == 2
     s = st.seats[3]
     assert (s.canteen, s.supply) == (6, 6)
@@ -630,8 +675,9 @@ def test_hire_research_asked_with_an_empty_canteen_or_an_inactive_development(se
 
 
 def test_hire_research_order_matters_with_an_empty_canteen():
-    """Canteen 0: hiring first lets the new development be activated with its immediate tile;
-    researching first leaves it inactive and the hire activates it without the tile."""
+    """Canteen 0: hiring first lets the new development be activated, so its immediate tile counts its
+    point; researching first leaves it inactive while its tile is taken, by the points without it
+    (RULES.md §5.1), and the hire activates it afterwards."""
     pos, hire_research = with_extra_tile(["hire", "research"], seats={0: {"canteen": 0}},
                                          research={"display": ["dev:body1+tile", "dev:body2"]})
     st = load(with_deck(pos, []))
@@ -643,7 +689,7 @@ def test_hire_research_order_matters_with_an_empty_canteen():
         s = after.seats[0]
         assert s.dev_active == [dev] and s.dev_inactive == [] and s.canteen == 0
     assert hire_first.seats[0].workshops == [2]  # the immediate body, with 2 body points
-    assert research_first.seats[0].workshops == []  # the immediate tile was lost
+    assert research_first.seats[0].workshops == [1]  # the immediate body by 1 point, not 2
 
 
 def test_hire_research_not_asked_with_canteen_workers_and_no_inactive_development():
@@ -670,10 +716,10 @@ def test_body_engine_order_matters_with_one_free_workshop():
     st = load(make_position(seats={0: {"workshops": ["body 2", "engine 2"]}}))
     play(st, tile("body", "engine"))
     assert options(st) == ["do body", "do engine"]
-    body_first = play(st.copy(), "do body")
+    body_first = play(st.copy(), "do body", "engine -> workshop")
     assert body_first.seats[0].workshops == [1, 2, ENGINE_CODE + 2]
     assert body_first.pending() == "place" and body_first.tasks[-1][1] == ENGINE_CODE + 1
-    engine_first = play(st.copy(), "do engine")
+    engine_first = play(st.copy(), "do engine", "engine -> workshop")
     assert engine_first.seats[0].workshops == [2, ENGINE_CODE + 1, ENGINE_CODE + 2]
     assert engine_first.pending() == "place" and engine_first.tasks[-1][1] == 1
 
@@ -702,8 +748,11 @@ def test_body_engine_buyer_tile_asks_only_body_against_engine(workshops, asked):
     if asked:
         assert options(st) == ["do body", "do engine"]
         play(st, "do body")  # body 1 into the free workshop
-        assert st.pending() == "place" and st.tasks[-1][1] == ENGINE_CODE + 1  # engine next, no question
+        play(st, "engine -> workshop")  # engine next, no order question
+        assert st.pending() == "place" and st.tasks[-1][1] == ENGINE_CODE + 1
         play(st, "give up body 2")
+    else:
+        play(st, "engine -> workshop")
     assert st.pending() == "buyer"  # body and engine done, the buyer last
     assert 1 in st.seats[0].workshops and ENGINE_CODE + 1 in st.seats[0].workshops
 
@@ -735,3 +784,13 @@ def test_buyer_never_asked_and_done_last(actions, seat0):
         assert s.supply == supply - 1  # the hire was done before the buyer
     if "gp" in actions:
         assert s.space == space + 1  # the GP car moved before the buyer
+
+
+def test_a_position_names_a_bad_gp_engine_tile_flag():
+    """The seat field that records a value-1 tile over the printed engine (RULES.md §4.1) must be a
+    boolean; a bad value is a one-line error naming its path."""
+    from kwsearch.errors import InvalidPositionError
+    with pytest.raises(InvalidPositionError, match=r"\$\.seats\[0\]\.gp_engine_tile: expected true or false"):
+        load(make_position(seats={0: {"gp_engine_tile": "yes"}}))
+    st = load(make_position(seats={0: {"gp_engine": 3}}))
+    assert st.seats[0].gp_tile and "gp_engine_tile" not in st.to_json()["seats"][0]  # above 1: always a tile

@@ -135,13 +135,22 @@ def test_immediate_engine_tile_after_activation():
     assert st.seats[0].gp_engine == 2
 
 
-def test_immediate_tile_lost_when_inactive():
-    """[decision] If the card's immediate tile was due while inactive, it is lost."""
-    st = take("dev:body1+tile", {"canteen": 0})
+def test_immediate_tile_taken_while_inactive_without_the_cards_points():
+    """[decision] RULES.md §5.1 (corrected): a development taken without a canteen worker stays
+    inactive, but its immediate tile is taken at once, by the research points without the card's
+    own (an earlier reading lost the tile)."""
+    seat0 = {"canteen": 0, "developments": ["dev:body1"]}  # 2 body points before the card
+    st = load(with_deck(research_position("dev:body1+tile", seat0)))
+    body = list(st.supply_body)
+    play(st, RESEARCH)
+    assert options(st) == ["take research:dev:body1", "take research:dev:body1+tile"]
+    play(st, "take research:dev:body1+tile")
     s = st.seats[0]
-    assert s.dev_inactive == [card_index("dev:body1+tile")]
-    assert s.workshops == []
-    # seat 0 hires later: the development becomes active, the tile stays lost
+    assert s.dev_inactive == [card_index("dev:body1+tile")] and s.canteen == 0
+    assert st.research_points(0) == (2, 1)  # the inactive card's point does not count
+    assert s.workshops == [2]  # the body by 2 points, not 3
+    assert st.supply_body[1] == body[1] - 1
+    # seat 0 hires later: the development becomes active; no second tile
     pos = make_position(seats={0: {"canteen": 0, "inactive": ["dev:body1+tile"]}})
     st = load(pos)
     body = list(st.supply_body)
@@ -150,6 +159,17 @@ def test_immediate_tile_lost_when_inactive():
     assert st.seats[0].workshops == []
     assert st.supply_body == body
     assert st.research_points(0) == (2, 1)
+
+
+def test_immediate_engine_tile_while_inactive_may_go_to_the_gp_car():
+    """RULES.md §5.1 and §4.1: the inactive card's engine (by the points without it) is placed like any
+    engine, the GP car included."""
+    st = take("dev:engine1+tile", {"canteen": 0})
+    assert st.seats[0].dev_inactive == [card_index("dev:engine1+tile")]
+    assert st.pending() == "engine_dest"
+    assert options(st) == ["engine -> workshop", "engine -> gp"]
+    play(st, "engine -> gp")
+    assert st.seats[0].gp_engine == 1 and st.seats[0].gp_tile  # engine 1: 1 point, not 2
 
 
 # ---------------------------------------------------------------------------
@@ -191,16 +211,40 @@ def test_body_and_engine_instant():
     assert card_index("body+engine") in st.discard
 
 
-def test_body_and_engine_instant_body_first():
-    """[decision] One car body & one engine: the body is taken first."""
+def test_body_and_engine_instant_the_player_orders_body_and_engine():
+    """[decision] RULES.md §5.2 (corrected): the player chooses the order of the card's body and
+    engine, as for a tile's actions; with full workshops it matters (the first tile may be given up
+    for the second)."""
     seat0 = {"workshops": ["body 1", "engine 1", "engine 1"]}
     st = load(with_deck(research_position("body+engine", seat0)))
     play(st, RESEARCH, "take research:body+engine")
-    assert st.pending() == "place" and st.tasks[-1][1] == 1  # the body (value 1) needs room first
-    assert not any(t[0] == "engine_dest" for t in st.tasks)
-    play(st, "give up engine 1")
-    assert st.seats[0].workshops == [1, 1, ENGINE_CODE + 1]
-    assert st.pending() == "place" and st.tasks[-1][1] == ENGINE_CODE + 1  # then the engine
+    assert st.pending() == "card_order" and st.current_player() == 0
+    assert options(st) == ["body first", "engine first"]
+    body_first = play(st.copy(), "body first")
+    assert body_first.pending() == "place" and body_first.tasks[-1][1] == 1  # the body needs room first
+    assert not any(t[0] == "engine_dest" for t in body_first.tasks)
+    play(body_first, "give up engine 1")
+    assert body_first.seats[0].workshops == [1, 1, ENGINE_CODE + 1]
+    play(body_first, "engine -> workshop")
+    assert body_first.pending() == "place" and body_first.tasks[-1][1] == ENGINE_CODE + 1  # then the engine
+    play(body_first, "give up body 1")
+    assert body_first.seats[0].workshops == [1, ENGINE_CODE + 1, ENGINE_CODE + 1]
+    engine_first = play(st.copy(), "engine first")
+    assert engine_first.pending() == "engine_dest"  # the engine first, the body still to come
+    assert engine_first.tasks[-2] == ["body", 0]
+    play(engine_first, "engine -> gp", "give up engine 1")
+    s = engine_first.seats[0]
+    assert s.gp_engine == 1 and s.gp_tile and s.workshops == [1, 1, ENGINE_CODE + 1]
+
+
+@pytest.mark.parametrize("workshops", [[], ["engine 2"]])
+def test_body_and_engine_instant_order_not_asked_with_two_free_workshops(workshops):
+    """[decision, reading 1] With two free workshops neither tile can displace the other: no order
+    question, the body first."""
+    st = load(with_deck(research_position("body+engine", {"workshops": workshops})))
+    play(st, RESEARCH, "take research:body+engine")
+    assert st.pending() == "engine_dest"
+    assert 1 in st.seats[0].workshops  # the body is in already
 
 
 # ---------------------------------------------------------------------------
@@ -374,6 +418,30 @@ def test_bugatti_no_race_for_an_engine_into_a_workshop():
     assert st.seats[0].space == 0
 
 
+@pytest.mark.parametrize("gp_engine", [3, 4])
+def test_bugatti_no_race_for_an_engine_not_higher_than_the_gp_cars(gp_engine):
+    """[book] RULES.md §5.3: Bugatti moves only when the new engine is higher than the one it replaces;
+    an equal or lower engine may still go into the GP car (§4.1), without a move."""
+    seat0 = {"engineers": ["Bugatti"], "gp_engine": gp_engine, "developments": ["dev:engine2"]}
+    st = load(make_position(seats={0: seat0}))
+    play(st, tile("engine"))
+    assert options(st) == ["engine -> workshop", "engine -> gp"]
+    play(st, "engine -> gp")
+    assert st.seats[0].gp_engine == 3 and st.seats[0].space == 0
+    assert st.current_player() == 1
+
+
+def test_bugatti_takes_the_best_engine_his_research_allows():
+    """[book note] RULES.md §5.3: the engine taken is the best the research allows (no lower one is
+    offered), and the move uses the new engine's value."""
+    seat0 = {"engineers": ["Bugatti"], "developments": ["dev:engine2", "dev:engine2"]}
+    st = load(make_position(seats={0: seat0}))
+    play(st, tile("engine"))
+    assert st.tasks[-1] == ["engine_dest", 5]
+    play(st, "engine -> gp")
+    assert st.seats[0].gp_engine == 5 and st.seats[0].space == 5
+
+
 def test_bugatti_race_from_the_body_and_engine_instant():
     seat0 = {"engineers": ["Bugatti"], "developments": ["dev:engine1"]}
     st = load(with_deck(research_position("body+engine", seat0)))
@@ -545,13 +613,34 @@ def test_diesel_price_change_old_marker_back_next_to_the_market():
     assert st.prices == [1, 2, 3, 5, 6, 8, 9]
 
 
-def test_diesel_two_changes_one_per_turn():
+def test_diesel_both_markers_in_one_turn():
+    """[book] RULES.md §5.3 (corrected): after one change the second marker is offered again in the
+    same turn, with "diesel pass" to stop."""
+    st = load(diesel_position())
+    play(st, tile("gp"), "market pass", "diesel car@5", "diesel workers 3")
+    assert st.pending() == "diesel" and st.current_player() == 0  # the second marker, same turn
+    assert options(st) == ["diesel pass", "diesel car@5"]
+    play(st, "diesel car@5", "diesel price 1")
+    assert st.seats[0].diesel == 0
+    assert st.market == [[0, 2, 3, 3, 1, 0, 0]]
+    assert st.prices == [2, 3, 5, 6, 8, 9, 10]
+    assert st.current_player() == 1  # no markers left: the turn ended without another question
+
+
+def test_diesel_second_change_may_be_declined():
+    st = load(diesel_position())
+    play(st, tile("gp"), "market pass", "diesel car@5", "diesel body 4", "diesel pass")
+    assert st.seats[0].diesel == 1 and st.market == [[0, 4, 3, 2, 5, 0, 0]]
+    assert st.current_player() == 1
+
+
+def test_diesel_markers_over_two_turns():
     pos = diesel_position()
     pos["chain"] = ["seat 0", "tile 3", "tile 0", "seat 1", "seat 2", "seat 3",
                     "tile 1", "tile 2", "tile 4", "tile 5", "tile 6", "tile 7", "tile 8", "tile 9"]
     st = load(pos)
-    play(st, "tile 3", "market pass", "diesel car@5", "diesel workers 3")
-    assert st.pending() == "turn" and st.current_player() == 0  # one change, then the turn ends
+    play(st, "tile 3", "market pass", "diesel car@5", "diesel workers 3", "diesel pass")
+    assert st.pending() == "turn" and st.current_player() == 0
     play(st, "tile 0", "market pass", "diesel car@5", "diesel price 1")
     assert st.seats[0].diesel == 0
     assert st.market == [[0, 2, 3, 3, 1, 0, 0]]

@@ -24,8 +24,12 @@ def test_marion_start_tile():
     play(st, options(st)[0])
     # Marion gets the remaining tile without a choice and does its actions at once.
     assert st.seats[MARION].start_tile == 0  # A
-    # (hire and engine commute for her, so no order is asked; engine 1 is not higher than the
-    # GP car's printed 1, so it goes to a workshop without a question.)
+    # (hire and engine commute for her, so no order is asked.) Her engine 1 needs the start tile's
+    # research points, which count during its own actions (RULES.md §2.5); it may go to a workshop
+    # or the GP car (§4.1): she puts it in a workshop, as in the book.
+    assert st.pending() == "engine_dest" and st.current_player() == MARION
+    assert st.tasks[-1] == ["engine_dest", 1]
+    play(st, "engine -> workshop")
     m = st.seats[MARION]
     assert m.canteen == 4 + 2
     assert m.supply == 8 - 2
@@ -84,8 +88,8 @@ def test_marion_double_turn_two_cars():
     st = load(pos)
     play(st, tile("gp"), "market body@2", "market workers 1", "market price 9")
     assert st.pending() == "turn" and st.current_player() == MARION
-    play(st, tile("body", "engine"))  # empty workshops: body 1, then engine 1 into a workshop
-    play(st, "market body@1", "market price 10")
+    play(st, tile("body", "engine"))  # empty workshops: body 1, then engine 1, no order question
+    play(st, "engine -> workshop", "market body@1", "market price 10")
     assert st.market == [[MARION, 2, 2, 1, 9, 0, 0], [MARION, 1, 1, 1, 10, 0, 0]]
     assert chain(st)[:2] == ["seat 0", "seat 1"]  # the tile was in front of her again: a third turn
     assert st.current_player() == MARION
