@@ -83,19 +83,25 @@ def _write_json(path: Path, obj) -> None:
 @click.option("--ply", type=click.IntRange(min=0), default=None,
               help="Show the position after this many decisions of a game record (default: the end).")
 @click.option("--json", "as_json", is_flag=True, help="Print the position object instead of the board.")
-def show(file: str, ply: int | None, as_json: bool) -> None:
+@click.option("--svg", "svg_file", type=click.Path(dir_okay=False), default=None,
+              help="Also write the board as an SVG picture to this file (kwsearch.svg).")
+def show(file: str, ply: int | None, as_json: bool, svg_file: str | None) -> None:
     """Show the board of a game record or a position file."""
     from .records import load_file
     from .render import render
 
     state, obj = load_file(file, ply=ply)
-    if as_json:
-        click.echo(json.dumps(state.observation(), indent=1))
-        return
     names = None
     setup = obj.get("setup") if isinstance(obj, dict) else None
     if isinstance(setup, dict) and isinstance(setup.get("seats"), list):
         names = [str(s) for s in setup["seats"]]
+    if svg_file:
+        from .fileio import write_text_atomic
+        from .svg import board_svg
+        write_text_atomic(Path(svg_file), board_svg(state, seat_names=names), what="SVG file")
+    if as_json:
+        click.echo(json.dumps(state.observation(), indent=1))
+        return
     click.echo(render(state, names))
 
 

@@ -31,7 +31,7 @@ _DECISION = {
 }
 
 
-def _bonus_text(t) -> str:
+def bonus_text(t) -> str:
     """A specialty tile's bonus in words (RULES.md §11)."""
     return {
         "engine": f"engine {t.value} regardless of research",
@@ -44,8 +44,72 @@ def _bonus_text(t) -> str:
     }[t.bonus]
 
 
-def _tile(code: int) -> str:
+def short_tile(code: int) -> str:
+    """A workshop tile in two characters: ``B3`` (body 3), ``E4`` (engine 4)."""
     return f"E{code - ENGINE_CODE}" if code > ENGINE_CODE else f"B{code}"
+
+
+_tile = short_tile
+
+_ENGINEER_TEXT = {
+    "opel": "a price buyer pays 3x instead of 2x",
+    "horch": "markers +1/+2 engine for cars moved to the market",
+    "benz": "once, a fifth buyer at the start of a scoring",
+    "bugatti": "a new, higher GP engine races at once",
+    "porsche": "every GP move goes 1 space further",
+    "daimler": "markers +2/+4 on an active buyer: its seller gets that much more",
+    "otto": "up to two workers to the canteen, then another research",
+    "diesel": "two changes of an own car on the market",
+    "maybach": "markers +1/+2 body for cars moved to the market",
+}
+
+
+def card_label(ct) -> str:
+    """A research card's plain name: "Body +1 & body tile", "Hire 3 workers", "Opel".
+
+    Built from the card's data (not its id), so a component file's cards get
+    sensible names too; ``card_legend`` explains each one.
+    """
+    if ct.kind == "development":
+        parts = [f"{k.capitalize() if not i else k} +{v}"
+                 for i, (k, v) in enumerate((k, v) for k, v in (("body", ct.body), ("engine", ct.engine)) if v)]
+        text = " ".join(parts) if parts else "Development"
+        if ct.tile:
+            text += f" & {ct.tile} tile"
+        return text
+    if ct.kind == "instant":
+        if ct.effect == "hire":
+            return f"Hire {ct.amount} workers"
+        if ct.effect == "gp":
+            return f"Grand Prix {ct.amount}"
+        return "Body & engine"
+    return (ct.engineer or ct.name).capitalize()
+
+
+def card_legend(components) -> list[str]:
+    """One line per research-card type: its plain name, its notation name and what it does."""
+    lines = []
+    for ct in components.card_types:
+        if ct.kind == "development":
+            what = "development: research points while active"
+            if ct.tile:
+                what += f", and {'an' if ct.tile == 'engine' else 'a'} {ct.tile} tile at once"
+        elif ct.kind == "instant":
+            what = {"hire": f"instant: up to {ct.amount} workers from the supply to the canteen",
+                    "gp": f"instant: move the GP car {ct.amount} spaces",
+                    "body_engine": "instant: one body and one engine by research points"}[ct.effect]
+        else:
+            what = "engineer: " + _ENGINEER_TEXT.get(ct.engineer, "kept for the game")
+        lines.append(f"{card_label(ct):<24} {ct.name:<18} {what}")
+    return lines
+
+
+def decision_text(state) -> str:
+    """The pending decision in words ("take an action tile"), or "game over"."""
+    if state.is_terminal():
+        return "game over"
+    kind = state.pending()
+    return _DECISION.get(kind, kind)
 
 
 def render(state: State, seat_names: list[str] | None = None) -> str:
@@ -80,7 +144,7 @@ def render(state: State, seat_names: list[str] | None = None) -> str:
     for e in state.chain:
         if e >= SPECIAL:
             t = c.specialty_tiles[e - SPECIAL]
-            chain.append(f"special {t.name} ({t.action}; {_bonus_text(t)})")
+            chain.append(f"special {t.name} ({t.action}; {bonus_text(t)})")
         elif e >= SEAT:
             chain.append(f"[{names[e - SEAT]}]")
         else:
