@@ -9,6 +9,7 @@ without Python objects.
 from libc.math cimport log, sqrt, tanh
 from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from kwsearch._fast cimport (MAX_LEGAL, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal, k_next,
@@ -16,6 +17,9 @@ from kwsearch._fast cimport (MAX_LEGAL, PH_OVER, Comp, FastState, KState, k_appl
 
 #: Rollout policies (SearchConfig.rollout)
 ROLLOUTS = ("random", "tempo")
+
+#: Action ids the root's availability array counts (every id of kwsearch.actions is below it).
+DEF ROOT_SLOTS = 512
 
 ctypedef struct Node:
     int32_t first_child   # index of the first child, -1 if none
@@ -38,12 +42,20 @@ cdef inline double now() noexcept nogil:
 
 
 cdef class Tree:
-    """A node pool (array of Node, grown by doubling) with node 0 as the root."""
+    """A node pool (array of Node, grown by doubling up to ``max_nodes``) with node 0 as the root.
+
+    Besides the nodes it counts, for every action id, the iterations in which
+    that action was legal at the root (``root_avail``): exact, unlike a child's
+    ``avail``, which starts counting only when the child is created. ``pool_full``
+    is set when an iteration needed a node beyond ``max_nodes``.
+    """
 
     cdef Node* nodes
     cdef int32_t n
     cdef int32_t cap
     cdef public int32_t max_nodes
+    cdef public bint pool_full
+    cdef int32_t root_avail[ROOT_SLOTS]
 
     def __cinit__(self, int32_t max_nodes=4_000_000):
         self.cap = 4096
@@ -58,19 +70,36 @@ cdef class Tree:
 
     def clear(self):
         self.n = 0
-        self._new_node(-1, -1)
+        self.pool_full = False
+        self.reset_root_avail()
+        self._new_node(-1, -1)  # the root (max_nodes >= 1 is checked by SearchConfig)
+
+    def reset_root_avail(self):
+        """Forget the root availability counts (a reused tree counts its new iterations only)."""
+        cdef int i
+        for i in range(ROOT_SLOTS):
+            self.root_avail[i] = 0
+
+    def root_availability(self):
+        """{action: iterations in which it was legal at the root} since the last reset."""
+        cdef int i
+        return {i: self.root_avail[i] for i in range(ROOT_SLOTS) if self.root_avail[i] > 0}
 
     cdef int32_t _new_node(self, int action, int player) noexcept nogil:
         cdef Node* nd
         cdef Node* grown
+        cdef int32_t want
+        if self.n >= self.max_nodes:
+            self.pool_full = True
+            return -1
         if self.n >= self.cap:
-            if self.cap * 2 > self.max_nodes and self.n >= self.max_nodes:
-                return -1
-            grown = <Node*>realloc(self.nodes, self.cap * 2 * sizeof(Node))
+            want = self.cap * 2 if self.cap <= self.max_nodes // 2 else self.max_nodes
+            grown = <Node*>realloc(self.nodes, want * sizeof(Node))
             if grown == NULL:
+                self.pool_full = True
                 return -1
             self.nodes = grown
-            self.cap *= 2
+            self.cap = want
         nd = &self.nodes[self.n]
         nd.first_child = -1
         nd.next_sibling = -1
@@ -109,6 +138,39 @@ cdef class Tree:
 
     def root_visits(self):
         return self.nodes[0].visits
+
+    def collect(self, int32_t min_visits, int max_extra=5, int max_depth=48):
+        """The well-visited part of the tree, breadth first, for merging and reading plans.
+
+        Returns ``[(parent, action, outcome, player, visits)]`` where ``parent`` is
+        the position of the parent entry in the list (-1 for the root's children);
+        only nodes with at least ``min_visits`` visits (and their ancestors) are
+        listed, at most ``max_depth`` deep and with at most ``max_extra`` plies by
+        seats other than the root's mover on the way.
+        """
+        cdef list out = []
+        cdef list queue = [(0, -1, 0, 0)]  # (node, position in out, depth, extra plies)
+        cdef int head = 0, depth, extra, e, mover = -1
+        cdef int32_t node, ch, pos
+        cdef Node* nd
+        ch = self.nodes[0].first_child
+        if ch >= 0:
+            mover = self.nodes[ch].player
+        while head < len(queue):
+            node, pos, depth, extra = queue[head]
+            head += 1
+            if depth >= max_depth:
+                continue
+            ch = self.nodes[node].first_child
+            while ch >= 0:
+                nd = &self.nodes[ch]
+                if nd.visits >= min_visits:
+                    e = extra + (1 if nd.player >= 0 and nd.player != mover else 0)
+                    if e <= max_extra:
+                        out.append((pos, nd.action, nd.outcome, nd.player, nd.visits))
+                        queue.append((ch, len(out) - 1, depth + 1, e))
+                ch = nd.next_sibling
+        return out
 
     def child(self, int32_t node, int action):
         """The child of ``node`` reached by ``action``, or -1."""
@@ -223,6 +285,8 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
     play out at random, back up. Returns 0, or -1 when the node pool is full."""
     cdef KState s = root[0]
     cdef int16_t buf[MAX_LEGAL]
+    cdef int16_t root_legal[MAX_LEGAL]
+    cdef int nroot = 0
     cdef int32_t path[512]
     cdef int depth = 1, n, i, untried, pick, mover
     cdef int32_t node = 0, ch, best, newn
@@ -238,6 +302,9 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
         n = k_legal(&s, c, buf)
         if n == 0:
             break
+        if node == 0 and depth == 1:  # the root: remember what this determinization allows there
+            memcpy(root_legal, buf, n * sizeof(int16_t))
+            nroot = n
         mover = s.actor
         # Availability: every child whose action is legal in this determinization.
         untried = 0
@@ -295,36 +362,43 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
         if nd.player >= 0:
             nd.win += w[nd.player]
             nd.money_sq += <float>s.seats[nd.player].money * s.seats[nd.player].money
+    for i in range(nroot):  # counted only for an iteration that completed (as the visits are)
+        if 0 <= root_legal[i] < ROOT_SLOTS:
+            t.root_avail[root_legal[i]] += 1
     return 0
 
 
-def run_search(Tree tree, FastState state, long iterations, double seconds, double c_uct,
-               double money_weight, bint determinize, uint64_t seed, bint closed_loop=False,
-               str rollout="random"):
-    """Run iterations on ``tree`` from ``state`` until the iteration count or the time is spent
-    (0 = no limit of that kind). Returns (iterations done, seconds elapsed)."""
+def run_slice(Tree tree, FastState state, long iterations, double seconds, double c_uct,
+              double money_weight, bint determinize, uint64_t rng_state, bint closed_loop=False,
+              str rollout="tempo"):
+    """Run iterations on ``tree`` from ``state`` until ``iterations`` are done or ``seconds``
+    have passed (0 = no limit of that kind), or the node pool is full.
+
+    ``rng_state`` is the generator's state; the state after the slice is returned,
+    so a search cut into slices draws the same numbers as one run in a piece (and
+    gives the same tree for the same iteration count). Returns
+    ``(iterations done, rng_state)``; ``tree.pool_full`` tells whether the pool ended it.
+    """
     if rollout not in ROLLOUTS:
         raise ValueError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {rollout!r}")
     cdef int policy = ROLLOUTS.index(rollout)
     cdef KState root = state.st
     cdef const Comp* c = &state.fg.comp
-    cdef uint64_t rng = seed
+    cdef uint64_t rng = rng_state
     cdef long done = 0
-    cdef double t0, t1, deadline
-    k_next(&rng)
-    t0 = now()
-    deadline = t0 + seconds
+    cdef double deadline = now() + seconds
+    if tree.pool_full:
+        return 0, rng
     with nogil:
         while True:
             if iterations > 0 and done >= iterations:
                 break
-            if seconds > 0 and (done & 63) == 0 and now() >= deadline:
+            if seconds > 0 and (done & 15) == 0 and now() >= deadline:
                 break
             if iterate(tree, &root, c, c_uct, money_weight, determinize, &rng, closed_loop, policy) < 0:
                 break
             done += 1
-    t1 = now()
-    return done, t1 - t0
+    return done, rng
 
 
 def tempo_playout_actions(FastState state, uint64_t seed, int cap=20000):

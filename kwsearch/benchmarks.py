@@ -30,6 +30,7 @@ from . import _fast, _search
 from .engine import convert, state_from_json
 from .rules import Game
 from .search import SearchConfig, SearchLimits, search
+from .seeds import derive_seed
 
 ENGINE_BEGIN, ENGINE_END = "<!-- BEGIN bench_engine -->", "<!-- END bench_engine -->"
 SEARCH_BEGIN, SEARCH_END = "<!-- BEGIN bench_search -->", "<!-- END bench_search -->"
@@ -77,8 +78,8 @@ def recorded_states(game: Game, games: int, seed: int) -> tuple[list, list]:
     """(reference states, the action taken in each) along ``games`` seeded random games."""
     states, acts = [], []
     for g in range(games):
-        rng = random.Random(seed + g)
-        st = game.new_initial_state(seed + g, engine="reference")
+        rng = random.Random(derive_seed(seed, "game", g))
+        st = game.new_initial_state(derive_seed(seed, "deal", g), engine="reference")
         while not st.is_terminal():
             a = rng.choice(st.legal_actions())
             states.append(st.copy())
@@ -97,7 +98,7 @@ def start_positions() -> dict[str, object]:
 
 def reference_playouts(state, n: int, seed: int) -> None:
     for i in range(n):
-        rng = random.Random(seed + i)
+        rng = random.Random(derive_seed(seed, "playout", i))
         st = state.copy()
         while not st.is_terminal():
             st.apply(rng.choice(st.legal_actions()))
@@ -105,7 +106,7 @@ def reference_playouts(state, n: int, seed: int) -> None:
 
 def fast_playouts_python(state, n: int, seed: int) -> None:
     for i in range(n):
-        state.playout(seed + i)
+        state.playout(derive_seed(seed, "playout", i))
 
 
 def engine_bench(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] = print) -> dict:

@@ -1,5 +1,13 @@
 """Bots: one protocol, built from spec strings.
 
+A spec string is parsed once into a :class:`BotSpec`, a small frozen value that
+checks every option (names, types, ranges, no key twice) without building a bot;
+``spec.build(seed)`` makes the bot and ``str(spec)`` gives the spec back.
+:func:`from_spec` does both in one call.
+
+    >>> spec = BotSpec.parse("ismcts:iterations=2000")
+    >>> spec.name, str(spec)
+    ('ismcts', 'ismcts:iterations=2000')
     >>> from kwsearch.bots import from_spec
     >>> bot = from_spec("ismcts:iterations=2000", seed=1)
     >>> from kwsearch.rules import Game
@@ -27,15 +35,29 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
                                             ``c=0.7``. Needs ``pip install "kwsearch[openspiel]"``
 ``openspiel-mcts:iterations=N``             OpenSpiel's C++ MCTS with random rollouts (the same options)
 ==========================================  ==========================================================
+
+Limits: ``iterations`` from 1 to 2^31 - 1 (what the search counts), ``seconds``
+a finite number above 0 (at most a year), ``c`` from 0 to 1000, ``money`` from 0
+to 1, ``workers`` from 1 to 256, ``worlds`` from 1 to 100,000. Every random
+choice of a bot flows from its seed: the n-th search of a search bot uses
+``derive_seed(seed, "run", n)`` (:mod:`kwsearch.seeds`).
 """
 
 from __future__ import annotations
 
+import math
 import random
-from typing import Callable, Protocol
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
 
-from .engine import convert
-from .search import SearchConfig, SearchLimits, search
+from .errors import KwsearchError
+from .search import (MAX_C_UCT, MAX_ITERATIONS, MAX_SECONDS, MAX_WORKERS, SearchConfig, SearchLimits, Searcher,
+                     determinized, search)
+from .seeds import derive_seed
+
+
+class BotSpecError(KwsearchError):
+    """A bot spec that cannot be parsed or built; the message quotes the spec and says what is allowed."""
 
 
 class Bot(Protocol):
@@ -64,24 +86,22 @@ class RandomBot:
 class SearchBot:
     """ISMCTS (``determinize=True``) or cheating UCT (``determinize=False``), with tree reuse.
 
-    Each decision gets the seed ``seed * 1000003 + number of searches so far``, so a
-    game is reproducible from the bot's seed. ``observe(action)`` (called by
-    :func:`play_game` after every action) lets the next search reuse the subtree.
+    A :class:`kwsearch.search.Searcher` with the bot's seed: its n-th search uses
+    ``derive_seed(seed, "run", n)``, so a game is reproducible from the bot's seed.
+    ``observe(action)`` (called by :func:`play_game` after every action) lets the
+    next search reuse the subtree.
     """
 
     def __init__(self, limits: SearchLimits, config: SearchConfig, seed: int = 0, reuse: bool = True):
-        from .search import Searcher
         self.limits, self.config, self.seed, self.reuse = limits, config, seed, reuse
-        self.searcher = Searcher(config, seed)
+        self.searcher = Searcher(config, seed, reuse=reuse)
         self.last = None
 
     def step(self, state) -> int:
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        if not self.reuse:
-            self.searcher.tree = None
-        self.last = self.searcher.search(state, self.limits)
+        self.last = self.searcher.run(state, self.limits)
         return self.last.best_action
 
     def observe(self, action: int) -> None:
@@ -93,19 +113,21 @@ class SearchBot:
 
 
 class PIMCBot:
-    """Perfect-information Monte Carlo: K determinized worlds, a UCT search on each, a vote."""
+    """Perfect-information Monte Carlo: K determinized worlds, a UCT search on each, a vote.
+
+    Decision n uses ``base = derive_seed(seed, "decision", n)``; world k is drawn
+    with ``derive_seed(base, "world", k)`` and searched with ``derive_seed(base, "search", k)``.
+    """
 
     def __init__(self, worlds: int, limits: SearchLimits, config: SearchConfig, seed: int = 0):
         self.worlds, self.limits, self.config, self.seed = worlds, limits, config, seed
         self.calls = 0
 
     def step(self, state) -> int:
-        from . import _search
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        fast = convert(state, "fast")
-        base = self.seed * 1_000_003 + self.calls
+        base = derive_seed(self.seed, "decision", self.calls)
         self.calls += 1
         per_world = SearchLimits(
             iterations=max(1, (self.limits.iterations or 0) // self.worlds) if self.limits.iterations else None,
@@ -115,8 +137,8 @@ class PIMCBot:
         votes: dict[int, int] = {}
         visits: dict[int, int] = {}
         for k in range(self.worlds):
-            world = _search.determinized(fast, (base * 7919 + k) & ((1 << 64) - 1))
-            res = search(world, per_world, uct, seed=base * 31 + k)
+            world = determinized(state, derive_seed(base, "world", k))
+            res = search(world, per_world, uct, seed=derive_seed(base, "search", k))
             votes[res.best_action] = votes.get(res.best_action, 0) + 1
             for info in res.actions:
                 visits[info.action] = visits.get(info.action, 0) + info.visits
@@ -126,103 +148,169 @@ class PIMCBot:
         self.calls = 0
 
 
-def _heuristic(seed: int):
-    from .heuristic import HeuristicBot
-    return HeuristicBot(seed=seed)
+# ---------------------------------------------------------------------------
+# Bot specs
+# ---------------------------------------------------------------------------
 
 
-_KEYS = {
-    "random": set(),
-    "heuristic": set(),
-    "ismcts": {"iterations", "seconds", "c", "money", "workers", "reuse", "loop", "rollout"},
-    "cheat": {"iterations", "seconds", "c", "money", "workers", "reuse", "rollout"},
-    "pimc": {"worlds", "iterations", "seconds", "c", "money", "rollout"},
-    "openspiel-ismcts": {"iterations", "seconds", "c"},
-    "openspiel-mcts": {"iterations", "seconds", "c"},
+@dataclass(frozen=True)
+class _Option:
+    kind: str                      # "int", "float" or "choice"
+    lo: float = 0
+    hi: float = 0
+    lo_open: bool = False
+    choices: tuple[str, ...] = ()
+
+    def parse(self, spec: str, key: str, text: str) -> Any:
+        if self.kind == "choice":
+            if text not in self.choices:
+                raise BotSpecError(f"bot spec {spec!r}: {key} expects {' or '.join(self.choices)}, got {text!r}")
+            return text
+        if self.kind == "int":
+            digits = text[1:] if text[:1] in "+-" else text
+            value = int(text) if digits.isdigit() and len(digits) <= 20 else None
+            if value is None or not self.lo <= value <= self.hi:
+                head = "must be positive:" if value is not None and value < self.lo == 1 else "expects"
+                raise BotSpecError(f"bot spec {spec!r}: {key} {head} an integer from {self.lo:,} to {self.hi:,}, "
+                                   f"got {text!r}")
+            return value
+        try:
+            value = float(text) if len(text) <= 40 else math.nan
+        except ValueError:
+            value = math.nan
+        low = f"greater than {_bound(self.lo)}" if self.lo_open else f"from {_bound(self.lo)}"
+        if not (math.isfinite(value) and (value > self.lo if self.lo_open else value >= self.lo)
+                and value <= self.hi):
+            head = "must be positive:" if self.lo_open and self.lo == 0 and value <= 0 else "expects"
+            raise BotSpecError(f"bot spec {spec!r}: {key} {head} a finite number {low} to {_bound(self.hi)}, "
+                               f"got {text!r}")
+        return value
+
+
+_ITERATIONS = _Option("int", 1, MAX_ITERATIONS)
+_SECONDS = _Option("float", 0, MAX_SECONDS, lo_open=True)
+_SEARCH = {"iterations": _ITERATIONS, "seconds": _SECONDS, "c": _Option("float", 0, MAX_C_UCT),
+           "money": _Option("float", 0, 1), "rollout": _Option("choice", choices=("random", "tempo"))}
+#: Every bot and its options (what a spec may say).
+OPTIONS: dict[str, dict[str, _Option]] = {
+    "random": {},
+    "heuristic": {},
+    "ismcts": {**_SEARCH, "workers": _Option("int", 1, MAX_WORKERS), "reuse": _Option("choice", choices=("0", "1")),
+               "loop": _Option("choice", choices=("open", "closed"))},
+    "cheat": {**_SEARCH, "workers": _Option("int", 1, MAX_WORKERS), "reuse": _Option("choice", choices=("0", "1"))},
+    "pimc": {**_SEARCH, "worlds": _Option("int", 1, 100_000)},
+    "openspiel-ismcts": {"iterations": _ITERATIONS, "seconds": _SECONDS, "c": _Option("float", 0, MAX_C_UCT)},
+    "openspiel-mcts": {"iterations": _ITERATIONS, "seconds": _SECONDS, "c": _Option("float", 0, MAX_C_UCT)},
 }
 
 
-def _openspiel(spec: str, name: str, params: dict[str, str], seed: int):
-    try:
-        from .openspiel import OpenSpielBot
-    except ImportError:
-        raise ValueError(f'bot spec {spec!r}: needs OpenSpiel, which is not installed: '
-                         f'pip install "kwsearch[openspiel]"') from None
-    iterations = _number(spec, params, "iterations", int)
-    seconds = _number(spec, params, "seconds", float)
-    if iterations is None and seconds is None:
-        iterations = 1000
-    return OpenSpielBot(name.partition("-")[2], iterations=iterations, seconds=seconds,
-                        c=_number(spec, params, "c", float, 0.7), seed=seed)
+def _bound(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
 
 
-def _parse(spec: str) -> tuple[str, dict[str, str]]:
-    if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"bot spec: expected e.g. 'ismcts:iterations=10000', got {spec!r}")
-    name, _, rest = spec.strip().partition(":")
-    name = name.strip().lower()
-    if name not in _KEYS:
-        raise ValueError(f"bot spec {spec!r}: unknown bot {name!r} (expected one of {', '.join(_KEYS)})")
-    params: dict[str, str] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = part.partition("=")
-        key = key.strip().lower()
-        if not eq or not value.strip():
-            raise ValueError(f"bot spec {spec!r}: expected key=value, got {part!r}")
-        if key not in _KEYS[name]:
-            allowed = ", ".join(sorted(_KEYS[name])) or "none"
-            raise ValueError(f"bot spec {spec!r}: unknown option {key!r} for {name} (allowed: {allowed})")
-        params[key] = value.strip()
-    return name, params
+def _text(value: Any) -> str:
+    return repr(value) if isinstance(value, float) else str(value)
 
 
-def _number(spec: str, params: dict[str, str], key: str, kind: Callable, default=None):
-    if key not in params:
-        return default
-    try:
-        value = kind(params[key])
-    except ValueError:
-        raise ValueError(f"bot spec {spec!r}: {key} expects a {kind.__name__}, got {params[key]!r}") from None
-    if value < 0 or (kind is int and value == 0 and key != "money"):
-        raise ValueError(f"bot spec {spec!r}: {key} must be positive, got {params[key]!r}")
-    return value
+@dataclass(frozen=True)
+class BotSpec:
+    """A parsed, checked bot spec: the bot's ``name`` and its ``options`` in the order written.
+
+    ``BotSpec.parse(text)`` raises :class:`BotSpecError` naming what is wrong;
+    ``str(spec)`` is the spec in canonical form (``BotSpec.parse(str(spec)) ==
+    spec``); ``spec.build(seed)`` makes the bot.
+
+        >>> str(BotSpec.parse(" ISMCTS: iterations=500 , c=0.5"))
+        'ismcts:iterations=500,c=0.5'
+        >>> BotSpec.parse("ismcts:seconds=inf")
+        Traceback (most recent call last):
+        ...
+        kwsearch.bots.BotSpecError: bot spec 'ismcts:seconds=inf': seconds expects a finite number greater than 0 to 31,622,400, got 'inf'
+    """
+
+    name: str
+    options: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def parse(cls, text: "str | BotSpec") -> "BotSpec":
+        if isinstance(text, BotSpec):
+            return text
+        if not isinstance(text, str) or not text.strip():
+            raise BotSpecError(f"bot spec: expected e.g. 'ismcts:iterations=10000', got {text!r}")
+        if len(text) > 1000:
+            raise BotSpecError(f"bot spec {text[:40]!r}...: longer than 1000 characters")
+        name, _, rest = text.strip().partition(":")
+        name = name.strip().lower()
+        if name not in OPTIONS:
+            raise BotSpecError(f"bot spec {text!r}: unknown bot {name!r} (expected one of {', '.join(OPTIONS)})")
+        allowed = OPTIONS[name]
+        options: list[tuple[str, Any]] = []
+        for part in filter(None, (p.strip() for p in rest.split(","))):
+            key, eq, value = part.partition("=")
+            key = key.strip().lower()
+            if not eq or not value.strip():
+                raise BotSpecError(f"bot spec {text!r}: expected key=value, got {part!r}")
+            if key not in allowed:
+                names = ", ".join(sorted(allowed)) or "none"
+                raise BotSpecError(f"bot spec {text!r}: unknown option {key!r} for {name} (allowed: {names})")
+            if any(k == key for k, _ in options):
+                raise BotSpecError(f"bot spec {text!r}: option {key!r} is given twice")
+            options.append((key, allowed[key].parse(text, key, value.strip())))
+        spec = cls(name, tuple(options))
+        spec._limits()  # a search bot's limits and settings are checked here, not at the first move
+        return spec
+
+    def __str__(self) -> str:
+        if not self.options:
+            return self.name
+        return self.name + ":" + ",".join(f"{k}={_text(v)}" for k, v in self.options)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return next((v for k, v in self.options if k == key), default)
+
+    def _limits(self) -> tuple[SearchLimits, SearchConfig] | None:
+        if self.name not in ("ismcts", "cheat", "pimc"):
+            return None
+        iterations, seconds = self.get("iterations"), self.get("seconds")
+        if iterations is None and seconds is None:
+            iterations = 10_000
+        try:
+            limits = SearchLimits(iterations=iterations, seconds=seconds)
+            config = SearchConfig(c_uct=self.get("c"), money_weight=self.get("money"),  # None: player-count default
+                                  determinize=(self.name != "cheat"), workers=self.get("workers", 1),
+                                  closed_loop=(self.get("loop", "open") == "closed"),
+                                  rollout=self.get("rollout", "tempo"))
+        except KwsearchError as exc:
+            raise BotSpecError(f"bot spec {str(self)!r}: {exc}") from None
+        return limits, config
+
+    def build(self, seed: int = 0):
+        """The bot, with every random choice drawn from ``seed``."""
+        if self.name == "random":
+            return RandomBot(seed)
+        if self.name == "heuristic":
+            from .heuristic import HeuristicBot
+            return HeuristicBot(seed=seed)
+        if self.name.startswith("openspiel-"):
+            try:
+                from .openspiel import OpenSpielBot
+            except ImportError:
+                raise BotSpecError(f'bot spec {str(self)!r}: needs OpenSpiel, which is not installed: '
+                                   f'pip install "kwsearch[openspiel]"') from None
+            iterations, seconds = self.get("iterations"), self.get("seconds")
+            if iterations is None and seconds is None:
+                iterations = 1000
+            return OpenSpielBot(self.name.partition("-")[2], iterations=iterations, seconds=seconds,
+                                c=self.get("c", 0.7), seed=seed)
+        limits, config = self._limits()
+        if self.name == "pimc":
+            return PIMCBot(self.get("worlds", 20), limits, config, seed)
+        return SearchBot(limits, config, seed, reuse=self.get("reuse", "1") == "1")
 
 
-def from_spec(spec: str, seed: int = 0):
-    """A bot from its spec string (see the module docstring); ``ValueError`` names what is wrong."""
-    name, params = _parse(spec)
-    if name == "random":
-        return RandomBot(seed)
-    if name == "heuristic":
-        return _heuristic(seed)
-    if name.startswith("openspiel-"):
-        return _openspiel(spec, name, params, seed)
-    iterations = _number(spec, params, "iterations", int)
-    seconds = _number(spec, params, "seconds", float)
-    if iterations is None and seconds is None:
-        iterations = 10_000
-    try:
-        limits = SearchLimits(iterations=iterations, seconds=seconds)
-        loop = params.get("loop", "open")
-        if loop not in ("open", "closed"):
-            raise ValueError(f"loop expects open or closed, got {loop!r}")
-        rollout = params.get("rollout", "tempo")
-        if rollout not in ("random", "tempo"):
-            raise ValueError(f"rollout expects random or tempo, got {rollout!r}")
-        config = SearchConfig(c_uct=_number(spec, params, "c", float),  # None: the player-count default
-                              money_weight=_number(spec, params, "money", float),
-                              determinize=(name != "cheat"),
-                              workers=_number(spec, params, "workers", int, 1),
-                              closed_loop=(loop == "closed"), rollout=rollout)
-    except ValueError as exc:
-        raise ValueError(f"bot spec {spec!r}: {exc}") from None
-    if name == "pimc":
-        worlds = _number(spec, params, "worlds", int, 20)
-        return PIMCBot(worlds, limits, config, seed)
-    reuse = params.get("reuse", "1")
-    if reuse not in ("0", "1"):
-        raise ValueError(f"bot spec {spec!r}: reuse expects 0 or 1, got {reuse!r}")
-    return SearchBot(limits, config, seed, reuse=reuse == "1")
+def from_spec(spec: "str | BotSpec", seed: int = 0):
+    """A bot from its spec (see the module docstring); :class:`BotSpecError` names what is wrong."""
+    return BotSpec.parse(spec).build(seed)
 
 
 def play_game(state, bots: list, on_step: Callable | None = None):

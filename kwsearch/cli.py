@@ -7,6 +7,7 @@ and the problem, and a non-zero exit code — never a traceback.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -25,6 +26,32 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except KwsearchError as exc:
             raise click.ClickException(str(exc)) from None
+
+
+class FiniteFloat(click.ParamType):
+    """A finite number, optionally within bounds: ``nan``, ``inf`` and out-of-range values are
+    refused with a one-line usage error (click's FloatRange lets ``nan`` through)."""
+
+    name = "number"
+
+    def __init__(self, min: float | None = None, max: float | None = None, min_open: bool = False):
+        self.min, self.max, self.min_open = min, max, min_open
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float) and math.isfinite(value):
+            v = value
+        else:
+            try:
+                v = float(value)
+            except (TypeError, ValueError):
+                self.fail(f"{value!r} is not a number", param, ctx)
+            if not math.isfinite(v):
+                self.fail(f"{value!r} is not a finite number", param, ctx)
+        if self.min is not None and (v <= self.min if self.min_open else v < self.min):
+            self.fail(f"{value!r} must be {'greater than' if self.min_open else 'at least'} {self.min:g}", param, ctx)
+        if self.max is not None and v > self.max:
+            self.fail(f"{value!r} must be at most {self.max:g}", param, ctx)
+        return v
 
 
 @click.group(cls=_Group)
@@ -85,11 +112,31 @@ def _write_json(path: Path, obj) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the position object instead of the board.")
 @click.option("--svg", "svg_file", type=click.Path(dir_okay=False), default=None,
               help="Also write the board as an SVG picture to this file (kwsearch.svg).")
-def show(file: str, ply: int | None, as_json: bool, svg_file: str | None) -> None:
-    """Show the board of a game record or a position file."""
+@click.option("--game", "game_no", type=click.IntRange(min=0), default=None,
+              help="FILE is a tournament results file: show its game N (numbered from 0), the board at the end "
+                   "and the game's moves.")
+def show(file: str, ply: int | None, as_json: bool, svg_file: str | None, game_no: int | None) -> None:
+    """Show the board of a game record or a position file (or, with --game, a tournament game)."""
     from .records import load_file
     from .render import render
 
+    if game_no is not None:
+        if ply is not None:
+            raise click.ClickException("--ply: does not apply with --game (a tournament game is shown at its end)")
+        from .tournament import load_game
+        state, names, moves, line = load_game(file, game_no)
+        if as_json:
+            click.echo(json.dumps(state.observation(), indent=1))
+            return
+        seats = ", ".join(f"seat {s}: {n}" for s, n in enumerate(names))
+        click.echo(f"{file}: game {game_no} ({seats}); money {' '.join(map(str, line['money']))}")
+        click.echo("")
+        click.echo(render(state, names))
+        click.echo("")
+        click.echo(f"Moves ({len(moves)} decisions):")
+        for m in moves:
+            click.echo(m)
+        return
     state, obj = load_file(file, ply=ply)
     names = None
     setup = obj.get("setup") if isinstance(obj, dict) else None
@@ -147,24 +194,30 @@ def validate(file: str, is_components: bool) -> None:
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--ply", type=click.IntRange(min=0), default=None,
               help="Analyse the position after this many decisions of a game record (default: the end).")
-@click.option("--iterations", "-i", type=click.IntRange(min=1), default=None,
-              help="Search iterations (default 20000 when --seconds is not given).")
-@click.option("--seconds", "-s", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Search time in seconds.")
-@click.option("--workers", "-w", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Root-parallel search processes.")
+@click.option("--iterations", "-i", type=click.IntRange(min=1, max=2**31 - 1), default=None,
+              help="Search iterations in total, split over the workers (default 20000 when --seconds is not "
+                   "given).")
+@click.option("--seconds", "-s", type=FiniteFloat(min=0, min_open=True, max=366 * 24 * 3600.0), default=None,
+              help="Search time in seconds (every worker searches this long).")
+@click.option("--workers", "-w", type=click.IntRange(min=1, max=256), default=1, show_default=True,
+              help="Root-parallel search processes; their statistics are summed.")
 @click.option("--top", type=click.IntRange(min=1), default=5, show_default=True, help="Candidates to show.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the search.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the search: the same seed, settings and --iterations repeat the result exactly.")
 @click.option("--loop", type=click.Choice(["open", "closed"]), default="open", show_default=True,
               help="Open-loop or closed-loop ISMCTS.")
+@click.option("--max-nodes", type=click.IntRange(min=2, max=2**31 - 1), default=4_000_000, show_default=True,
+              help="Node pool of each worker (about 80 bytes a node); the search stops, and says so, when it "
+                   "is full.")
 @click.option("--json", "as_json", is_flag=True, help="Print a kwsearch-analysis/1 object (docs/formats.md).")
 def suggest(file: str, ply: int | None, iterations: int | None, seconds: float | None, workers: int, top: int,
-            seed: int, loop: str, as_json: bool) -> None:
+            seed: int, loop: str, max_nodes: int, as_json: bool) -> None:
     """Suggest a move: search the position of a game record or a position file.
 
     Prints the seat to move and the best options as whole-turn plans, with
     visits, share, win probability, expected money and availability. Ctrl-C
-    stops the search early and prints what it has.
+    stops the search (every worker) and prints what it has, marked "stopped
+    early"; the exit code is then 0 as for a finished search.
     """
     from .analysis import analyse, analysis_json, plan_text
     from .records import load_file
@@ -176,19 +229,29 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
         raise click.ClickException(f"{file}: the game is over (money {' '.join(map(str, state.money()))}); "
                                    "there is no move to suggest")
     limits = SearchLimits(iterations=iterations if iterations or seconds else 20_000, seconds=seconds)
-    config = SearchConfig(workers=workers, closed_loop=(loop == "closed"))
+    config = SearchConfig(workers=workers, closed_loop=(loop == "closed"), max_nodes=max_nodes)
     live = sys.stderr.isatty() and not as_json
+    what = " and ".join(x for x in (f"{limits.iterations:,} iterations" if limits.iterations else "",
+                                    f"{limits.seconds:g} s" if limits.seconds else "") if x)
+    click.echo(f"searching: {what}, {workers} worker{'s' if workers > 1 else ''}, seed {seed} "
+               "(Ctrl-C stops early)", err=True)
 
-    def progress(done: int, rate: float, best: str) -> None:
-        click.echo(f"\r  {done:,} iterations, {rate:,.0f}/s, best so far: {best:<40s}", nl=False, err=True)
+    def progress(an) -> None:
+        r = an.result
+        best = an.candidates[0].text if an.candidates and r.iterations else ""
+        click.echo(f"\r  {r.iterations:,} iterations, {r.iterations_per_second:,.0f}/s, best so far: {best:<40s}",
+                   nl=False, err=True)
 
     an = analyse(state, limits, config, seed=seed, top=top, progress=progress if live else None)
     if live:
         click.echo("\r" + " " * 100 + "\r", nl=False, err=True)
+    r = an.result
+    if r.pool_full:
+        click.echo(f"note: the node pool ({max_nodes:,} nodes per worker) filled up after {r.iterations:,} "
+                   "iterations and the search stopped there; raise --max-nodes for more", err=True)
     if as_json:
         click.echo(json.dumps(analysis_json(an, source=file, ply=ply), indent=1))
         return
-    r = an.result
     seat = r.mover
     names = None
     setup = obj.get("setup") if isinstance(obj, dict) else None
@@ -197,7 +260,7 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
     who = f"seat {seat}" + (f" ({names[seat]})" if names else "")
     kind = state.pending()
     click.echo(f"{file}: round {state.round}, {state.phase} phase — {who} to decide: {_DECISION.get(kind, kind)}")
-    note = " (stopped early)" if an.interrupted else ""
+    note = " (stopped early)" if an.interrupted else " (node pool full)" if r.pool_full else ""
     click.echo(f"ISMCTS: {r.iterations:,} iterations in {r.elapsed:.1f} s ({r.iterations_per_second:,.0f}/s), "
                f"seed {seed}, {workers} worker{'s' if workers > 1 else ''}, {loop} loop{note}")
     click.echo("")
@@ -334,60 +397,86 @@ def bench(quick: bool, repeat: int | None, only: str | None, markdown_file: str 
 # ---------------------------------------------------------------------------
 
 
+#: Tournament settings as the command's options name them (a TournamentError's ``field``).
+_TOURNAMENT_FLAGS = {"bots": "--bots", "players": "--players", "games": "--games", "sprt": "--sprt",
+                     "workers": "--workers", "backend": "--backend", "seed": "--seed"}
+
+
+def _tournament_error(exc) -> click.ClickException:
+    """A library error as one line that names the option at fault (the library names the setting)."""
+    field = getattr(exc, "field", None) or ""
+    flag = _TOURNAMENT_FLAGS.get(field)
+    msg = str(exc)
+    if flag and msg.lower().startswith(field) and msg[len(field):len(field) + 1] in (":", " "):
+        return click.ClickException(flag + msg[len(field):])  # "sprt: ..." -> "--sprt: ..."
+    return click.ClickException(f"{flag}: {msg}" if flag else msg)
+
+
 @main.command()
 @click.option("--bots", "-b", "bots", multiple=True, metavar="SPEC",
               help="A bot spec (repeat, or separate with spaces), e.g. -b heuristic -b ismcts:iterations=5000. "
-                   "Specs: random, heuristic, ismcts:..., pimc:..., cheat:... (docs in kwsearch.bots).")
+                   "Specs: random, heuristic, ismcts:..., pimc:..., cheat:... (docs in kwsearch.bots). The same "
+                   "spec twice plays self-play (the copies are named spec#1, spec#2).")
 @click.option("--players", "-n", type=click.IntRange(2, 4), default=None,
               help="Players per game (default: the number of bots, at most 4).")
-@click.option("--games", "-g", type=click.IntRange(min=1), default=None,
+@click.option("--games", "-g", type=click.IntRange(min=1, max=10_000_000), default=None,
               help="Games to play (default: one balanced cycle of line-ups and seat rotations).")
-@click.option("--workers", "-w", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Games played at once.")
+@click.option("--workers", "-w", type=click.IntRange(min=1, max=256), default=None,
+              help="Games played at once (default 1; with --resume, what the file's run used).")
 @click.option("--seed", type=int, default=None, help="Seed of the schedule, decks and bots (default 0).")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), required=True,
-              help="Results file (JSON Lines; one line per game, appended as games end).")
+              help="Results file (JSON Lines; one line per game, appended as games end; locked while written).")
 @click.option("--resume", is_flag=True, help="Continue the tournament in --out (settings are read from it).")
 @click.option("--v6", is_flag=True, default=None, help="Play with the V6 specialty tiles.")
 @click.option("--sprt", default=None, metavar="elo0=E0,elo1=E1",
-              help="Two bots only: stop when the SPRT decides (also alpha=, beta=; default 0.05 each).")
+              help="Two bots only: stop when the SPRT over deal sets decides (also alpha=, beta=; default 0.05 "
+                   "each).")
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="Run games in local processes, or as Ray tasks (pip install \"kwsearch[ray]\").")
 @click.option("--address", default=None, help="With --backend ray: the Ray cluster to join (default: a local one).")
 @click.option("--json", "as_json", is_flag=True, help="Print the final report as JSON.")
-def tournament(bots: tuple[str, ...], players: int | None, games: int | None, workers: int, seed: int | None,
-               out: str, resume: bool, v6: bool | None, sprt: str | None, backend: str, address: str | None,
-               as_json: bool) -> None:
+def tournament(bots: tuple[str, ...], players: int | None, games: int | None, workers: int | None,
+               seed: int | None, out: str, resume: bool, v6: bool | None, sprt: str | None, backend: str,
+               address: str | None, as_json: bool) -> None:
     """Play bots against each other; write every game to --out and print a report.
 
     Seats rotate so every bot plays every seat equally; the games of one rotation
-    share their set-up and deck (paired). A killed run loses nothing already
-    finished: --resume plays only the missing games.
+    share their set-up and deck (a deal set). A killed run loses nothing already
+    finished: --resume plays only the missing games. With two bots the report
+    gives the Elo difference with its 95% interval over deal sets.
     """
-    from .tournament import SPRT, TournamentSpec, load_results, make_report, report_json, report_text, \
-        run_tournament, spec_from_header
+    from .tournament import SPRT, TournamentError, TournamentSpec, load_results, make_report, report_json, \
+        report_text, run_tournament, spec_from_header
 
     specs = tuple(x for b in bots for x in b.split())
     if address and backend != "ray":
         raise click.ClickException("--address: applies only with --backend ray")
-    if resume:
-        header, already, _ = load_results(out, allow_cut_tail=True)
-        base = spec_from_header(header)
-        spec = TournamentSpec(bots=specs or base.bots, players=players or base.players,
-                              games=games or base.games, seed=base.seed if seed is None else seed,
-                              v6=base.v6 if v6 is None else v6,
-                              sprt=SPRT.parse(sprt) if sprt else base.sprt)
-    else:
-        if not specs:
-            raise click.ClickException("--bots: give at least two bot specs, e.g. -b heuristic -b random")
-        n = players or min(4, max(2, len(specs)))
-        probe = TournamentSpec(bots=specs, players=n, games=1, seed=seed or 0, v6=bool(v6),
-                               sprt=SPRT.parse(sprt) if sprt else None)
-        spec = TournamentSpec(bots=specs, players=n, games=games or probe.cycle, seed=seed or 0, v6=bool(v6),
-                              sprt=probe.sprt)
+    try:
+        if resume:
+            header, already, _ = load_results(out)
+            base = spec_from_header(header)
+            spec = TournamentSpec(bots=specs or base.bots, players=players or base.players,
+                                  games=games or base.games, seed=base.seed if seed is None else seed,
+                                  v6=base.v6 if v6 is None else v6,
+                                  sprt=SPRT.parse(sprt) if sprt else base.sprt)
+            shown_workers = workers or header.get("workers", 1)
+        else:
+            if not specs:
+                raise click.ClickException("--bots: give at least two bot specs, e.g. -b heuristic -b random")
+            if Path(out).exists():
+                raise click.ClickException(f"{out}: already exists; pass --resume to continue it, or choose "
+                                           "another file")
+            n = players or min(4, max(2, len(specs)))
+            probe = TournamentSpec(bots=specs, players=n, games=1, seed=seed or 0, v6=bool(v6),
+                                   sprt=SPRT.parse(sprt) if sprt else None)
+            spec = TournamentSpec(bots=specs, players=n, games=games or probe.cycle, seed=seed or 0, v6=bool(v6),
+                                  sprt=probe.sprt)
+            shown_workers = workers or 1
+    except TournamentError as exc:
+        raise _tournament_error(exc) from None
     live = sys.stderr.isatty() and not as_json
     click.echo(f"{out}: {spec.games} games of {spec.players} players between {len(spec.bots)} bots, seed "
-               f"{spec.seed}, {workers} worker{'s' if workers > 1 else ''} ({backend})", err=True)
+               f"{spec.seed}, {shown_workers} worker{'s' if shown_workers > 1 else ''} ({backend})", err=True)
     bar = None
     if live:
         bar = click.progressbar(length=spec.games, label="games", show_eta=True, show_pos=True, file=sys.stderr)
@@ -405,6 +494,8 @@ def tournament(bots: tuple[str, ...], players: int | None, games: int | None, wo
             bar.update(len(already))
         info = run_tournament(spec, out, workers=workers, resume=resume, backend=backend, address=address,
                               progress=progress)
+    except TournamentError as exc:
+        raise _tournament_error(exc) from None
     except KeyboardInterrupt:
         raise click.ClickException(f"{out}: interrupted; the finished games are saved — continue with "
                                    f"kwsearch tournament --out {out} --resume") from None
@@ -416,7 +507,8 @@ def tournament(bots: tuple[str, ...], players: int | None, games: int | None, wo
         click.echo(json.dumps(report_json(rep), indent=1))
         return
     extra = " (the SPRT decided)" if info.stopped_by_sprt else ""
-    click.echo(f"played {info.played} games in {info.seconds:.1f} s{extra}"
+    click.echo(f"played {info.played} games in {info.seconds:.1f} s with {info.workers} worker"
+               f"{'s' if info.workers > 1 else ''}{extra}"
                + (f"; {info.skipped} were already in {out}" if info.skipped else ""))
     click.echo(report_text(rep))
 

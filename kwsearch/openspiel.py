@@ -67,6 +67,7 @@ from . import actions as A
 from .components import MAX_ACTION_TILES, MAX_CARD_TYPES, MAX_SPECIAL, MAX_START_TILES, default_components
 from .engine import convert
 from .rules import TERMINAL, Game, State, seed_to_rng, win_shares
+from .seeds import derive_seed
 
 CH_TILE = 0                            # + action tile id: the next tile of the chain
 CH_START = CH_TILE + MAX_ACTION_TILES  # + start tile index: offered
@@ -478,7 +479,7 @@ class OpenSpielBot:
         if self.kind == "ismcts":
             evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed))
             return _TimedISMCTS(game, evaluator, self.c, self.iterations or 0, seconds=self.seconds,
-                                random_state=np.random.RandomState(seed + 1))
+                                random_state=np.random.RandomState(derive_seed(seed, "ismcts") & 0xFFFFFFFF))
         return pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), self.c,
                                self.iterations or 1 << 30, 1000, False, seed, False,
                                max_wall_clock_time=self.seconds or -1.0)

@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from .errors import IllegalMoveError, KwsearchError
 from .fileio import write_json_atomic
+from .seeds import derive_seed
 from .records import REVEAL, RECORD_FORMAT, Recorder, record_header, replay
 from .rules import Game, State
 
@@ -100,7 +101,8 @@ class Session:
         self.mirror, self.seed, self.hint_iterations = mirror, seed, hint_iterations
         self.ask, self.say = ask, say
         check_mirror(seats, mirror)
-        self.bots = {s: from_spec(spec, seed=seed * 8 + s) for s, spec in enumerate(seats) if spec != HUMAN}
+        self.bots = {s: from_spec(spec, seed=derive_seed(seed, "seat", s)) for s, spec in enumerate(seats)
+                     if spec != HUMAN}
         self.state: State = replay(record, source=str(path))
         self.record["setup"]["seats"] = list(seats)
         if mirror:
@@ -271,8 +273,11 @@ class Session:
     def hints(self) -> None:
         from .analysis import analyse, plan_text
         from .search import SearchLimits
-        an = analyse(self.state, SearchLimits(iterations=self.hint_iterations), seed=self.seed, top=3)
-        self.say(f"  hints ({an.result.iterations:,} iterations):")
+        # Each hint gets its own stream: the game's seed and the decision it is asked at.
+        seed = derive_seed(self.seed, "hint", len(self.record.get("events", [])))
+        an = analyse(self.state, SearchLimits(iterations=self.hint_iterations), seed=seed, top=3)
+        note = ", stopped early" if an.interrupted else ""
+        self.say(f"  hints ({an.result.iterations:,} iterations{note}):")
         for c in an.candidates:
             self.say(f"  {c.order + 1}. {plan_text(self.state, c.plan)}  — win {100 * c.win_prob:.0f}%, "
                      f"money {c.money:.1f}, {c.visits:,} visits")

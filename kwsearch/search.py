@@ -48,42 +48,124 @@ tanh(margin / 20))``. Every node stores the summed reward of every seat; its
 ``player`` is the seat whose point of view the UCB formula takes at its parent.
 
 The final choice is the most visited root action. The iteration loop, the node
-pool (``kwsearch._search.Tree``, a preallocated array grown by doubling) and the
-playouts run in Cython without the GIL and without Python objects.
+pool (``kwsearch._search.Tree``, a preallocated array grown by doubling up to
+``SearchConfig.max_nodes``) and the playouts run in Cython without the GIL and
+without Python objects.
+
+The public API
+--------------
+:class:`Searcher` is the one way to search; :func:`search` is a one-shot
+wrapper. ``Searcher.run(state, limits, progress=..., stop=...)`` runs the C loop
+in *slices* of at most 50 ms; between slices it checks ``stop`` (a
+``threading.Event`` or ``multiprocessing.Event``) and, every
+``progress_interval`` seconds, calls ``progress`` with a full
+:class:`SearchResult` of the statistics so far. ``stop.set()`` from another
+thread, or Ctrl-C (``KeyboardInterrupt``) in the main thread, ends the search
+within a slice and returns the statistics gathered (``interrupted=True``). The
+generator's state is carried from slice to slice, so slicing never changes the
+result: the same seed and an iteration limit give the same numbers.
+
+With ``SearchConfig.workers = W > 1`` the search runs *root-parallel* in W
+processes: each builds its own tree with seed ``derive_seed(seed, "worker", i)``
+(one worker uses ``derive_seed(seed, "worker", 0)`` too) and
+``SearchLimits.iterations`` is the **total**, split as evenly as possible
+(worker ``i`` gets ``N // W``, plus one for ``i < N % W``); a time limit applies
+to each worker (they run side by side). Workers report their root statistics
+and the well-visited part of their tree (nodes with at least 0.1% of the
+worker's iterations) through a pipe, and the parent sums them: visits, rewards,
+money, availability counts, and the visits of every node it uses for the plans
+and the principal variation. Workers ignore SIGINT (a terminal's Ctrl-C reaches
+the whole process group); the parent tells them to stop through a
+``multiprocessing.Event`` and they send their statistics within one slice. A
+worker whose parent died stops by itself.
+
+The numbers add up: ``iterations`` is the number of iterations completed in
+this search, which without tree reuse equals the sum of the root options'
+visits (every iteration passes exactly one root child), so the shares sum to 1;
+``availability`` is the share of those iterations in which the option was legal
+at the root, counted exactly by the C loop (an option every determinization
+allows, such as a public action tile, has 1.0). When the node pool is full the
+search stops and says so (``pool_full``).
 
     >>> from kwsearch.rules import Game
     >>> from kwsearch.search import search, SearchLimits
     >>> result = search(Game(2).new_initial_state(seed=1), SearchLimits(iterations=2000), seed=1)
     >>> result.best_text in [a.text for a in result.actions]
     True
+    >>> result.iterations == sum(a.visits for a in result.actions) == 2000
+    True
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
-from concurrent.futures import ProcessPoolExecutor
+import signal
+import time
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 from .engine import convert, fast_module
+from .errors import KwsearchError
+from .seeds import MASK64, derive_seed
 
-_SEED_MASK = (1 << 64) - 1
+#: The most iterations one search counts: the C loop keeps visit counts in 32-bit integers.
+MAX_ITERATIONS = 2**31 - 1
+#: The longest time limit accepted (a year and a day; more is a typo, not a plan).
+MAX_SECONDS = 366 * 24 * 3600.0
+#: The most worker processes one search starts, and the largest node pool (32-bit node indices).
+MAX_WORKERS = 256
+MAX_NODES = 2**31 - 1
+#: The C loop runs at most this long between two looks at ``stop``, Ctrl-C and the progress clock.
+SLICE_SECONDS = 0.05
+#: Nodes with fewer visits than this share of their tree's root are left out of the merged plans/PV.
+PATH_SHARE = 0.001
+
+
+class SearchError(KwsearchError):
+    """Bad search settings, or a search that cannot run (the message names the field)."""
+
+
+def _integer(owner: str, name: str, value, lo: int, hi: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not lo <= value <= hi:
+        raise SearchError(f"{owner}.{name}: expected an integer from {lo} to {hi:,}, got {value!r}")
+
+
+def _number(owner: str, name: str, value, lo: float, hi: float, lo_open: bool = False) -> None:
+    ok = (not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(value)
+          and (value > lo if lo_open else value >= lo) and value <= hi)
+    if not ok:
+        low = f"greater than {lo:g}" if lo_open else f"from {lo:g}"
+        raise SearchError(f"{owner}.{name}: expected a finite number {low} to {hi:g}, got {value!r}")
+
+
+def _flag(owner: str, name: str, value) -> None:
+    if not isinstance(value, bool):
+        raise SearchError(f"{owner}.{name}: expected true or false, got {value!r}")
 
 
 @dataclass(frozen=True)
 class SearchLimits:
-    """When to stop: after ``iterations`` or ``seconds`` (whichever comes first)."""
+    """When to stop: after ``iterations`` or ``seconds`` (whichever comes first).
+
+    ``iterations`` is the total over all workers of a root-parallel search;
+    ``seconds`` is wall time, which every worker spends side by side.
+    """
 
     iterations: int | None = None
     seconds: float | None = None
 
     def __post_init__(self) -> None:
         if self.iterations is None and self.seconds is None:
-            raise ValueError("SearchLimits: give iterations or seconds (or both)")
-        if self.iterations is not None and (isinstance(self.iterations, bool) or int(self.iterations) < 1):
-            raise ValueError(f"SearchLimits.iterations: expected a positive integer, got {self.iterations!r}")
-        if self.seconds is not None and not float(self.seconds) > 0:
-            raise ValueError(f"SearchLimits.seconds: expected a positive number, got {self.seconds!r}")
+            raise SearchError("SearchLimits: give iterations or seconds (or both)")
+        if self.iterations is not None:
+            _integer("SearchLimits", "iterations", self.iterations, 1, MAX_ITERATIONS)
+        if self.seconds is not None:
+            _number("SearchLimits", "seconds", self.seconds, 0, MAX_SECONDS, lo_open=True)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"iterations": self.iterations, "seconds": self.seconds}
 
 
 #: Defaults of ``c_uct`` and ``money_weight`` by player count, chosen by matches (docs/design.md):
@@ -92,6 +174,8 @@ class SearchLimits:
 #: money margin.
 DEFAULT_C_UCT = {2: 0.7, 3: 0.4, 4: 0.4}
 DEFAULT_MONEY_WEIGHT = {2: 0.0, 3: 0.5, 4: 0.5}
+#: The largest exploration constant accepted (UCB terms beyond it only drown the rewards).
+MAX_C_UCT = 1000.0
 
 
 @dataclass(frozen=True)
@@ -100,7 +184,8 @@ class SearchConfig:
 
     ``c_uct`` and ``money_weight`` left at ``None`` take the defaults for the game's
     player count (``DEFAULT_C_UCT``, ``DEFAULT_MONEY_WEIGHT``); the result of a search
-    carries the values used (:meth:`for_players`).
+    carries the values used (:meth:`for_players`). ``max_nodes`` bounds each
+    worker's node pool (about 80 bytes a node).
     """
 
     c_uct: float | None = None
@@ -112,14 +197,16 @@ class SearchConfig:
     rollout: str = "tempo"     # playout policy: "tempo" or "random" (see the module docstring)
 
     def __post_init__(self) -> None:
-        if self.c_uct is not None and not self.c_uct >= 0:
-            raise ValueError(f"SearchConfig.c_uct: expected a number >= 0, got {self.c_uct!r}")
-        if self.money_weight is not None and not 0 <= self.money_weight <= 1:
-            raise ValueError(f"SearchConfig.money_weight: expected 0..1, got {self.money_weight!r}")
+        if self.c_uct is not None:
+            _number("SearchConfig", "c_uct", self.c_uct, 0, MAX_C_UCT)
+        if self.money_weight is not None:
+            _number("SearchConfig", "money_weight", self.money_weight, 0, 1)
         if self.rollout not in ("random", "tempo"):
-            raise ValueError(f"SearchConfig.rollout: expected random or tempo, got {self.rollout!r}")
-        if isinstance(self.workers, bool) or int(self.workers) < 1:
-            raise ValueError(f"SearchConfig.workers: expected a positive integer, got {self.workers!r}")
+            raise SearchError(f"SearchConfig.rollout: expected random or tempo, got {self.rollout!r}")
+        _integer("SearchConfig", "workers", self.workers, 1, MAX_WORKERS)
+        _integer("SearchConfig", "max_nodes", self.max_nodes, 2, MAX_NODES)
+        _flag("SearchConfig", "determinize", self.determinize)
+        _flag("SearchConfig", "closed_loop", self.closed_loop)
 
     def for_players(self, n: int) -> "SearchConfig":
         """This configuration with the player-count defaults filled in."""
@@ -128,237 +215,506 @@ class SearchConfig:
         return replace(self, c_uct=DEFAULT_C_UCT[n] if self.c_uct is None else self.c_uct,
                        money_weight=DEFAULT_MONEY_WEIGHT[n] if self.money_weight is None else self.money_weight)
 
+    def as_dict(self) -> dict[str, Any]:
+        return {"c_uct": self.c_uct, "money_weight": self.money_weight, "determinize": self.determinize,
+                "workers": self.workers, "max_nodes": self.max_nodes, "closed_loop": self.closed_loop,
+                "rollout": self.rollout}
+
 
 @dataclass(frozen=True)
 class ActionInfo:
-    """Root statistics of one option."""
+    """Root statistics of one option (sums over all workers)."""
 
     action: int
     text: str
     visits: int
-    avail: int           # iterations in which the option was legal
-    share: float         # visits / all root visits
-    win_prob: float      # mean win share of the mover after this option
+    share: float                    # visits / the visits of all options (they sum to 1)
+    avail: int                      # iterations of this search in which the option was legal at the root
+    availability: float             # avail / iterations, in [0, 1]; 1.0 if every determinization allows it
+    win_prob: float                 # mean win share of the mover after this option
     mean_reward: tuple[float, ...]  # per seat
     mean_money: tuple[float, ...]   # per seat
     money_sd: float = 0.0           # standard deviation of the mover's final money
+    plan: tuple[str, ...] = ()      # this option and the mover's most visited follow-ups in the same turn
 
 
 @dataclass(frozen=True)
 class SearchResult:
+    """What a search found; progress reports are results too (of the statistics so far)."""
+
     mover: int
     best_action: int
     best_text: str
     actions: tuple[ActionInfo, ...]   # most visited first
     pv: tuple[str, ...]               # principal variation (text), at least the mover's turn
     pv_actions: tuple[int, ...]
-    iterations: int
-    elapsed: float
-    seed: int
-    config: SearchConfig
+    iterations: int                   # iterations completed in this search (all workers)
+    elapsed: float                    # wall seconds
+    seed: int                         # the search's seed: search(state, limits, config, seed) repeats it
+    config: SearchConfig              # with the player-count defaults filled in
     limits: SearchLimits
-    nodes: int = 0
+    nodes: int = 0                    # nodes in the tree(s)
     node_bytes: int = 0
+    interrupted: bool = False         # stopped by ``stop`` or Ctrl-C before the limits were reached
+    pool_full: bool = False           # a node pool filled up, which ended (that worker's) search
+    reused_visits: int = 0            # root visits carried over from an earlier search (tree reuse)
+    final: bool = True                # False for a progress report
     extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def reused_visits(self) -> int:
-        """Root visits carried over from an earlier search (tree reuse), else 0."""
-        return self.extra.get("reused_visits", 0)
 
     @property
     def iterations_per_second(self) -> float:
         return self.iterations / self.elapsed if self.elapsed > 0 else 0.0
 
 
-def _children_stats(tree, node: int = 0) -> dict[int, list]:
-    """{action: [player, visits, avail, win, reward[4], money[4], money_sq]} of a node's children."""
-    out = {}
-    for action, player, visits, avail, win, reward, money, _, money_sq in tree.children(node):
-        out[action] = [player, visits, avail, win, list(reward), list(money), money_sq]
-    return out
+# ---------------------------------------------------------------------------
+# Statistics of one tree, merging, and the result
+# ---------------------------------------------------------------------------
 
 
-def _pv(tree, state, mover: int) -> list[int]:
-    """Most-visited path: the mover's decisions of this turn, then a few more well-visited plies."""
-    pv, node, extra = [], 0, 0
-    while len(pv) < 40:
-        kids = tree.children(node)
+def _tree_stats(tree, reused: int = 0) -> dict[str, Any]:
+    """A picklable summary of a tree: root children, root availability, well-visited paths.
+
+    ``paths`` maps an action path from the root (a chance-outcome node of closed
+    loop is ``-1 - outcome``) to ``[visits, player]``, for nodes with at least
+    ``PATH_SHARE`` of the root's visits (at least 2), which is what the plans
+    and the principal variation are read from.
+    """
+    root = {}
+    for action, player, visits, _avail, win, reward, money, _index, money_sq in tree.children(0):
+        root[action] = [player, visits, win, list(reward), list(money), money_sq]
+    visits = tree.root_visits()
+    keys: list[tuple[int, ...]] = []
+    paths: dict[tuple[int, ...], list[int]] = {}
+    for parent, action, outcome, player, n in tree.collect(max(2, int(visits * PATH_SHARE))):
+        path = (keys[parent] if parent >= 0 else ()) + ((action if action >= 0 else -1 - outcome),)
+        keys.append(path)
+        paths[path] = [n, player]
+    return {"root": root, "avail": tree.root_availability(), "paths": paths, "iterations": visits - reused,
+            "nodes": tree.size, "pool_full": bool(tree.pool_full)}
+
+
+def _merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The sum of several trees' summaries (in the order given, so the sums are reproducible)."""
+    if len(parts) == 1:
+        return parts[0]
+    root: dict[int, list] = {}
+    avail: dict[int, int] = {}
+    paths: dict[tuple[int, ...], list[int]] = {}
+    for st in parts:
+        for a, (player, visits, win, reward, money, money_sq) in st["root"].items():
+            m = root.setdefault(a, [player, 0, 0.0, [0.0] * 4, [0.0] * 4, 0.0])
+            m[1] += visits
+            m[2] += win
+            m[3] = [x + y for x, y in zip(m[3], reward)]
+            m[4] = [x + y for x, y in zip(m[4], money)]
+            m[5] += money_sq
+        for a, n in st["avail"].items():
+            avail[a] = avail.get(a, 0) + n
+        for p, (n, player) in st["paths"].items():
+            paths.setdefault(p, [0, player])[0] += n
+    return {"root": root, "avail": avail, "paths": paths, "iterations": sum(p["iterations"] for p in parts),
+            "nodes": sum(p["nodes"] for p in parts), "pool_full": any(p["pool_full"] for p in parts)}
+
+
+def _best(kids: list[tuple[int, int, int]]) -> tuple[int, int, int]:
+    """The most visited of ``[(key, visits, player)]``; ties go to the lower key."""
+    return max(kids, key=lambda k: (k[1], -k[0]))
+
+
+def _plan(walk, mover: int, children: dict, first: int) -> tuple[str, ...]:
+    """``first`` and the most visited continuation while the mover decides in this turn."""
+    texts = [walk.action_to_text(first)]
+    walk = walk.copy()
+    walk.apply(first)
+    node: tuple[int, ...] = (first,)
+    while (not walk.is_terminal() and walk.current_player() == mover and walk.pending() != "turn"
+           and len(texts) < 16):
+        kids = children.get(node)
         if not kids:
             break
-        action, player, visits, child = max(((k[0], k[1], k[2], k[7]) for k in kids), key=lambda k: (k[2], -k[0]))
+        key = _best(kids)[0]
+        node += (key,)
+        if key < 0:  # closed loop: the most visited reveal
+            continue
+        if key not in walk.legal_actions():
+            break
+        texts.append(walk.action_to_text(key))
+        walk.apply(key)
+    return tuple(texts)
+
+
+def _pv(children: dict, mover: int) -> list[int]:
+    """Most visited path: the mover's decisions of this turn, then up to four plies of others."""
+    pv: list[int] = []
+    node: tuple[int, ...] = ()
+    extra = 0
+    while len(pv) < 40:
+        kids = children.get(node)
+        if not kids:
+            break
+        key, visits, player = _best(kids)
         if visits < 2:
             break
-        if action < 0:  # a chance-outcome node (closed loop): the most visited reveal
-            node = child
+        node += (key,)
+        if key < 0:
             continue
         if player != mover:
             extra += 1
             if extra > 4:
                 break
-        pv.append(action)
-        node = child
+        pv.append(key)
     return pv
 
 
-def _merge(stats: list[dict[int, list]]) -> dict[int, list]:
-    merged: dict[int, list] = {}
-    for st in stats:
-        for a, (player, visits, avail, win, reward, money, money_sq) in st.items():
-            m = merged.setdefault(a, [player, 0, 0, 0.0, [0.0] * 4, [0.0] * 4, 0.0])
-            m[1] += visits
-            m[2] += avail
-            m[3] += win
-            m[4] = [x + y for x, y in zip(m[4], reward)]
-            m[5] = [x + y for x, y in zip(m[5], money)]
-            m[6] += money_sq
-    return merged
-
-
-def _worker(args) -> tuple[dict[int, list], list[int], int, float, int]:
-    obj, limits, config, seed = args
-    from .engine import state_from_json
-    state = state_from_json(obj, engine="fast")
-    fast_module()
+def _make_result(fast, stats: dict[str, Any], *, seed: int, config: SearchConfig, limits: SearchLimits,
+                 elapsed: float, interrupted: bool, reused: int = 0, final: bool = True) -> SearchResult:
     from . import _search
-    tree = _search.Tree(config.max_nodes)
-    done, elapsed = _search.run_search(tree, state, limits.iterations or 0, limits.seconds or 0.0,
-                                       config.c_uct, config.money_weight, config.determinize, seed & _SEED_MASK,
-                                       config.closed_loop, config.rollout)
-    return _children_stats(tree), _pv(tree, state, state.current_player()), done, elapsed, tree.size
-
-
-def _result(state, stats: dict[int, list], pv: list[int], done: int, elapsed: float, nodes: int,
-            seed: int, config: SearchConfig, limits: SearchLimits) -> SearchResult:
-    from . import _search
-    n = state.game.num_players
-    mover = state.current_player()
-    total = sum(v[1] for v in stats.values()) or 1
+    n = fast.game.num_players
+    mover = fast.current_player()
+    iterations = stats["iterations"]
+    children: dict[tuple[int, ...], list[tuple[int, int, int]]] = {}
+    for p, (visits, player) in stats["paths"].items():
+        children.setdefault(p[:-1], []).append((p[-1], visits, player))
+    # Plans and the PV are read on one determinization of the root (fixed by the seed), never on
+    # the true hidden order: like the statistics, they are a function of the observation and the seed.
+    walk = _search.determinized(fast, derive_seed(seed, "plan")) if config.determinize else fast
+    root = stats["root"]
+    total = sum(v[1] for v in root.values()) or 1
     infos = []
-    for a, (player, visits, avail, win, reward, money, money_sq) in stats.items():
+    for a, (player, visits, win, reward, money, money_sq) in root.items():
         v = max(visits, 1)
         mean = money[player] / v if 0 <= player < n else 0.0
         sd = max(0.0, money_sq / v - mean * mean) ** 0.5
-        infos.append(ActionInfo(a, state.action_to_text(a), visits, avail, visits / total, win / v,
-                                tuple(r / v for r in reward[:n]), tuple(m / v for m in money[:n]), sd))
+        avail = stats["avail"].get(a, 0)
+        infos.append(ActionInfo(
+            action=a, text=fast.action_to_text(a), visits=visits, share=visits / total, avail=avail,
+            availability=min(1.0, avail / iterations) if iterations > 0 else 0.0, win_prob=win / v,
+            mean_reward=tuple(r / v for r in reward[:n]), mean_money=tuple(m / v for m in money[:n]),
+            money_sd=sd, plan=_plan(walk, mover, children, a)))
     infos.sort(key=lambda i: (-i.visits, i.action))
-    if not infos:  # no iteration ran (e.g. a tiny time limit): fall back to the first legal option
-        a = state.legal_actions()[0]
-        infos = [ActionInfo(a, state.action_to_text(a), 0, 0, 0.0, 0.0, (0.0,) * n, (0.0,) * n, 0.0)]
+    if not infos:  # no iteration ran (stopped at once, or a pool too small): the first legal option
+        a = fast.legal_actions()[0]
+        infos = [ActionInfo(a, fast.action_to_text(a), 0, 0.0, 0, 0.0, 0.0, (0.0,) * n, (0.0,) * n, 0.0,
+                            (fast.action_to_text(a),))]
     best = infos[0]
+    pv = _pv(children, mover)
     if not pv or pv[0] != best.action:
         pv = [best.action]
-    texts, walk = [], state.copy()
-    for a in pv:  # the PV's texts, checked against the real state as far as it is legal
-        if a not in walk.legal_actions():
+    texts, line = [], walk.copy()
+    for a in pv:  # the PV's texts, as far as it is legal in the determinization read
+        if a not in line.legal_actions():
             break
-        texts.append(walk.action_to_text(a))
-        walk.apply(a)
-    return SearchResult(mover, best.action, best.text, tuple(infos), tuple(texts), tuple(pv[:len(texts)]),
-                        done, elapsed, seed, config, limits, nodes, _search.Tree.node_bytes())
+        texts.append(line.action_to_text(a))
+        line.apply(a)
+    return SearchResult(mover=mover, best_action=best.action, best_text=best.text, actions=tuple(infos),
+                        pv=tuple(texts), pv_actions=tuple(pv[:len(texts)]), iterations=iterations,
+                        elapsed=elapsed, seed=seed, config=config, limits=limits, nodes=stats["nodes"],
+                        node_bytes=_search.Tree.node_bytes(), interrupted=interrupted,
+                        pool_full=stats["pool_full"], reused_visits=reused, final=final)
 
 
-def search(state, limits: SearchLimits = SearchLimits(iterations=1000), config: SearchConfig = SearchConfig(),
-           seed: int = 0) -> SearchResult:
-    """Search ``state`` (either engine) for the seat to move; see the module docstring.
+def split_iterations(total: int | None, workers: int) -> list[int | None]:
+    """Each worker's share of an iteration limit (``None``: no limit).
 
-    With ``config.workers = N > 1`` runs N root-parallel searches in processes
-    (each with the full limits, seeds ``seed + i``) and sums their root statistics.
-    With one worker the same seed and an iteration limit give the same result.
+        >>> split_iterations(10, 3)
+        [4, 3, 3]
     """
-    if state.is_terminal():
-        raise ValueError("search: the game is over, there is nothing to decide")
-    fast = convert(state, "fast")
-    config = config.for_players(fast.game.num_players)
-    if config.workers <= 1:
-        from . import _search
-        tree = _search.Tree(config.max_nodes)
-        done, elapsed = _search.run_search(tree, fast, limits.iterations or 0, limits.seconds or 0.0,
-                                           config.c_uct, config.money_weight, config.determinize,
-                                           seed & _SEED_MASK, config.closed_loop, config.rollout)
-        return _result(fast, _children_stats(tree), _pv(tree, fast, fast.current_player()), done, elapsed,
-                       tree.size, seed, config, limits)
-    obj = fast.to_json()
-    jobs = [(obj, limits, config, seed + i) for i in range(config.workers)]
-    with ProcessPoolExecutor(max_workers=config.workers) as pool:
-        outs = list(pool.map(_worker, jobs))
-    stats = _merge([o[0] for o in outs])
-    best = max(stats.items(), key=lambda kv: (kv[1][1], -kv[0]))[0] if stats else None
-    pv = next((o[1] for o in outs if o[1] and o[1][0] == best), [best] if best is not None else [])
-    return _result(fast, stats, pv, sum(o[2] for o in outs), max(o[3] for o in outs), sum(o[4] for o in outs),
-                   seed, config, limits)
+    if total is None:
+        return [None] * workers
+    return [total // workers + (1 if i < total % workers else 0) for i in range(workers)]
+
+
+# ---------------------------------------------------------------------------
+# The search
+# ---------------------------------------------------------------------------
 
 
 class Searcher:
-    """A search that keeps its tree between decisions (tree reuse).
+    """Searches positions, one after another; keeps its tree between decisions (tree reuse).
 
-    Tell it every action played since its last search with :meth:`advance`
-    (``kwsearch.bots.play_game`` does this for bots that have ``observe``); the
-    next :meth:`search` then starts from the subtree those actions lead to, with
-    its statistics, and adds the new iterations to it. Open-loop nodes are keyed
-    on actions only, so the reused statistics also include determinizations that
-    the cards revealed since then have ruled out; they fade as new iterations are
-    added. Root parallelism (``workers > 1``) searches without reuse.
+    :meth:`run` is the search (see the module docstring for ``progress`` and
+    ``stop``). Without an explicit ``seed`` the n-th run of a searcher uses
+    ``derive_seed(seed, "run", n)``, and the result records the seed it used.
+
+    Tree reuse (one worker): tell the searcher every action played since its
+    last search with :meth:`advance` (``kwsearch.bots.play_game`` does this for
+    bots that have ``observe``); the next :meth:`run` then starts from the
+    subtree those actions lead to, with its statistics, and adds the new
+    iterations to it. A tree is reused only for the position it leads to (the
+    same observation), so running a searcher on an unrelated position starts
+    afresh. Open-loop nodes are keyed on actions only, so the reused statistics
+    also include determinizations that the cards revealed since then have ruled
+    out; they fade as new iterations are added. With reuse the options' visits
+    add up to ``iterations + reused_visits - 1`` (the visit that created the new
+    root went to a playout). Root parallelism (``workers > 1``) never reuses.
 
         >>> from kwsearch.rules import Game
         >>> state = Game(2).new_initial_state(seed=3)
         >>> s = Searcher(seed=1)
-        >>> first = s.search(state, SearchLimits(iterations=500))
+        >>> first = s.run(state, SearchLimits(iterations=500))
         >>> s.advance(first.best_action); state.apply(first.best_action)
-        >>> s.search(state, SearchLimits(iterations=500)).reused_visits > 0
+        >>> s.run(state, SearchLimits(iterations=500)).reused_visits > 0
         True
     """
 
-    def __init__(self, config: SearchConfig = SearchConfig(), seed: int = 0):
+    def __init__(self, config: SearchConfig = SearchConfig(), seed: int = 0, *, reuse: bool = True):
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+            raise SearchError(f"Searcher.seed: expected an integer, got {seed!r}")
         self.config = config
-        self.seed = seed
+        self.seed = int(seed)
+        self.reuse = reuse
         self.calls = 0
         self.tree = None
-        self.path: list[int] | None = None
+        self._root = None  # the state the kept tree's root stands for, advanced by advance()
+        self._path: list[int] = []  # the actions advance() recorded since the last search
 
     def reset(self) -> None:
+        """Forget the tree and start the run count again (a new game)."""
         self.tree = None
-        self.path = None
+        self._root = None
         self.calls = 0
 
     def advance(self, action: int) -> None:
         """Record an action played (by anyone) since the last search."""
-        if self.path is not None:
-            self.path.append(action)
+        if self._root is None:
+            return
+        if self._root.is_terminal() or action not in self._root.legal_actions():
+            self._root = None
+            return
+        self._root.apply(action)
+        self._path.append(action)
 
-    def _reused_tree(self):
+    def _reused_tree(self, fast):
         """The subtree reached by the recorded actions (a new Tree), or None."""
-        if self.tree is None or self.path is None or self.config.closed_loop:
+        if (not self.reuse or self.tree is None or self._root is None or self.config.closed_loop
+                or self._root.observation() != fast.observation()):
             return None  # closed-loop trees branch on reveals the recorded actions do not name
         node = 0
-        for a in self.path:
+        for a in self._path:
             node = self.tree.child(node, a)
             if node < 0:
                 return None
         return self.tree.extract(node)
 
-    def search(self, state, limits: SearchLimits, seed: int | None = None):
+    def search(self, state, limits: SearchLimits, seed: int | None = None) -> SearchResult:
+        """:meth:`run` without progress or stop (kept for callers of the older name)."""
+        return self.run(state, limits, seed=seed)
+
+    def run(self, state, limits: SearchLimits, *, progress: Callable[[SearchResult], None] | None = None,
+            stop=None, progress_interval: float = 0.25, seed: int | None = None) -> SearchResult:
+        """Search ``state`` (either engine) for the seat to move.
+
+        ``progress(result)`` gets a snapshot of the statistics every
+        ``progress_interval`` wall seconds (``result.final`` is False); ``stop``
+        (anything with ``is_set()``) or Ctrl-C ends the search within a slice,
+        with what it has (``interrupted=True``). With an iteration limit, the
+        same ``seed`` gives the same result, whether or not progress is asked for.
+        """
+        if not isinstance(limits, SearchLimits):
+            raise SearchError(f"search limits: expected a SearchLimits, got {limits!r}")
+        _number("Searcher.run", "progress_interval", progress_interval, 0, 86400.0, lo_open=True)
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
+            raise SearchError(f"Searcher.run: seed: expected an integer, got {seed!r}")
         if state.is_terminal():
-            raise ValueError("search: the game is over, there is nothing to decide")
-        seed = self.seed * 1_000_003 + self.calls if seed is None else seed
+            raise SearchError("the game is over: there is nothing to decide")
+        seed = derive_seed(self.seed, "run", self.calls) if seed is None else int(seed)
         self.calls += 1
-        if self.config.workers > 1:
-            res = search(state, limits, self.config, seed)
-            self.tree, self.path = None, None
-            return res
-        from . import _search
         fast = convert(state, "fast")
         config = self.config.for_players(fast.game.num_players)
-        tree = self._reused_tree() or _search.Tree(config.max_nodes)
+        if config.workers > 1:
+            self.tree = self._root = None
+            return _run_workers(fast, config, limits, seed, progress, stop, progress_interval)
+        return self._run_here(fast, config, limits, seed, progress, stop, progress_interval)
+
+    def _run_here(self, fast, config: SearchConfig, limits: SearchLimits, seed: int, progress, stop,
+                  interval: float) -> SearchResult:
+        from . import _search
+        tree = self._reused_tree(fast) or _search.Tree(config.max_nodes)
+        tree.reset_root_avail()
         reused = tree.root_visits()
-        done, elapsed = _search.run_search(tree, fast, limits.iterations or 0, limits.seconds or 0.0,
-                                           config.c_uct, config.money_weight, config.determinize,
-                                           seed & _SEED_MASK, config.closed_loop, config.rollout)
-        self.tree, self.path = tree, []
-        res = _result(fast, _children_stats(tree), _pv(tree, fast, fast.current_player()), done, elapsed,
-                      tree.size, seed, config, limits)
-        res.extra["reused_visits"] = reused
-        return res
+        rng = derive_seed(seed, "worker", 0)
+        t0 = last = time.perf_counter()
+        interrupted = False
+
+        def result(final: bool) -> SearchResult:
+            return _make_result(fast, _tree_stats(tree, reused), seed=seed, config=config, limits=limits,
+                                elapsed=time.perf_counter() - t0, interrupted=interrupted, reused=reused,
+                                final=final)
+        try:
+            while True:
+                if stop is not None and stop.is_set():
+                    interrupted = True
+                    break
+                left = limits.iterations - (tree.root_visits() - reused) if limits.iterations else 0
+                if limits.iterations and left <= 0:
+                    break
+                span = SLICE_SECONDS
+                if limits.seconds:
+                    span = min(span, limits.seconds - (time.perf_counter() - t0))
+                    if span <= 0:
+                        break
+                _, rng = _search.run_slice(tree, fast, left, span, config.c_uct, config.money_weight,
+                                           config.determinize, rng, config.closed_loop, config.rollout)
+                if tree.pool_full:
+                    break
+                if progress is not None and time.perf_counter() - last >= interval:
+                    progress(result(False))
+                    last = time.perf_counter()
+        except KeyboardInterrupt:
+            interrupted = True  # the tree is whole: the C loop is never cut inside an iteration
+        self.tree = tree
+        self._root, self._path = fast.copy(), []
+        return result(True)
+
+
+def search(state, limits: SearchLimits = SearchLimits(iterations=1000), config: SearchConfig = SearchConfig(),
+           seed: int = 0, *, progress: Callable[[SearchResult], None] | None = None, stop=None,
+           progress_interval: float = 0.25) -> SearchResult:
+    """Search ``state`` once with ``seed`` (see :class:`Searcher` and the module docstring).
+
+    The same seed, settings and iteration limit give the same result, with one
+    worker or several (the workers' seeds and shares are derived from them).
+    """
+    return Searcher(config, seed, reuse=False).run(state, limits, progress=progress, stop=stop,
+                                                   progress_interval=progress_interval, seed=seed)
+
+
+def determinized(state, seed: int):
+    """A fast-engine copy of ``state`` with its hidden information redrawn from ``seed``
+    (what one search iteration samples; the ``pimc`` bot searches such worlds)."""
+    from . import _search
+    return _search.determinized(convert(state, "fast"), seed & MASK64)
+
+
+# ---------------------------------------------------------------------------
+# Root parallelism
+# ---------------------------------------------------------------------------
+
+
+def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iterations: int | None,
+                 seconds: float | None, stop, conn, report_every: float, parent: int) -> None:
+    """One root-parallel worker: search in slices, send ("stats", summary) every ``report_every``
+    seconds (0: never) and ("final", summary) at the end, or ("error", message)."""
+    # Ctrl-C in a terminal reaches the whole process group; the parent decides (it sets ``stop``).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        from . import _search
+        from .engine import state_from_json
+        fast_module()
+        state = state_from_json(obj, engine="fast")
+        tree = _search.Tree(config.max_nodes)
+        t0 = last = time.perf_counter()
+        while not stop.is_set():
+            if os.getppid() != parent:
+                return  # the parent is gone: nobody wants the result
+            left = 0 if iterations is None else iterations - tree.root_visits()
+            if iterations is not None and left <= 0:
+                break
+            span = SLICE_SECONDS
+            if seconds:
+                span = min(span, seconds - (time.perf_counter() - t0))
+                if span <= 0:
+                    break
+            _, rng = _search.run_slice(tree, state, left, span, config.c_uct, config.money_weight,
+                                       config.determinize, rng, config.closed_loop, config.rollout)
+            if tree.pool_full:
+                break
+            if report_every and time.perf_counter() - last >= report_every:
+                conn.send(("stats", _tree_stats(tree)))
+                last = time.perf_counter()
+        conn.send(("final", _tree_stats(tree)))
+    except Exception as exc:  # reported to the parent, which raises it as a SearchError
+        try:
+            conn.send(("error", f"search worker {index}: {type(exc).__name__}: {exc}"))
+        except OSError:
+            pass
+    finally:
+        conn.close()
+
+
+def _run_workers(fast, config: SearchConfig, limits: SearchLimits, seed: int, progress, stop,
+                 interval: float) -> SearchResult:
+    import multiprocessing as mp
+    from multiprocessing.connection import wait
+
+    ctx = mp.get_context()
+    workers = config.workers
+    obj = fast.to_json()
+    halt = ctx.Event()
+    procs: list = []
+    conns: list = []
+    latest: list[dict | None] = [None] * workers
+    pending: set[int] = set()
+    interrupted = False
+    t0 = last = time.perf_counter()
+
+    def receive(timeout: float) -> None:
+        for c in wait([conns[i] for i in sorted(pending)], timeout=timeout):
+            i = conns.index(c)
+            try:
+                kind, payload = c.recv()
+            except (EOFError, OSError):
+                procs[i].join(1)
+                raise SearchError(f"search worker {i} ended without its result "
+                                  f"(exit code {procs[i].exitcode})") from None
+            if kind == "error":
+                raise SearchError(payload)
+            latest[i] = payload
+            if kind == "final":
+                pending.discard(i)
+
+    def merged(final: bool) -> SearchResult:
+        parts = [p for p in latest if p is not None]
+        stats = _merge(parts) if parts else {"root": {}, "avail": {}, "paths": {}, "iterations": 0, "nodes": 0,
+                                            "pool_full": False}
+        return _make_result(fast, stats, seed=seed, config=config, limits=limits,
+                            elapsed=time.perf_counter() - t0, interrupted=interrupted, final=final)
+
+    try:
+        try:
+            # Workers start with SIGINT blocked and ignore it from then on: a Ctrl-C while they
+            # start must not kill one before it can report.
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                for i, budget in enumerate(split_iterations(limits.iterations, workers)):
+                    recv, send = ctx.Pipe(duplex=False)
+                    p = ctx.Process(target=_worker_main, name=f"kwsearch-search-{i}",
+                                    args=(i, obj, config, derive_seed(seed, "worker", i), budget, limits.seconds,
+                                          halt, send, interval if progress is not None else 0.0, os.getpid()))
+                    p.start()
+                    send.close()
+                    procs.append(p)
+                    conns.append(recv)
+                    pending.add(i)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            while pending:
+                if stop is not None and stop.is_set() and not halt.is_set():
+                    halt.set()
+                    interrupted = True
+                receive(SLICE_SECONDS)
+                if progress is not None and pending and time.perf_counter() - last >= interval:
+                    progress(merged(False))
+                    last = time.perf_counter()
+        except KeyboardInterrupt:
+            interrupted = True
+            halt.set()
+            deadline = time.perf_counter() + 10.0
+            while pending and time.perf_counter() < deadline:
+                receive(SLICE_SECONDS)
+            if pending:
+                raise SearchError(f"search workers {sorted(pending)} did not stop within 10 s") from None
+        return merged(True)
+    finally:
+        halt.set()
+        for p in procs:
+            p.join(2.0)
+            if p.is_alive():
+                p.terminate()
+                p.join(1.0)
+        for c in conns:
+            c.close()
 
 
 def default_workers() -> int:

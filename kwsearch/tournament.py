@@ -3,8 +3,11 @@
     >>> spec = TournamentSpec(bots=("random", "heuristic"), players=2, games=4, seed=7)
     >>> [spec.seat_bots(i) for i in range(4)]
     [[0, 1], [1, 0], [0, 1], [1, 0]]
-    >>> [spec.deck_seed(i) for i in range(4)]
-    [7, 7, 8, 8]
+    >>> d = [spec.deck_seed(i) for i in range(4)]
+    >>> d[0] == d[1] != d[2] == d[3]
+    True
+    >>> TournamentSpec(bots=("heuristic", "heuristic"), players=2, games=2).names
+    ['heuristic#1', 'heuristic#2']
 
 The schedule (modelled on cutechess-cli / fastchess):
 
@@ -16,10 +19,15 @@ The schedule (modelled on cutechess-cli / fastchess):
 * **Rotation.** A line-up is played ``players`` times in a row, rotated one seat
   each time, so every bot plays every seat equally often.
 * **Paired decks.** The games of one rotation share the set-up and deck seed
-  (``seed + block``); the difference between bots is not drowned by the luck of
-  the deal.
-* **Seeds.** Bot ``s`` of game ``i`` gets seed ``(seed * 1000003 + i) * 8 + s``:
-  game ``i`` is the same game whoever plays it, in whatever order or process.
+  (``derive_seed(seed, "deal", block)``); the difference between bots is not
+  drowned by the luck of the deal. The games of one block form a **deal set**
+  (all seat rotations of one deal, the analogue of a chess game pair): the SPRT
+  and the Elo interval score deal sets, not single games.
+* **Seeds.** Bot ``s`` of game ``i`` gets seed ``derive_seed(seed, "game", i,
+  "seat", s)``: game ``i`` is the same game whoever plays it, in whatever order or
+  process.
+* **Self-play.** The same spec may be given twice (to measure seat bias, say);
+  the copies are told apart as ``spec#1``, ``spec#2`` in the games and the report.
 
 The results file is JSON Lines (``kwsearch-tournament/1``, docs/formats.md): a
 header line with the settings, then one line per finished game, appended and
@@ -27,7 +35,11 @@ flushed the moment the game ends (with several workers, in the order games end).
 :func:`run_tournament` with ``resume=True`` plays only the games the file lacks,
 so a killed run loses at most the games that were being played, and the finished
 file holds the same games, line for line apart from ``seconds`` and the order, as
-an uninterrupted run.
+an uninterrupted run. The file is locked (``flock``) while a tournament writes
+it, so a second run or ``--resume`` on the same file is refused instead of
+writing games twice; worker processes end by themselves when the main process
+dies. The reader is strict: every line must be a complete, well-formed game,
+except a last line cut short by a kill, which is dropped.
 """
 
 from __future__ import annotations
@@ -35,18 +47,34 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from .errors import KwsearchError
+from .seeds import derive_seed
 
 RESULTS_FORMAT = "kwsearch-tournament/1"
+#: The header's ``seeds`` value: how deal and bot seeds are derived (files without it used another rule).
+SEEDS_RULE = "derive_seed/1"
+#: The most games one tournament plays, and the most local worker processes.
+MAX_GAMES = 10_000_000
+MAX_WORKERS = 256
 
 
 class TournamentError(KwsearchError):
-    """A bad tournament setting or results file (the message names the file, line and field)."""
+    """A bad tournament setting or results file (the message names the file, line and field).
+
+    ``field`` names the setting at fault (``bots``, ``players``, ``games``,
+    ``sprt``, ``workers``, ``backend``), or is None for a problem with a file.
+    """
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.field = field
 
 
 # ---------------------------------------------------------------------------
@@ -58,11 +86,13 @@ class TournamentError(KwsearchError):
 class SPRT:
     """Sequential probability ratio test for two bots: H0 elo = elo0 against H1 elo = elo1.
 
-    Uses the normal approximation of the log-likelihood ratio over per-game scores
-    (the GSPRT of fishtest): ``LLR = (s1 - s0) (2 Σx - n (s0 + s1)) / (2 var)``, with
-    ``s = 1 / (1 + 10^(-elo/400))`` and ``var`` the sample variance of the scores.
-    The score of a game is the share of the win held by the first bot's seats,
-    normalised by its share of the seats (0.5 = equal strength).
+    Uses the normal approximation of the log-likelihood ratio over the scores of
+    the units (the GSPRT of fishtest): ``LLR = (s1 - s0) (2 Σx - n (s0 + s1)) / (2 var)``,
+    with ``s = 1 / (1 + 10^(-elo/400))`` and ``var`` the sample variance of the
+    scores. The units are **deal sets** (all seat rotations of one deal, see the
+    module docstring), scored by the mean of their games' scores, as fishtest
+    scores game pairs; the score of a game is the share of the win held by the
+    first bot's seats, normalised by its share of the seats (0.5 = equal strength).
     """
 
     elo0: float = 0.0
@@ -78,17 +108,31 @@ class SPRT:
             key, eq, value = part.partition("=")
             key = key.strip().lower()
             if not eq or key not in ("elo0", "elo1", "alpha", "beta"):
-                raise TournamentError(f"--sprt: expected elo0=E0,elo1=E1[,alpha=A,beta=B], got {text!r}")
+                raise TournamentError(f"SPRT: expected elo0=E0,elo1=E1[,alpha=A,beta=B], got {text!r}", "sprt")
+            if key in values:
+                raise TournamentError(f"SPRT: {key} is given twice in {text!r}", "sprt")
             try:
-                values[key] = float(value)
+                values[key] = float(value) if len(value) <= 40 else math.nan
             except ValueError:
-                raise TournamentError(f"--sprt: {key} expects a number, got {value.strip()!r}") from None
+                values[key] = math.nan
+            if not math.isfinite(values[key]) or abs(values[key]) > 2000:
+                raise TournamentError(f"SPRT: {key} expects a finite number (Elo within ±2000), "
+                                      f"got {value.strip()!r}", "sprt")
         sprt = cls(**values)
-        if not sprt.elo1 > sprt.elo0:
-            raise TournamentError(f"--sprt: elo1 must be greater than elo0, got {text!r}")
-        if not (0 < sprt.alpha < 0.5 and 0 < sprt.beta < 0.5):
-            raise TournamentError(f"--sprt: alpha and beta must lie in (0, 0.5), got {text!r}")
+        sprt.check()
         return sprt
+
+    def check(self) -> None:
+        for key in ("elo0", "elo1", "alpha", "beta"):
+            v = getattr(self, key)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise TournamentError(f"SPRT: {key} expects a finite number, got {v!r}", "sprt")
+        if not self.elo1 > self.elo0:
+            raise TournamentError(f"SPRT: elo1 must be greater than elo0, got elo0={self.elo0:g}, "
+                                  f"elo1={self.elo1:g}", "sprt")
+        if not (0 < self.alpha < 0.5 and 0 < self.beta < 0.5):
+            raise TournamentError(f"SPRT: alpha and beta must lie in (0, 0.5), got alpha={self.alpha:g}, "
+                                  f"beta={self.beta:g}", "sprt")
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -106,7 +150,7 @@ class SPRT:
         return (s1 - s0) * (2 * sum(scores) - n * (s0 + s1)) / (2 * var)
 
     def status(self, scores: list[float]) -> tuple[float, str | None, int | None]:
-        """(LLR, ``"H1"``/``"H0"`` or None, the game count at which it was decided)."""
+        """(LLR, ``"H1"``/``"H0"`` or None, the number of scores at which it was decided)."""
         lo, hi = self.bounds
         for k in range(2, len(scores) + 1):
             v = self.llr(scores[:k])
@@ -122,7 +166,11 @@ class SPRT:
 
 @dataclass(frozen=True)
 class TournamentSpec:
-    """What a tournament plays: bot specs, player count, number of games, seed, variant."""
+    """What a tournament plays: bot specs, player count, number of games, seed, variant.
+
+    ``bots`` holds spec strings; they are parsed and checked here
+    (:class:`kwsearch.bots.BotSpec`) and kept in canonical form.
+    """
 
     bots: tuple[str, ...]
     players: int
@@ -132,24 +180,37 @@ class TournamentSpec:
     sprt: SPRT | None = None
 
     def __post_init__(self) -> None:
-        from .bots import from_spec
-        if self.players not in (2, 3, 4):
-            raise TournamentError(f"--players: expected 2, 3 or 4, got {self.players}")
-        if len(self.bots) < 2:
-            raise TournamentError("--bots: a tournament needs at least two bot specs")
-        seen = set()
+        from .bots import BotSpec
+        if isinstance(self.players, bool) or self.players not in (2, 3, 4):
+            raise TournamentError(f"players: expected 2, 3 or 4, got {self.players!r}", "players")
+        if isinstance(self.bots, str) or len(self.bots) < 2:
+            raise TournamentError("bots: a tournament needs at least two bot specs", "bots")
+        canonical = []
         for b in self.bots:
             try:
-                from_spec(b)
-            except ValueError as exc:
-                raise TournamentError(f"--bots: {exc}") from None
-            if b in seen:
-                raise TournamentError(f"--bots: {b!r} is given twice (each bot spec once)")
-            seen.add(b)
-        if self.games < 1:
-            raise TournamentError(f"--games: expected a positive number, got {self.games}")
-        if self.sprt is not None and len(self.bots) != 2:
-            raise TournamentError(f"--sprt: needs exactly two bots, got {len(self.bots)}")
+                canonical.append(str(BotSpec.parse(b)))
+            except KwsearchError as exc:
+                raise TournamentError(str(exc), "bots") from None
+        object.__setattr__(self, "bots", tuple(canonical))
+        if isinstance(self.games, bool) or not isinstance(self.games, int) or not 1 <= self.games <= MAX_GAMES:
+            raise TournamentError(f"games: expected a number of games from 1 to {MAX_GAMES:,}, got {self.games!r}",
+                                  "games")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise TournamentError(f"seed: expected an integer, got {self.seed!r}", "seed")
+        if self.sprt is not None:
+            self.sprt.check()
+            if len(self.bots) != 2:
+                raise TournamentError(f"sprt: needs exactly two bots, got {len(self.bots)}", "sprt")
+
+    @property
+    def names(self) -> list[str]:
+        """Display names: the spec, with ``#1``, ``#2`` ... on specs given more than once."""
+        counts: dict[str, int] = {}
+        out = []
+        for b in self.bots:
+            counts[b] = counts.get(b, 0) + 1
+            out.append(f"{b}#{counts[b]}" if self.bots.count(b) > 1 else b)
+        return out
 
     # -- schedule -------------------------------------------------------------
     def lineups(self) -> list[tuple[int, ...]]:
@@ -177,17 +238,21 @@ class TournamentSpec:
         lineup = lineups[block % len(lineups)]
         return [lineup[(s - rotation) % self.players] for s in range(self.players)]
 
+    def deal(self, index: int) -> int:
+        """The deal set (block of seat rotations) game ``index`` belongs to."""
+        return index // self.players
+
     def deck_seed(self, index: int) -> int:
-        return self.seed + index // self.players
+        return derive_seed(self.seed, "deal", self.deal(index))
 
     def bot_seed(self, index: int, seat: int) -> int:
-        return ((self.seed * 1_000_003 + index) * 8 + seat) & ((1 << 63) - 1)
+        return derive_seed(self.seed, "game", index, "seat", seat)
 
-    def header(self) -> dict[str, Any]:
+    def header(self, workers: int = 1) -> dict[str, Any]:
         from . import __version__
         return {"format": RESULTS_FORMAT, "bots": list(self.bots), "players": self.players, "games": self.games,
                 "seed": self.seed, "v6": self.v6, "sprt": self.sprt.as_dict() if self.sprt else None,
-                "kwsearch": __version__}
+                "seeds": SEEDS_RULE, "workers": workers, "kwsearch": __version__}
 
 
 # ---------------------------------------------------------------------------
@@ -212,10 +277,10 @@ def play_scheduled_game(spec: TournamentSpec, index: int) -> dict[str, Any]:
     from .rules import Game
 
     seat_bots = spec.seat_bots(index)
-    seats = [spec.bots[b] for b in seat_bots]
+    seats = [spec.names[b] for b in seat_bots]
     deck_seed = spec.deck_seed(index)
     game = Game(spec.players, v6=spec.v6)
-    bots = [from_spec(seats[s], seed=spec.bot_seed(index, s)) for s in range(spec.players)]
+    bots = [from_spec(spec.bots[b], seed=spec.bot_seed(index, s)) for s, b in enumerate(seat_bots)]
     actions: list[int] = []
     t0 = time.perf_counter()
     final = play_game(game.new_initial_state(deck_seed), bots, on_step=lambda st, seat, a: actions.append(a))
@@ -227,7 +292,7 @@ def play_scheduled_game(spec: TournamentSpec, index: int) -> dict[str, Any]:
         rec.apply(a)
     money = final.money()
     if rec.state.money() != money:
-        raise RuntimeError(f"game {index}: the fast and the reference engine disagree on the final money "
+        raise TournamentError(f"game {index}: the fast and the reference engine disagree on the final money "
                            f"({money} vs {rec.state.money()})")
     return {"game": index, "deck_seed": deck_seed, "seats": seats, "bots": seat_bots, "money": money,
             "ranks": ranks_of(money), "returns": final.returns(), "decisions": len(actions),
@@ -241,22 +306,52 @@ def play_scheduled_game(spec: TournamentSpec, index: int) -> dict[str, Any]:
 
 def spec_from_header(h: dict[str, Any], games: int | None = None) -> TournamentSpec:
     sprt = h.get("sprt")
+    if sprt is not None and (not isinstance(sprt, dict) or set(sprt) - {"elo0", "elo1", "alpha", "beta"}):
+        raise TournamentError(f"sprt: expected an object with elo0, elo1, alpha, beta, got {json.dumps(sprt)}")
     return TournamentSpec(bots=tuple(h["bots"]), players=h["players"], games=games or h["games"],
-                          seed=h["seed"], v6=bool(h.get("v6", False)), sprt=SPRT(**sprt) if sprt else None)
+                          seed=h["seed"], v6=h.get("v6", False), sprt=SPRT(**sprt) if sprt else None)
 
 
+#: The keys of a results file's header line and of a game line (anything else is an error).
+HEADER_KEYS = {"format", "bots", "players", "games", "seed", "v6", "sprt", "seeds", "workers", "kwsearch"}
+GAME_KEYS = {"game", "deck_seed", "seats", "bots", "money", "ranks", "returns", "decisions", "seconds", "record"}
 _GAME_FIELDS = {"game": int, "seats": list, "bots": list, "money": list, "ranks": list, "returns": list}
+#: The longest line read (a game line with its record is a few kilobytes).
+MAX_LINE = 16 << 20
 
 
-def load_results(path: str | Path, allow_cut_tail: bool = False) -> tuple[dict[str, Any], dict[int, dict], int]:
+def _type_name(kind) -> str:
+    return {list: "a list", int: "an integer", str: "a string", bool: "true or false", dict: "an object"}[kind]
+
+
+def _check_type(p: Path, no: int, key: str, value: Any, kind) -> None:
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise TournamentError(f"{p}: line {no}: {key}: expected {_type_name(kind)}, got {json.dumps(value)[:60]}")
+
+
+def _check_numbers(p: Path, no: int, key: str, values: list, n: int, integers: bool) -> None:
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int if integers else (int, float)) or (
+                isinstance(v, float) and not math.isfinite(v)):
+            raise TournamentError(f"{p}: line {no}: {key}: expected {n} {'integers' if integers else 'numbers'}, "
+                                  f"got {json.dumps(values)[:80]}")
+    if len(values) != n:
+        raise TournamentError(f"{p}: line {no}: {key}: expected {n} values (one per seat), got {len(values)}")
+
+
+def load_results(path: str | Path, allow_cut_tail: bool = True) -> tuple[dict[str, Any], dict[int, dict], int]:
     """(header, games by index, byte length of the valid part) of a results file.
 
-    Every line must be valid; with ``allow_cut_tail`` a last line without its
-    newline (a write cut short by a kill) is ignored instead — the caller
-    truncates it before appending.
+    Strict: every line must be a complete JSON object with the documented keys
+    (docs/formats.md) and values that match the header's schedule. A last line
+    without its newline — a write cut short by a kill — is dropped (the valid
+    length excludes it, so a resumed run truncates it before appending); with
+    ``allow_cut_tail=False`` it is an error too.
     """
     p = Path(path)
     try:
+        if p.exists() and not p.is_file():
+            raise TournamentError(f"{p}: not a regular file")
         data = p.read_bytes()
     except FileNotFoundError:
         raise TournamentError(f"{p}: no such file") from None
@@ -266,7 +361,9 @@ def load_results(path: str | Path, allow_cut_tail: bool = False) -> tuple[dict[s
     valid_len = len(data)
     if lines and lines[-1] == b"":
         lines.pop()
-    elif allow_cut_tail and lines:
+    elif lines:
+        if not allow_cut_tail:
+            raise TournamentError(f"{p}: line {len(lines)}: cut short (no end of line)")
         valid_len = len(data) - len(lines[-1])
         lines.pop()
     if not lines:
@@ -274,11 +371,22 @@ def load_results(path: str | Path, allow_cut_tail: bool = False) -> tuple[dict[s
     header = _json_line(p, 1, lines[0])
     if not isinstance(header, dict) or header.get("format") != RESULTS_FORMAT:
         raise TournamentError(f"{p}: line 1: format: expected {RESULTS_FORMAT!r}, got "
-                              f"{json.dumps(header.get('format') if isinstance(header, dict) else header)}")
+                              f"{json.dumps(header.get('format') if isinstance(header, dict) else header)[:60]}")
+    unknown = set(header) - HEADER_KEYS
+    if unknown:
+        raise TournamentError(f"{p}: line 1: unknown key {sorted(unknown)[0]!r} (allowed: {', '.join(sorted(HEADER_KEYS))})")
     for key, kind in (("bots", list), ("players", int), ("games", int), ("seed", int)):
-        if not isinstance(header.get(key), kind) or isinstance(header.get(key), bool):
-            raise TournamentError(f"{p}: line 1: {key}: expected {'a list' if kind is list else 'an integer'}, "
-                                  f"got {json.dumps(header.get(key))}")
+        _check_type(p, 1, key, header.get(key), kind)
+    if "v6" in header:
+        _check_type(p, 1, "v6", header["v6"], bool)
+    if "workers" in header:
+        _check_type(p, 1, "workers", header["workers"], int)
+        if not 1 <= header["workers"] <= MAX_WORKERS:
+            raise TournamentError(f"{p}: line 1: workers: expected 1 to {MAX_WORKERS}, got {header['workers']}")
+    if "seeds" in header and header["seeds"] != SEEDS_RULE:
+        raise TournamentError(f"{p}: line 1: seeds: expected {SEEDS_RULE!r}, got {json.dumps(header['seeds'])[:60]}")
+    if not all(isinstance(b, str) for b in header["bots"]):
+        raise TournamentError(f"{p}: line 1: bots: expected a list of bot spec strings")
     try:
         spec = spec_from_header(header)
     except (TournamentError, TypeError) as exc:
@@ -288,27 +396,61 @@ def load_results(path: str | Path, allow_cut_tail: bool = False) -> tuple[dict[s
         g = _json_line(p, no, raw)
         if not isinstance(g, dict):
             raise TournamentError(f"{p}: line {no}: expected a JSON object")
+        unknown = set(g) - GAME_KEYS
+        if unknown:
+            raise TournamentError(f"{p}: line {no}: unknown key {sorted(unknown)[0]!r} "
+                                  f"(allowed: {', '.join(sorted(GAME_KEYS))})")
         for key, kind in _GAME_FIELDS.items():
-            if not isinstance(g.get(key), kind) or isinstance(g.get(key), bool):
-                raise TournamentError(f"{p}: line {no}: {key}: expected {'a list' if kind is list else 'an integer'}"
-                                      f", got {json.dumps(g.get(key))}")
+            _check_type(p, no, key, g.get(key), kind)
         idx = g["game"]
-        if not 0 <= idx:
-            raise TournamentError(f"{p}: line {no}: game: expected a game number >= 0, got {idx}")
+        if not 0 <= idx < MAX_GAMES:
+            raise TournamentError(f"{p}: line {no}: game: expected a game number from 0 to {MAX_GAMES - 1:,}, "
+                                  f"got {idx}")
         if idx in games:
             raise TournamentError(f"{p}: line {no}: game {idx} appears twice")
-        if g["bots"] != spec.seat_bots(idx) or len(g["money"]) != spec.players:
-            raise TournamentError(f"{p}: line {no}: game {idx}: bots/money do not match the schedule of the "
-                                  f"header (expected bots {spec.seat_bots(idx)} and {spec.players} money values)")
+        if g["bots"] != spec.seat_bots(idx):
+            raise TournamentError(f"{p}: line {no}: game {idx}: bots: the schedule of the header says "
+                                  f"{spec.seat_bots(idx)}, the line has {json.dumps(g['bots'])[:60]}")
+        _check_numbers(p, no, "money", g["money"], spec.players, True)
+        _check_numbers(p, no, "returns", g["returns"], spec.players, False)
+        _check_numbers(p, no, "ranks", g["ranks"], spec.players, False)
+        if not all(isinstance(x, str) for x in g["seats"]) or len(g["seats"]) != spec.players:
+            raise TournamentError(f"{p}: line {no}: seats: expected {spec.players} bot names")
+        if "record" in g and not isinstance(g["record"], dict):
+            raise TournamentError(f"{p}: line {no}: record: expected a game record object")
+        for key in ("decisions", "deck_seed"):
+            if key in g:
+                _check_type(p, no, key, g[key], int)
+        if "seconds" in g and (isinstance(g["seconds"], bool) or not isinstance(g["seconds"], (int, float))):
+            raise TournamentError(f"{p}: line {no}: seconds: expected a number, got {json.dumps(g['seconds'])[:40]}")
         games[idx] = g
     return header, games, valid_len
 
 
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"duplicate key {k!r}")
+        out[k] = v
+    return out
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number")
+
+
 def _json_line(p: Path, no: int, raw: bytes) -> Any:
+    if len(raw) > MAX_LINE:
+        raise TournamentError(f"{p}: line {no}: longer than {MAX_LINE >> 20} MB")
     try:
-        return json.loads(raw)
+        return json.loads(raw, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except RecursionError:
+        raise TournamentError(f"{p}: line {no}: nested too deeply") from None
     except (ValueError, UnicodeDecodeError) as exc:
-        raise TournamentError(f"{p}: line {no}: not valid JSON ({str(exc).split(':')[0]})") from None
+        why = str(exc) if str(exc).startswith(("duplicate key", "NaN", "Infinity", "-Infinity")) \
+            else str(exc).split(":")[0]
+        raise TournamentError(f"{p}: line {no}: not valid JSON ({why})") from None
 
 
 # ---------------------------------------------------------------------------
@@ -324,11 +466,22 @@ class RunInfo:
     skipped: int = 0
     stopped_by_sprt: bool = False
     seconds: float = 0.0
+    workers: int = 1
     header: dict[str, Any] = field(default_factory=dict)  # the results file's header
     games: dict[int, dict] = field(default_factory=dict)  # every game in the file, by number
 
 
-def run_tournament(spec: TournamentSpec, out: str | Path, *, workers: int = 1, resume: bool = False,
+def _lock(f, out: Path) -> None:
+    """Hold an exclusive lock on the open results file (released when it is closed)."""
+    import fcntl
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise TournamentError(f"{out}: another tournament is writing this file (it is locked); wait for it to "
+                              "end, or choose another file") from None
+
+
+def run_tournament(spec: TournamentSpec, out: str | Path, *, workers: int | None = None, resume: bool = False,
                    backend: str = "local", address: str | None = None,
                    progress: Callable[[int, int, dict], None] | None = None) -> RunInfo:
     """Play ``spec`` into the results file ``out``.
@@ -336,40 +489,73 @@ def run_tournament(spec: TournamentSpec, out: str | Path, *, workers: int = 1, r
     A new file is refused if ``out`` exists (nothing is overwritten); with
     ``resume=True`` the file must exist and hold the same settings (``spec.games``
     may be larger, to extend a finished tournament), and only its missing games
-    are played. ``progress(done, total, line)`` is called after each game.
+    are played. ``workers`` (games at once) defaults to 1, or on resume to the
+    number the file's header records. The file is locked while games are
+    written. ``progress(done, total, line)`` is called after each game.
     """
     out = Path(out)
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or not 1 <= workers <= MAX_WORKERS):
+        raise TournamentError(f"workers: expected 1 to {MAX_WORKERS}, got {workers!r}", "workers")
+    if backend not in ("local", "ray"):
+        raise TournamentError(f"backend: expected local or ray, got {backend!r}", "backend")
     done: dict[int, dict] = {}
-    header = spec.header()
     if resume:
-        header, done, valid_len = load_results(out, allow_cut_tail=True)
-        old = spec_from_header(header)
-        for key in ("bots", "players", "seed", "v6", "sprt"):
-            if getattr(old, key) != getattr(spec, key):
-                raise TournamentError(f"{out}: line 1: {key}: the file has {getattr(old, key)!r}, the command "
-                                      f"asks for {getattr(spec, key)!r} (resume with the same settings)")
-        if valid_len < out.stat().st_size:  # drop a line cut short by a kill
-            with out.open("r+b") as f:
-                f.truncate(valid_len)
-    else:
-        if out.exists():
-            raise TournamentError(f"{out}: already exists; pass --resume to continue it, or choose another file")
         try:
-            out.write_text(json.dumps(header) + "\n", encoding="utf-8")
+            f = out.open("r+b")
+        except FileNotFoundError:
+            raise TournamentError(f"{out}: no such file") from None
+        except OSError as exc:
+            raise TournamentError(f"{out}: cannot open ({exc.strerror})") from None
+    else:
+        try:
+            f = out.open("xb")
+        except FileExistsError:
+            raise TournamentError(f"{out}: already exists; resume it, or choose another file") from None
         except OSError as exc:
             raise TournamentError(f"{out}: cannot write ({exc.strerror})") from None
-    todo = [i for i in range(spec.games) if i not in done]
-    info = RunInfo(skipped=len(done), header=header, games=done)
-    if spec.sprt is not None and _sprt_decided(spec, done):
-        todo = []
-        info.stopped_by_sprt = True
-    total = spec.games
-    t0 = time.perf_counter()
-    with out.open("a", encoding="utf-8") as f:
+    with f:
+        _lock(f, out)
+        if resume:
+            header, done, valid_len = load_results(out)  # read under the lock: nobody else appends now
+            if header.get("seeds") != SEEDS_RULE:
+                raise TournamentError(f"{out}: line 1: seeds: the file was written by kwsearch "
+                                      f"{header.get('kwsearch', '(unknown version)')}, which derived deal and bot "
+                                      "seeds by another rule; resuming it would play other games — start a new "
+                                      "results file")
+            old = spec_from_header(header)
+            for key in ("bots", "players", "seed", "v6", "sprt"):
+                if getattr(old, key) != getattr(spec, key):
+                    raise TournamentError(f"{out}: line 1: {key}: the file has {getattr(old, key)!r}, the "
+                                          f"tournament asks for {getattr(spec, key)!r} (resume with the same "
+                                          "settings)")
+            workers = workers or header.get("workers", 1)
+            if valid_len < out.stat().st_size:  # drop a line cut short by a kill
+                f.truncate(valid_len)
+            f.seek(0, os.SEEK_END)
+        else:
+            workers = workers or 1
+            header = spec.header(workers)
+            try:
+                f.write((json.dumps(header) + "\n").encode())
+                f.flush()
+            except OSError as exc:
+                raise TournamentError(f"{out}: cannot write ({exc.strerror})") from None
+        todo = [i for i in range(spec.games) if i not in done]
+        info = RunInfo(skipped=len(done), header=header, games=done, workers=workers)
+        if spec.sprt is not None and _sprt_decided(spec, done):
+            todo = []
+            info.stopped_by_sprt = True
+        total = spec.games
+        t0 = time.perf_counter()
+
         def record(line: dict) -> bool:
             """Append one game; True when the SPRT says stop."""
-            f.write(json.dumps(line, separators=(",", ":")) + "\n")
-            f.flush()
+            try:
+                f.write((json.dumps(line, separators=(",", ":")) + "\n").encode())
+                f.flush()
+            except OSError as exc:
+                raise TournamentError(f"{out}: cannot write game {line['game']} ({exc.strerror})") from None
             done[line["game"]] = line
             info.played += 1
             if progress is not None:
@@ -378,28 +564,40 @@ def run_tournament(spec: TournamentSpec, out: str | Path, *, workers: int = 1, r
 
         if backend == "ray":
             info.stopped_by_sprt |= _run_ray(spec, todo, workers, address, record)
-        elif backend == "local":
-            info.stopped_by_sprt |= _run_local(spec, todo, workers, record)
         else:
-            raise TournamentError(f"--backend: expected local or ray, got {backend!r}")
-    info.seconds = time.perf_counter() - t0
+            info.stopped_by_sprt |= _run_local(spec, todo, workers, record)
+        info.seconds = time.perf_counter() - t0
     return info
 
 
-def _sprt_scores(games: dict[int, dict]) -> list[float]:
-    """The first bot's scores in game order, up to the first missing game (so the SPRT
-    does not depend on which worker finished first)."""
+def deal_scores(spec: TournamentSpec, games: dict[int, dict], bot: int = 0) -> list[float]:
+    """``bot``'s score per complete deal set, in order, up to the first incomplete one (so the
+    SPRT does not depend on which worker finished first). A deal set's score is the mean of its
+    games' scores (:func:`pair_score`)."""
     scores = []
-    i = 0
-    while i in games:
-        scores.append(pair_score(games[i], 0))
-        i += 1
-    return scores
+    block = 0
+    while True:
+        members = range(block * spec.players, (block + 1) * spec.players)
+        if not all(i in games for i in members):
+            return scores
+        scores.append(sum(pair_score(games[i], bot) for i in members) / spec.players)
+        block += 1
 
 
 def _sprt_decided(spec: TournamentSpec, done: dict[int, dict]) -> bool:
-    """Whether the SPRT has decided on the games played so far."""
-    return spec.sprt.status(_sprt_scores(done))[1] is not None
+    """Whether the SPRT has decided on the deal sets played so far."""
+    return spec.sprt.status(deal_scores(spec, done))[1] is not None
+
+
+def _watch_parent(parent: int) -> None:
+    """In a worker process: end it when the tournament's main process dies (even by SIGKILL,
+    which gives the pool no chance to stop its workers)."""
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent:
+                os._exit(1)
+            time.sleep(0.2)
+    threading.Thread(target=watch, name="kwsearch-parent-watch", daemon=True).start()
 
 
 def _run_local(spec: TournamentSpec, todo: list[int], workers: int, record: Callable[[dict], bool]) -> bool:
@@ -411,7 +609,8 @@ def _run_local(spec: TournamentSpec, todo: list[int], workers: int, record: Call
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     pending = iter(todo)
     stop = False
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_watch_parent, initargs=(os.getpid(),))
+    try:
         running = set()
         for i in itertools.islice(pending, workers):
             running.add(pool.submit(play_scheduled_game, spec, i))
@@ -422,6 +621,13 @@ def _run_local(spec: TournamentSpec, todo: list[int], workers: int, record: Call
             if not stop:
                 for i in itertools.islice(pending, len(finished)):
                     running.add(pool.submit(play_scheduled_game, spec, i))
+    except BaseException:
+        # Ctrl-C or an error: do not wait for the games still being played (they are lost anyway).
+        for p in list(getattr(pool, "_processes", {}).values()):
+            p.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     return stop
 
 
@@ -430,7 +636,7 @@ def _run_ray(spec: TournamentSpec, todo: list[int], workers: int, address: str |
     try:
         import ray
     except ImportError:
-        raise TournamentError('--backend ray: Ray is not installed (pip install "kwsearch[ray]")') from None
+        raise TournamentError('backend ray: Ray is not installed (pip install "kwsearch[ray]")', "backend") from None
     import kwsearch
     home = str(Path(kwsearch.__file__).resolve().parent.parent)
     started = False
@@ -441,8 +647,9 @@ def _run_ray(spec: TournamentSpec, todo: list[int], workers: int, address: str |
             else:
                 ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
         except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise TournamentError(f"--backend ray: cannot start or join Ray"
-                                  f"{' at ' + address if address else ''} ({str(exc).splitlines()[0]})") from None
+            raise TournamentError(f"backend ray: cannot start or join Ray"
+                                  f"{' at ' + address if address else ''} ({str(exc).splitlines()[0]})",
+                                  "backend") from None
         started = True
     def play(header: dict, index: int, home: str = home) -> dict:
         # Defined here so that Ray ships it by value: a worker imports kwsearch only
@@ -511,6 +718,7 @@ class Report:
     sprt: dict[str, Any] | None = None
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    elo: dict[str, Any] | None = None  # two bots: elo_report()
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -559,7 +767,7 @@ def make_report(header: dict[str, Any], games: dict[int, dict]) -> Report:
     for b in range(nb):
         n = len(shares[b])
         lo, hi = wilson(sum(shares[b]), n)
-        lines.append(BotLine(name=spec.bots[b], seats=n, wins=sum(shares[b]), win_lo=lo, win_hi=hi,
+        lines.append(BotLine(name=spec.names[b], seats=n, wins=sum(shares[b]), win_lo=lo, win_hi=hi,
                              money=sum(money[b]) / n if n else 0.0, rank=sum(ranks[b]) / n if n else 0.0,
                              mu=ratings[b].mu, sigma=ratings[b].sigma))
     cross = [[(ahead[a][b] / met[a][b], met[a][b]) if met[a][b] and a != b else None for b in range(nb)]
@@ -571,13 +779,54 @@ def make_report(header: dict[str, Any], games: dict[int, dict]) -> Report:
     if not balanced:
         rep.notes.append(f"seats are balanced every {spec.cycle} games; {len(played)} games played, so some bots "
                          "had more of some seats")
+    if nb == 2:
+        rep.elo = elo_report(spec, games)
     if spec.sprt is not None:
-        scores = _sprt_scores(games)
+        scores = deal_scores(spec, games)
         llr, verdict, at = spec.sprt.status(scores)
         lo, hi = spec.sprt.bounds
         rep.sprt = {**spec.sprt.as_dict(), "llr": llr, "lower": lo, "upper": hi, "verdict": verdict,
-                    "decided_at": at, "games": len(scores)}
+                    "decided_at": at * spec.players if at else None, "deal_sets": len(scores),
+                    "games": len(scores) * spec.players}
     return rep
+
+
+def elo_of(score: float) -> float:
+    """The Elo difference that gives an expected ``score`` (logistic, 400-point scale); ±inf at 1 and 0."""
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return -400 * math.log10(1 / score - 1)
+
+
+def elo_interval(scores: list[float], z: float = 1.96) -> tuple[float, float, float]:
+    """(Elo, low, high): the Elo difference of the mean score and its 95% interval, from the
+    normal approximation of the mean over independent units (games, or deal sets)."""
+    n = len(scores)
+    if n == 0:
+        return 0.0, -math.inf, math.inf
+    mean = sum(scores) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in scores) / (n - 1)) if n > 1 else 0.5
+    half = z * sd / math.sqrt(n)
+    return elo_of(mean), elo_of(mean - half), elo_of(mean + half)
+
+
+def elo_report(spec: TournamentSpec, games: dict[int, dict]) -> dict[str, Any]:
+    """Elo difference of the first bot over the second, with its 95% interval counted two ways:
+    over **deal sets** (the units the schedule pairs; the interval the report quotes) and, for
+    comparison, over single games as if they were independent."""
+    sets = deal_scores(spec, games)
+    per_game = [pair_score(games[i], 0) for i in sorted(games)]
+    e, lo, hi = elo_interval(sets)
+    ge, glo, ghi = elo_interval(per_game)
+    return {"bot": spec.names[0], "opponent": spec.names[1], "elo": e, "ci95": [lo, hi], "deal_sets": len(sets),
+            "games_per_deal_set": spec.players, "score": sum(sets) / len(sets) if sets else None,
+            "per_game": {"elo": ge, "ci95": [glo, ghi], "games": len(per_game)}}
+
+
+def _elo_text(x: float) -> str:
+    return "+inf" if x == math.inf else "-inf" if x == -math.inf else f"{x:+.0f}"
 
 
 def report_text(rep: Report) -> str:
@@ -606,12 +855,22 @@ def report_text(rep: Report) -> str:
             cells.append("—" if c is None else f"{100 * c[0]:.0f}% ({c[1]})")
         crows.append((f"{a + 1} {rep.bots[a].name}", *cells))
     out += table(chead, crows, left={0})
+    if rep.elo:
+        e = rep.elo
+        if e["deal_sets"]:
+            out += ["", f"Elo difference {e['bot']} − {e['opponent']}: {_elo_text(e['elo'])} "
+                        f"(95% CI {_elo_text(e['ci95'][0])} to {_elo_text(e['ci95'][1])}) over {e['deal_sets']} deal "
+                        f"set{'s' if e['deal_sets'] != 1 else ''} of {e['games_per_deal_set']} games; counted per "
+                        f"game: {_elo_text(e['per_game']['ci95'][0])} to {_elo_text(e['per_game']['ci95'][1])}"]
+        else:
+            out += ["", f"Elo difference {e['bot']} − {e['opponent']}: no complete deal set yet "
+                        f"({e['games_per_deal_set']} games each)"]
     if rep.sprt:
         s = rep.sprt
         verdict = {"H1": f"H1 accepted: {rep.bots[0].name} is stronger by about {s['elo1']:g} Elo or more",
                    "H0": f"H0 accepted: {rep.bots[0].name} is not stronger by {s['elo1']:g} Elo",
                    None: "undecided"}[s["verdict"]]
-        where = f" after game {s['decided_at']}" if s["decided_at"] else ""
+        where = f" after game {s['decided_at']}" if s["decided_at"] else f" ({s['deal_sets']} deal sets so far)"
         out += ["", f"SPRT elo0={s['elo0']:g} elo1={s['elo1']:g} alpha={s['alpha']:g} beta={s['beta']:g}: "
                     f"LLR {s['llr']:.2f} (bounds {s['lower']:.2f}, {s['upper']:.2f}) — {verdict}{where}"]
     for note in rep.notes:
@@ -626,5 +885,53 @@ def report_json(rep: Report) -> dict[str, Any]:
                       "openskill_mu": b.mu, "openskill_sigma": b.sigma} for b in rep.bots],
             "crosstable": [[None if c is None else {"score": c[0], "games": c[1]} for c in row]
                            for row in rep.crosstable],
-            "balanced": rep.balanced, "sprt": rep.sprt}
+            "balanced": rep.balanced, "sprt": rep.sprt, "elo": _json_safe(rep.elo)}
 
+
+def _json_safe(obj: Any) -> Any:
+    """Infinite Elo bounds (a score of 0 or 1) as null: JSON has no infinity."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_json_safe(v) for v in obj]
+    return obj
+
+
+
+# ---------------------------------------------------------------------------
+# One game of a results file
+# ---------------------------------------------------------------------------
+
+
+def load_game(path: str | Path, index: int):
+    """(state at the end, seat names, move lines) of game ``index`` of a results file.
+
+    The state is the game's record replayed (so a corrupt record is an error
+    naming the file and the line's game); the move lines number the decisions
+    and name the seat and bot that made each, with the cards each turned up.
+    """
+    from .records import REVEAL, replay
+    header, games, _ = load_results(path)
+    if index not in games:
+        have = sorted(games)
+        span = f"games {have[0]} to {have[-1]}" if have else "no finished games"
+        raise TournamentError(f"{path}: game {index}: not in the file ({len(have)} games: {span})")
+    line = games[index]
+    if "record" not in line:
+        raise TournamentError(f"{path}: game {index}: the line has no record")
+    movers: list[int] = []
+    state = replay(line["record"], source=f"{path}: game {index}: record", movers=movers)
+    names = [str(s) for s in line["seats"]]
+    out: list[str] = []
+    k = 0
+    for ev in line["record"].get("events", []):
+        if isinstance(ev, str) and ev.strip().lower().startswith(REVEAL):
+            if out:
+                out[-1] += f"  [{ev}]"
+            continue
+        seat = movers[k] if k < len(movers) else -1
+        k += 1
+        out.append(f"{k:4d}. seat {seat} ({names[seat] if 0 <= seat < len(names) else '?'}): {ev}")
+    return state, names, out, line

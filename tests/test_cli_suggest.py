@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from helpers import subprocess_env
 from kwsearch.cli import main
 
 pytestmark = pytest.mark.one_engine  # the command searches on the fast engine
@@ -18,8 +24,10 @@ GAME2 = str(ROOT / "examples" / "game-2p.json")
 
 #: docs/formats.md, "Analysis output": field -> type(s)
 ROOT_INFO = {"currentPlayer": int, "visits": int, "winrate": float, "money": float, "moneyAll": list,
-             "iterations": int, "iterationsPerSecond": float, "elapsed": float, "seed": int, "nodes": int,
-             "config": dict}
+             "iterations": int, "iterationsPerSecond": float, "elapsed": float, "seed": int, "limits": dict,
+             "nodes": int, "poolFull": bool, "config": dict}
+#: rootInfo fields that are timings (the rest is reproducible from the seed under an iteration limit)
+TIMINGS = ("iterationsPerSecond", "elapsed")
 MOVE_INFO = {"move": str, "action": int, "order": int, "visits": int, "share": float, "availability": float,
              "winrate": float, "money": float, "moneyStdev": float, "moneyAll": list, "plan": list, "pv": list}
 
@@ -30,7 +38,7 @@ def run(*args):
 
 def check_schema(obj, players):
     assert obj["format"] == "kwsearch-analysis/1"
-    assert set(obj) == {"format", "id", "ply", "interrupted", "rootInfo", "moveInfos"}
+    assert set(obj) == {"format", "id", "ply", "interrupted", "kwsearch", "rootInfo", "moveInfos"}
     assert set(obj["rootInfo"]) == set(ROOT_INFO)
     for k, t in ROOT_INFO.items():
         assert isinstance(obj["rootInfo"][k], (int, float) if t is float else t), k
@@ -44,12 +52,22 @@ def check_schema(obj, players):
         assert 0 <= m["winrate"] <= 1 and 0 < m["availability"] <= 1
     visits = [m["visits"] for m in obj["moveInfos"]]
     assert visits == sorted(visits, reverse=True)
+    assert set(obj["rootInfo"]["config"]) == {"c_uct", "money_weight", "determinize", "workers", "max_nodes",
+                                              "closed_loop", "rollout"}
+
+
+def without_timings(text: str) -> str:
+    obj = json.loads(text)
+    for key in TIMINGS:
+        del obj["rootInfo"][key]
+    return json.dumps(obj, indent=1)
 
 
 def test_suggest_text():
     r = run("suggest", MID, "--iterations", 3000, "--top", 3)
     assert r.exit_code == 0, r.output
-    lines = r.output.splitlines()
+    assert r.stderr.startswith("searching: 3,000 iterations, 1 worker, seed 0")
+    lines = r.stdout.splitlines()
     assert "seat 0" in lines[0] and "take an action tile" in lines[0]
     assert "3,000 iterations" in lines[1]
     table = [ln for ln in lines if ln[:1].isdigit()]
@@ -60,17 +78,32 @@ def test_suggest_text():
 def test_suggest_json_schema_and_reproducibility():
     r = run("suggest", MID, "--iterations", 3000, "--json", "--seed", 5)
     assert r.exit_code == 0, r.output
-    obj = json.loads(r.output)
+    obj = json.loads(r.stdout)
     check_schema(obj, 4)
     assert obj["rootInfo"]["iterations"] == 3000 and obj["rootInfo"]["seed"] == 5
-    again = json.loads(run("suggest", MID, "--iterations", 3000, "--json", "--seed", 5).output)
-    assert again["moveInfos"] == obj["moveInfos"]
+    assert obj["rootInfo"]["limits"] == {"iterations": 3000, "seconds": None}
+    assert sum(m["visits"] for m in obj["moveInfos"]) <= 3000
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_same_seed_gives_byte_identical_json_minus_timings(workers):
+    args = ("suggest", MID, "--iterations", 4000, "--json", "--seed", 9, "--workers", workers, "--top", 30)
+    first, second = run(*args), run(*args)
+    assert first.exit_code == 0 and second.exit_code == 0, first.output
+    assert without_timings(first.stdout) == without_timings(second.stdout)
+    obj = json.loads(first.stdout)
+    # All options listed: their visits add up to the iterations, their shares to 1.
+    assert sum(m["visits"] for m in obj["moveInfos"]) == obj["rootInfo"]["iterations"] == 4000
+    assert abs(sum(m["share"] for m in obj["moveInfos"]) - 1) < 1e-9
+    assert obj["rootInfo"]["config"]["workers"] == workers
+    other = run("suggest", MID, "--iterations", 4000, "--json", "--seed", 10, "--workers", workers, "--top", 30)
+    assert without_timings(other.stdout) != without_timings(first.stdout)
 
 
 def test_suggest_on_a_record_at_a_ply():
     r = run("suggest", GAME2, "--ply", 12, "--iterations", 2000, "--json")
     assert r.exit_code == 0, r.output
-    obj = json.loads(r.output)
+    obj = json.loads(r.stdout)
     check_schema(obj, 2)
     assert obj["ply"] == 12
 
@@ -78,15 +111,30 @@ def test_suggest_on_a_record_at_a_ply():
 def test_suggest_two_workers_and_closed_loop():
     r = run("suggest", MID, "--iterations", 1000, "--workers", 2, "--json")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output)["rootInfo"]["iterations"] == 2000
+    assert json.loads(r.stdout)["rootInfo"]["iterations"] == 1000  # the total over both workers
     r = run("suggest", MID, "--iterations", 1000, "--loop", "closed", "--json")
-    assert r.exit_code == 0 and json.loads(r.output)["rootInfo"]["config"]["closed_loop"] is True
+    assert r.exit_code == 0 and json.loads(r.stdout)["rootInfo"]["config"]["closed_loop"] is True
+
+
+def test_suggest_reports_a_full_node_pool():
+    r = run("suggest", MID, "--iterations", 50000, "--max-nodes", 500, "--json")
+    assert r.exit_code == 0, r.output
+    obj = json.loads(r.stdout)
+    assert obj["rootInfo"]["poolFull"] is True and obj["rootInfo"]["iterations"] < 50000
+    assert "node pool" in r.stderr and "--max-nodes" in r.stderr
+    text = run("suggest", MID, "--iterations", 50000, "--max-nodes", 500)
+    assert "(node pool full)" in text.stdout
 
 
 @pytest.mark.parametrize("args, fragment", [
     (["suggest", "missing.json"], "missing.json: no such file"),
     (["suggest", GAME2], "the game is over"),
     (["suggest", MID, "--iterations", 0], "--iterations"),
+    (["suggest", MID, "--iterations", 2**31], "--iterations"),
+    (["suggest", MID, "--seconds", "nan"], "--seconds"),
+    (["suggest", MID, "--seconds", "inf"], "--seconds"),
+    (["suggest", MID, "--seconds", "-1"], "--seconds"),
+    (["suggest", MID, "--workers", 1000], "--workers"),
     (["suggest", MID, "--loop", "spiral"], "--loop"),
     (["suggest", GAME2, "--ply", 99999], "ply 99999"),
     (["suggest", MID, "--ply", 3], "--ply applies to game records"),
@@ -96,3 +144,28 @@ def test_suggest_bad_input(args, fragment):
     assert r.exit_code != 0
     assert fragment in r.output, r.output
     assert "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_stops_suggest_and_prints_what_it_has(workers, tmp_path):
+    """A real process and a real SIGINT to its process group (what a terminal's Ctrl-C does)."""
+    proc = subprocess.Popen([sys.executable, "-m", "kwsearch.cli", "suggest", MID, "--iterations", "2000000000",
+                             "--workers", str(workers), "--json", "--top", "40"], cwd=tmp_path, env=subprocess_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        first = proc.stderr.readline().decode()  # "searching: ..." once the search starts
+        assert first.startswith("searching:"), first
+        time.sleep(1.0)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err.decode()
+    assert b"Traceback" not in err
+    obj = json.loads(out)
+    assert obj["interrupted"] is True
+    n = obj["rootInfo"]["iterations"]
+    assert 0 < n < 2_000_000_000
+    assert sum(m["visits"] for m in obj["moveInfos"]) == n  # every option listed (--top 40)
+    assert all(0 < m["availability"] <= 1 for m in obj["moveInfos"])

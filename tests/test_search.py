@@ -141,14 +141,12 @@ def test_bad_config(bad):
 
 def test_two_workers_merge_root_statistics():
     st = state_from_json(MIDGAME, seed=1)
-    r = search(st, SearchLimits(iterations=1000), SearchConfig(workers=2), seed=4)
-    assert r.iterations == 2000 and sum(a.visits for a in r.actions) == 2000
-    assert r.best_action in st.legal_actions()
-    # Worker i uses seed + i: the merged statistics are the sum of the two single searches.
-    one = search(st, SearchLimits(iterations=1000), seed=4)
-    two = search(st, SearchLimits(iterations=1000), seed=5)
-    visits = Counter({a.action: a.visits for a in one.actions}) + Counter({a.action: a.visits for a in two.actions})
-    assert {a.action: a.visits for a in r.actions} == dict(visits)
+    r = search(st, SearchLimits(iterations=2001), SearchConfig(workers=2), seed=4)
+    # The iteration limit is the total over the workers (1001 + 1000 here).
+    assert r.iterations == 2001 and sum(a.visits for a in r.actions) == 2001 and not r.interrupted
+    assert r.best_action in st.legal_actions() and r.nodes == 2001 + 2
+    again = search(st, SearchLimits(iterations=2001), SearchConfig(workers=2), seed=4)
+    assert _stats(again) == _stats(r) and again.pv == r.pv
 
 
 def test_the_money_blend_changes_the_rewards():
@@ -221,13 +219,40 @@ def test_from_spec(spec, cls):
     ("ismcts:iters=5", "unknown option 'iters'"),
     ("ismcts:iterations=lots", "iterations expects"),
     ("ismcts:iterations", "expected key=value"),
-    ("pimc:worlds=0", "worlds must be positive"),
-    ("ismcts:c=-1", "must be positive"),
+    ("pimc:worlds=0", "worlds must be positive: an integer from 1 to 100,000, got '0'"),
+    ("ismcts:c=-1", "c expects a finite number from 0 to 1,000"),
+    ("ismcts:seconds=inf", "seconds expects a finite number greater than 0"),
+    ("ismcts:seconds=nan", "seconds expects a finite number"),
+    ("ismcts:c=nan", "c expects a finite number"),
+    ("ismcts:iterations=99999999999999999999", "iterations expects an integer from 1 to 2,147,483,647"),
+    ("ismcts:iterations=2147483648", "iterations expects an integer"),
+    ("ismcts:iterations=5,iterations=6", "option 'iterations' is given twice"),
+    ("ismcts:workers=100000", "workers expects an integer from 1 to 256"),
+    ("ismcts:money=1.5", "money expects a finite number from 0 to 1"),
     ("", "bot spec"),
 ])
 def test_bad_specs(spec, message):
-    with pytest.raises(ValueError, match=message):
+    from kwsearch.bots import BotSpec, BotSpecError
+    from kwsearch.errors import KwsearchError
+    with pytest.raises(BotSpecError, match=message):
         from_spec(spec)
+    with pytest.raises(KwsearchError, match=message):  # parsing alone finds it (no bot is built)
+        BotSpec.parse(spec)
+
+
+@pytest.mark.parametrize("text, canonical", [
+    ("ismcts:iterations=500", "ismcts:iterations=500"),
+    (" ISMCTS: iterations=0500 , c=0.50", "ismcts:iterations=500,c=0.5"),
+    ("heuristic", "heuristic"),
+    ("pimc:worlds=4,iterations=100,rollout=random", "pimc:worlds=4,iterations=100,rollout=random"),
+    ("ismcts:seconds=1e-1,loop=closed,reuse=0,workers=2,money=0", "ismcts:seconds=0.1,loop=closed,reuse=0,workers=2,money=0.0"),
+])
+def test_bot_spec_round_trip(text, canonical):
+    from kwsearch.bots import BotSpec
+    spec = BotSpec.parse(text)
+    assert str(spec) == canonical and BotSpec.parse(str(spec)) == spec and BotSpec.parse(spec) is spec
+    assert spec.name == canonical.partition(":")[0]
+    hash(spec)  # a value: usable as a key
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
