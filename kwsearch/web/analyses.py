@@ -25,9 +25,12 @@ from typing import Any, AsyncIterator
 from . import WebError
 from .engine_bridge import analysis_process
 
-#: Modules the forkserver imports once, so each worker starts without importing them.
+#: Modules the forkserver imports once, so each worker starts without importing them. A worker
+#: also runs the main module again before it starts (multiprocessing's rule; the forkserver's
+#: own "__main__" preload does not work in CPython 3.11), which for ``kwsearch serve`` is
+#: ``kwsearch.cli``: with click preloaded that costs milliseconds, not a few tenths.
 _PRELOAD = ["kwsearch.web.engine_bridge", "kwsearch.search", "kwsearch._search", "kwsearch._fast",
-            "kwsearch.analysis"]
+            "kwsearch.analysis", "kwsearch.play", "click"]
 
 
 def _context():
@@ -39,25 +42,37 @@ def _context():
 
 
 class Analysis:
-    """One running analysis: its process, the pipe it reports on and its stop event."""
+    """One running analysis: its process and the pipe between them.
+
+    The pipe carries the worker's updates one way and the stop request the other:
+    the worker stops as soon as anything arrives from the server or the server's
+    end closes (:class:`~kwsearch.web.engine_bridge.PipeStop`), so no shared
+    semaphore is needed.
+    """
 
     def __init__(self, manager: "AnalysisManager", position: dict[str, Any], seed: int, label: str):
         self.id = secrets.token_urlsafe(9)
         self.label = label
         self.manager = manager
         ctx = manager.ctx
-        self._stop = ctx.Event()
-        self._recv, send = ctx.Pipe(duplex=False)
+        self._recv, child = ctx.Pipe(duplex=True)
         self.process = ctx.Process(target=analysis_process, name=f"kwsearch-analysis-{self.id}",
                                    args=(position, seed, manager.seconds, manager.max_nodes, manager.interval,
-                                         send, self._stop), daemon=True)
+                                         child), daemon=True)
         self.process.start()
-        send.close()  # the child holds the only writing end: its exit ends our reads with EOF
+        child.close()  # the worker holds the only other end: its exit ends our reads with EOF
         self._closed = False
+        self._stopped = False
 
     def stop(self) -> None:
         """Ask the search to stop; it sends its final statistics and exits."""
-        self._stop.set()
+        if self._stopped or self._closed:
+            return
+        self._stopped = True
+        try:
+            self._recv.send("stop")
+        except (OSError, ValueError):
+            pass  # the worker has gone already
 
     async def messages(self) -> AsyncIterator[tuple[str, Any]]:
         """The worker's messages as they come (``("update" | "done" | "error", payload)``)."""
@@ -89,8 +104,8 @@ class Analysis:
         """Stop the search, reap the process (terminating it if it does not stop) and free the slot."""
         if self._closed:
             return
+        self.stop()
         self._closed = True
-        self._stop.set()
         self.process.join(wait)
         if self.process.is_alive():
             self.process.terminate()
@@ -99,8 +114,13 @@ class Analysis:
         self.manager._release(self)
 
     def close_in_background(self) -> None:
-        """:meth:`close` without blocking the caller (the event loop): a short-lived thread reaps it."""
-        self._stop.set()
+        """:meth:`close` without blocking the caller (the event loop): a short-lived thread reaps it.
+
+        The slot is free at once: the search stops within one slice (50 ms), so a
+        page that moves on to another position can start its next analysis now.
+        """
+        self.stop()
+        self.manager._release(self)
         threading.Thread(target=self.close, name=f"reap-{self.id}", daemon=True).start()
 
 
@@ -115,6 +135,12 @@ class AnalysisManager:
         self.ctx = _context()
         self._lock = threading.Lock()
         self.running: dict[str, Analysis] = {}
+
+    def warm_up(self) -> None:
+        """Start the forkserver now (it imports the engine once), so the first analysis starts fast."""
+        if self.ctx.get_start_method() == "forkserver":
+            from multiprocessing import forkserver
+            forkserver.ensure_running()
 
     def start(self, position: dict[str, Any], seed: int, label: str) -> Analysis:
         """A new analysis of ``position``, or :class:`WebError` 429 when ``limit`` already run."""

@@ -55,6 +55,7 @@ from .. import __version__
 from ..errors import KwsearchError
 from ..records import RECORD_FORMAT
 from ..seeds import derive_seed
+from ..svg import SEAT_COLOURS
 from . import WebError
 from .analyses import AnalysisManager
 from .documents import Document, Library, parse_upload
@@ -198,6 +199,7 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
             "max_analyses": config.max_analyses,
             "analysis_seconds": config.analysis_seconds,
             "max_body": config.max_body,
+            "colours": list(SEAT_COLOURS),
         })
 
     async def open_upload(request: Request) -> Response:
@@ -282,12 +284,14 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
             try:
                 yield {"event": "start", "data": json.dumps({"id": an.id, "mover": state.current_player(),
                                                              "seconds": config.analysis_seconds})}
-                async for kind, payload in an.messages():
-                    yield {"event": kind, "data": json.dumps(payload if kind != "error" else {"error": payload})}
+                # aclosing: on a disconnect the pipe's reader is removed here, before the pipe is closed
+                async with contextlib.aclosing(an.messages()) as messages:
+                    async for kind, payload in messages:
+                        yield {"event": kind, "data": json.dumps(payload if kind != "error" else {"error": payload})}
             finally:
                 an.close_in_background()
 
-        return EventSourceResponse(events(), ping=10, headers={"Cache-Control": "no-store"})
+        return EventSourceResponse(events(), ping=10, sep="\n", headers={"Cache-Control": "no-store"})
 
     async def stop_analysis(request: Request) -> Response:
         board.analyses.get(request.path_params["aid"]).stop()
@@ -355,6 +359,7 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        await asyncio.to_thread(board.analyses.warm_up)
         try:
             yield
         finally:

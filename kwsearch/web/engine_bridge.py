@@ -19,7 +19,7 @@ from ..errors import KwsearchError
 from ..formats import position_to_state
 
 #: How many candidates an analysis update carries (the page shows them all as bars).
-TOP_CANDIDATES = 8
+TOP_CANDIDATES = 6
 
 
 def visible_state(state, seat: int | None = None):
@@ -81,15 +81,29 @@ def result_json(state, result, top: int = TOP_CANDIDATES, final: bool = False) -
     }
 
 
+class PipeStop:
+    """The search's ``stop`` flag read from a pipe: set once the other end has sent
+    anything or has closed (``poll`` is then true and stays true)."""
+
+    def __init__(self, conn):
+        self.conn = conn
+
+    def is_set(self) -> bool:
+        try:
+            return self.conn.poll()
+        except (OSError, EOFError, ValueError):
+            return True
+
+
 def analysis_process(position: dict[str, Any], seed: int, seconds: float, max_nodes: int, interval: float,
-                     conn, stop) -> None:
+                     conn) -> None:
     """The body of an analysis worker process.
 
     Searches ``position`` (the deciding seat's observation) for at most
-    ``seconds`` or until ``stop`` (a multiprocessing event) is set, sending
-    ``("update", dict)`` about every ``interval`` seconds and ``("done", dict)``
-    at the end, or ``("error", message)``. A closed pipe (the server went away)
-    ends the search.
+    ``seconds`` or until the server sends anything on ``conn`` (a duplex
+    :func:`multiprocessing.Pipe`) or closes it, sending ``("update", dict)``
+    about every ``interval`` seconds and ``("done", dict)`` at the end, or
+    ``("error", message)``.
     """
     from ..search import SearchConfig, SearchLimits, Searcher
     from ..seeds import derive_seed
@@ -103,7 +117,7 @@ def analysis_process(position: dict[str, Any], seed: int, seconds: float, max_no
         def progress(res) -> None:
             conn.send(("update", result_json(state, res)))
 
-        res = searcher.run(state, SearchLimits(seconds=seconds), progress=progress, stop=stop,
+        res = searcher.run(state, SearchLimits(seconds=seconds), progress=progress, stop=PipeStop(conn),
                            progress_interval=interval)
         conn.send(("done", result_json(state, res, final=True)))
     except (BrokenPipeError, EOFError, KeyboardInterrupt):
