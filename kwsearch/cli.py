@@ -137,19 +137,47 @@ def show(file: str, ply: int | None, as_json: bool, svg_file: str | None, game_n
         for m in moves:
             click.echo(m)
         return
+    from .records import RECORD_FORMAT
+    from .scoring import record_scorings
+
     state, obj = load_file(file, ply=ply)
-    names = None
-    setup = obj.get("setup") if isinstance(obj, dict) else None
-    if isinstance(setup, dict) and isinstance(setup.get("seats"), list):
-        names = [str(s) for s in setup["seats"]]
+    names = record_names(obj, state.game.num_players)
+    last = None
+    if obj.get("format") == RECORD_FORMAT:
+        reports = record_scorings(obj, upto=ply, source=file)
+        last = reports[-1] if reports else None
     if svg_file:
         from .fileio import write_text_atomic
         from .svg import board_svg
         write_text_atomic(Path(svg_file), board_svg(state, seat_names=names), what="SVG file")
     if as_json:
-        click.echo(json.dumps(state.observation(), indent=1))
+        out = state.observation()
+        if last is not None:
+            out["last_scoring"] = last.to_json()  # docs/formats.md; a position reader ignores it
+        click.echo(json.dumps(out, indent=1))
         return
     click.echo(render(state, names))
+    if last is not None:
+        click.echo("")
+        click.echo(f"The last scoring (round {last.round}):" if not state.is_terminal() or not last.final
+                   else "The game's last scoring and final sheet:")
+        click.echo("\n".join(last.lines(names)))
+
+
+def record_names(obj, players: int) -> list[str] | None:
+    """The seats' display names of a game record: ``setup.names``, else short names of
+    ``setup.seats`` (a bot spec becomes "ISMCTS"); None for a position."""
+    from .render import seat_names
+    setup = obj.get("setup") if isinstance(obj, dict) else None
+    if not isinstance(setup, dict):
+        return None
+    given = setup.get("names")
+    if isinstance(given, list) and len(given) == players and all(isinstance(x, str) for x in given):
+        return [str(x) for x in given]
+    seats = setup.get("seats")
+    if isinstance(seats, list) and len(seats) == players:
+        return seat_names([str(x) for x in seats])
+    return None
 
 
 @main.command()
@@ -296,15 +324,26 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
 @click.option("--hint-iterations", type=click.IntRange(min=1), default=5000, show_default=True,
               help="Search iterations behind '?' hints.")
 @click.option("--v6", is_flag=True, help="Play with the V6 specialty tiles.")
+@click.option("--names", default=None,
+              help="The seats' names, comma-separated in seat order (e.g. Ann,Bob,Cleo); kept in the record.")
+@click.option("--help-cards", is_flag=True, help="List the research cards by their plain names and exit.")
 def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, resume_file: str | None,
-         hint_iterations: int, v6: bool) -> None:
+         hint_iterations: int, v6: bool, names: str | None, help_cards: bool) -> None:
     """Play a game in the terminal (humans and bots), or mirror one on a real table.
 
     At your turn: a number from the menu or a move in notation; '?' for hints,
-    'undo' to take back your last decision, 'help' for the rest.
+    'undo' to take back your last decision, 'cards' for the research cards, 'help' for the rest.
     """
     from .play import HUMAN, PlayError, Quit, Session, check_mirror, load_for_resume, mirror_setup, \
-        new_game_record, parse_seats, seats_of_record
+        new_game_record, parse_names, parse_seats, seats_of_record
+
+    if help_cards:
+        from .components import default_components
+        from .render import card_legend
+        click.echo("Research cards: plain name, name in notation, what it does")
+        for line in card_legend(default_components()):
+            click.echo(line)
+        return
 
     def ask(prompt: str) -> str:
         try:
@@ -339,17 +378,97 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
             if mirror:
                 record = mirror_setup(record, ask, say)
         session = Session(record, seat_list, path, mirror=mirror, seed=seed, hint_iterations=hint_iterations,
-                          ask=ask, say=say)
+                          ask=ask, say=say, names=parse_names(names, len(seat_list)))
     except EOFError:
         raise click.ClickException("input ended before the game started") from None
-    names = ", ".join(f"seat {s}: {spec}" for s, spec in enumerate(seat_list))
-    click.echo(f"{'Mirror mode — ' if mirror else ''}{len(seat_list)} players ({names}); saving to {path}. "
+    who = ", ".join(f"seat {s}: {session.names[s]}" + (f" ({spec})" if spec != HUMAN else "")
+                    for s, spec in enumerate(seat_list))
+    click.echo(f"{'Mirror mode — ' if mirror else ''}{len(seat_list)} players ({who}); saving to {path}. "
                "Type 'help' at your turn.")
     try:
         session.run()
     except (Quit, KeyboardInterrupt):
         session.save()
         click.echo(f"\nstopped; the game is saved in {path} — continue with: kwsearch play --resume {path}")
+
+
+# ---------------------------------------------------------------------------
+# review
+# ---------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--seat", "seats", type=click.IntRange(min=0), multiple=True,
+              help="Review only this seat's decisions (repeatable; default: every seat).")
+@click.option("--iterations", "-i", type=click.IntRange(min=1), default=None,
+              help="Search iterations per decision (default 5000 unless --seconds is given).")
+@click.option("--seconds", "-s", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Search time per decision (results then vary from run to run).")
+@click.option("--workers", "-w", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes reviewing decisions side by side.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the searches (decision k uses derive_seed(seed, 'review', k)).")
+@click.option("--json", "as_json", is_flag=True, help="Print the kwsearch-review/1 object (docs/formats.md).")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False), default=None,
+              help="Also write a self-contained HTML report (board at every decision, win-% graph).")
+@click.option("--cache", "cache_file", type=click.Path(dir_okay=False), default=None,
+              help="Cache file of finished decisions (default: GAME.review-cache.json beside the game).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write a cache file.")
+def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: float | None, workers: int,
+           seed: int, as_json: bool, html_file: str | None, cache_file: str | None, no_cache: bool) -> None:
+    """Review a logged game: every decision against the search's best, with win %, loss and marks.
+
+    Each decision is searched from the deciding seat's information set. Ctrl-C
+    stops and keeps what is done (in the cache file): run the same command again
+    to continue. Thresholds and method: docs/review.md.
+    """
+    from .fileio import write_text_atomic
+    from .formats import read_json
+    from .review import default_cache_path, review_game, review_html, review_text
+    from .search import SearchLimits
+
+    record = read_json(file)
+    limits = SearchLimits(iterations=iterations if iterations or seconds else 5000, seconds=seconds)
+    cache = None if no_cache else (Path(cache_file) if cache_file else default_cache_path(file))
+    names = record_names(record, record.get("players")) if isinstance(record, dict) else None
+    live = sys.stderr.isatty()
+    bar = None
+    if live:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
+            TimeRemainingColumn
+        bar = Progress(TextColumn("reviewing"), BarColumn(), MofNCompleteColumn(), TextColumn("decisions"),
+                       TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                       console=Console(stderr=True),
+                       transient=True)
+    task = None
+
+    def progress(done: int, total: int, decision) -> None:
+        nonlocal task
+        if bar is None:
+            return
+        if task is None:
+            bar.start()
+            task = bar.add_task("review", total=total, completed=done)
+        bar.update(task, completed=done)
+
+    try:
+        result = review_game(record, limits, seed=seed, seats=list(seats) or None, workers=workers,
+                             cache=cache, source=file, names=names, progress=progress)
+    finally:
+        if bar is not None:
+            bar.stop()
+    if html_file:
+        write_text_atomic(Path(html_file), review_html(result, record), what="HTML report")
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=1, allow_nan=False))
+    else:
+        click.echo(review_text(result))
+    if not result.complete:
+        where = f" (kept in {cache})" if cache else ""
+        click.echo(f"stopped after {len(result.decisions)} of {result.total_decisions} decisions{where}; "
+                   "run the same command again to continue", err=True)
 
 
 # ---------------------------------------------------------------------------

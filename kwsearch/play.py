@@ -34,6 +34,7 @@ HELP = """Commands at your turn:
   ?          hints: a short search shows the best plans for this turn
   undo       take back your last decision (and the moves made after it)
   board      show the board again
+  cards      the research cards by their plain names, and what each does
   record     say where the game is saved
   quit       stop here; the record is saved (continue with --resume)"""
 
@@ -77,6 +78,26 @@ def parse_seats(text: str | None, players: int | None = None) -> list[str]:
     return [HUMAN if s.lower() == HUMAN else s for s in seats]
 
 
+def parse_names(text: str | None, players: int | None = None) -> list[str] | None:
+    """``"Ann,Bob,Cleo"`` -> the seats' display names (checked), or None when not given."""
+    if text is None:
+        return None
+    names = [p.strip() for p in text.split(",")]
+    if players is not None:
+        check_names(names, players)
+    return names
+
+
+def check_names(names: list[str], players: int) -> None:
+    if len(names) != players:
+        raise PlayError(f"--names: expected {players} comma-separated names (one per seat), got {len(names)}")
+    for nm in names:
+        if not nm or len(nm) > 20 or not nm.isprintable():
+            raise PlayError(f"--names: expected names of 1 to 20 printable characters, got {nm!r}")
+    if len(set(n.lower() for n in names)) != len(names):
+        raise PlayError(f"--names: the names must differ, got {', '.join(names)}")
+
+
 def check_mirror(seats: list[str], mirror: bool) -> None:
     if mirror and any(s != HUMAN for s in seats):
         raise PlayError("--mirror: every seat must be human (the program does not know the table's deck)")
@@ -95,8 +116,10 @@ class Session:
 
     def __init__(self, record: dict[str, Any], seats: list[str], path: Path, *, mirror: bool = False,
                  seed: int = 0, hint_iterations: int = 5000,
-                 ask: Callable[[str], str] = input, say: Callable[[str], None] = print):
+                 ask: Callable[[str], str] = input, say: Callable[[str], None] = print,
+                 names: list[str] | None = None):
         from .bots import from_spec
+        from .render import seat_names
         self.record, self.seats, self.path = record, seats, path
         self.mirror, self.seed, self.hint_iterations = mirror, seed, hint_iterations
         self.ask, self.say = ask, say
@@ -104,7 +127,14 @@ class Session:
         self.bots = {s: from_spec(spec, seed=derive_seed(seed, "seat", s)) for s, spec in enumerate(seats)
                      if spec != HUMAN}
         self.state: State = replay(record, source=str(path))
+        self.state.score_log = []  # scorings explain themselves (kwsearch.scoring)
         self.record["setup"]["seats"] = list(seats)
+        if names is not None:
+            check_names(names, len(seats))
+            self.record["setup"]["names"] = list(names)
+        stored = self.record["setup"].get("names")
+        self.names = seat_names(seats, stored if isinstance(stored, list) and len(stored) == len(seats) else None)
+        self._rebuild_scoring()  # a record from an older version may lack it
         if mirror:
             self.record["mirror"] = True
         self._last_shown = -1
@@ -122,16 +152,35 @@ class Session:
 
     # -- applying ------------------------------------------------------------
     def _apply(self, action: int) -> list[str]:
-        """Apply ``action`` for the current seat and save; returns the names of the cards it turned up."""
+        """Apply ``action`` for the current seat and save; says what it did (one line) and the
+        breakdown of any scoring it finished; returns the names of the cards it turned up."""
+        from .render import step_account, wrap
+        from .scoring import reports_from_log
         before = len(self.record["events"])
+        seat = self.state.current_player()
+        prev = self.state.copy()
+        log = self.state.score_log
+        mark = len(log)
         Recorder(self.record, self.state).apply(action, draw=self._ask_card if self.mirror else None,
                                                 draw_special=self._ask_special if self.mirror else None)
+        reports = reports_from_log(log[mark:], prev.money(), self.state) if any(
+            ev[0] == "end" for ev in log[mark:]) else []
+        if reports:
+            del log[:]
+            self.record.setdefault("scoring", []).extend(r.to_json() for r in reports)
         self.save()
+        new = self.record["events"][before + 1:]
+        cards = [c.strip() for e in new for c in e.strip()[len(REVEAL):].split(",")]
+        account = step_account(prev, self.state, action, self.name(seat))
+        self.say("\n".join(wrap(account + (f"  [turned up: {', '.join(cards)}]" if cards else ""))))
+        for r in reports:
+            self.say("")
+            for line in r.lines(self.names):
+                self.say(line)
         for bot in self.bots.values():
             if hasattr(bot, "observe"):
                 bot.observe(action)
-        new = self.record["events"][before + 1:]
-        return [c.strip() for e in new for c in e.strip()[len(REVEAL):].split(",")]
+        return cards
 
     def _ask_choice(self, question: str, options: list[tuple[str, int]], what: str) -> int:
         """Ask until the answer is a number of the menu or one of the names; returns its value."""
@@ -179,14 +228,25 @@ class Session:
         del events[idx:]
         self.record.pop("result", None)
         self.state = replay(self.record, source=str(self.path))
+        self.state.score_log = []
+        self._rebuild_scoring()
         for bot in self.bots.values():
             bot.restart()
         self.save()
         return True
 
+    def _rebuild_scoring(self) -> None:
+        """The record's ``scoring`` field for the events it holds now (after an undo)."""
+        from .scoring import record_scorings
+        reports = record_scorings(self.record, source=str(self.path))
+        if reports:
+            self.record["scoring"] = [r.to_json() for r in reports]
+        else:
+            self.record.pop("scoring", None)
+
     # -- the loop ------------------------------------------------------------
     def name(self, seat: int) -> str:
-        return f"seat {seat} ({self.seats[seat]})"
+        return self.names[seat]
 
     def run(self) -> State:
         """Play until the game ends; raises :class:`Quit` when the user stops."""
@@ -195,14 +255,12 @@ class Session:
             seat = self.state.current_player()
             if self.seats[seat] != HUMAN:
                 action = self.bots[seat].step(self.state)
-                text = self.state.action_to_text(action)
-                cards = self._apply(action)
-                self.say(f"{self.name(seat)}: {text}" + (f"  [turned up: {', '.join(cards)}]" if cards else ""))
+                self._apply(action)
                 self._last_shown = -1
                 continue
             if self._last_shown != seat:
                 self.say("")
-                self.say(render(self.state, self.seats))
+                self.say(render(self.state, self.names))
                 self._last_shown = seat
             self._human_turn(seat)
         money = self.state.money()
@@ -213,12 +271,12 @@ class Session:
         return self.state
 
     def _menu(self, seat: int) -> list[int]:
-        from .render import _DECISION
+        from .render import _DECISION, menu_label
         legal = self.state.legal_actions()
         kind = self.state.pending()
-        self.say(f"{self.name(seat)} to decide: {_DECISION.get(kind, kind)}")
+        self.say(f"{self.name(seat)} (seat {seat}) to decide: {_DECISION.get(kind, kind)}")
         for k, a in enumerate(legal):
-            self.say(f"  {k + 1:2d}. {self.state.action_to_text(a)}")
+            self.say(f"  {k + 1:2d}. {menu_label(self.state, a)}")
         return legal
 
     def _human_turn(self, seat: int) -> None:
@@ -238,7 +296,12 @@ class Session:
                 continue
             if low in ("board", "show"):
                 from .render import render
-                self.say(render(self.state, self.seats))
+                self.say(render(self.state, self.names))
+                continue
+            if low in ("cards", "legend"):
+                from .render import card_legend
+                for text in card_legend(self.state.game.components):
+                    self.say(text)
                 continue
             if low == "record":
                 self.say(f"the game is saved after every move in {self.path}")
@@ -265,9 +328,7 @@ class Session:
                 except IllegalMoveError as exc:
                     self.say(f"  {exc}")
                     continue
-            text = self.state.action_to_text(action)
-            cards = self._apply(action)
-            self.say(f"{self.name(seat)}: {text}" + (f"  [turned up: {', '.join(cards)}]" if cards else ""))
+            self._apply(action)
             return
 
     def hints(self) -> None:
@@ -338,5 +399,5 @@ def seats_of_record(record: dict[str, Any], path: Path) -> list[str]:
             from None
 
 
-__all__ = ["HUMAN", "Session", "PlayError", "Quit", "parse_seats", "new_game_record", "mirror_setup",
+__all__ = ["HUMAN", "Session", "PlayError", "Quit", "parse_seats", "parse_names", "check_names", "new_game_record", "mirror_setup",
            "load_for_resume", "seats_of_record", "write_record", "check_mirror"]

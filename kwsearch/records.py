@@ -249,15 +249,19 @@ class _ForcedDraws:
 
 
 def replay(record: Mapping[str, Any], upto: int | None = None, components: Components | None = None,
-           source: str | None = None, movers: list[int] | None = None) -> State:
+           source: str | None = None, movers: list[int] | None = None,
+           score_log: list | None = None, steps: list | None = None) -> State:
     """The state after the first ``upto`` decisions of ``record`` (all by default).
 
     Raises :class:`InvalidRecordError` at the first bad event with its index,
     its text and the legal alternatives. ``movers``, if given, receives the seat
-    that made each decision replayed.
+    that made each decision replayed; ``score_log``, if given, the reference
+    engine's scoring log (``kwsearch.scoring.reports_from_log`` explains it);
+    ``steps``, if given, receives ``(state before, action)`` for each decision (the
+    state a copy, as the deciding seat saw it; ``kwsearch review`` analyses them).
     """
     try:
-        return _replay(record, upto, components, movers)
+        return _replay(record, upto, components, movers, score_log, steps)
     except InvalidRecordError as exc:
         if source:
             raise InvalidRecordError(f"{source}: {exc}", exc.index, exc.event, exc.legal) from None
@@ -265,7 +269,8 @@ def replay(record: Mapping[str, Any], upto: int | None = None, components: Compo
 
 
 def _replay(record: Mapping[str, Any], upto: int | None, components: Components | None,
-            movers: list[int] | None = None) -> State:
+            movers: list[int] | None = None, score_log: list | None = None,
+            steps: list | None = None) -> State:
     if not isinstance(record, Mapping):
         raise InvalidRecordError("expected a JSON object")
     if record.get("format") != RECORD_FORMAT:
@@ -275,6 +280,11 @@ def _replay(record: Mapping[str, Any], upto: int | None, components: Components 
     events = record.get("events", [])
     if not isinstance(events, list):
         raise InvalidRecordError("events: expected a list of strings")
+    scoring = record.get("scoring")  # derived from the events, so only its shape is checked
+    if scoring is not None and (not isinstance(scoring, list) or not all(isinstance(x, Mapping) for x in scoring)):
+        raise InvalidRecordError("scoring: expected a list of scoring objects (docs/formats.md), "
+                                 f"got {json.dumps(scoring)[:60]}")
+    state.score_log = score_log
     names = [ct.name for ct in game.components.card_types]
     decisions = 0
     i = 0
@@ -303,6 +313,8 @@ def _replay(record: Mapping[str, Any], upto: int | None, components: Components 
         hook = _ForcedDraws(forced, names, j - 1, events[j - 1] if j - 1 > i else ev)
         if movers is not None:
             movers.append(state.current_player())
+        if steps is not None:
+            steps.append((state.copy(), action))
         shook = _ForcedSpecials(specials, game, j - 1, events[j - 1] if j - 1 > i else ev)
         state.draw_hook = hook
         state.special_hook = shook

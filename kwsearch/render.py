@@ -53,14 +53,14 @@ _tile = short_tile
 
 _ENGINEER_TEXT = {
     "opel": "a price buyer pays 3x instead of 2x",
-    "horch": "markers +1/+2 engine for cars moved to the market",
+    "horch": "+1/+2 engine markers for cars put on the market",
     "benz": "once, a fifth buyer at the start of a scoring",
     "bugatti": "a new, higher GP engine races at once",
     "porsche": "every GP move goes 1 space further",
-    "daimler": "markers +2/+4 on an active buyer: its seller gets that much more",
-    "otto": "up to two workers to the canteen, then another research",
+    "daimler": "+2/+4 markers on buyers, paid to their seller",
+    "otto": "two workers to the canteen, then research again",
     "diesel": "two changes of an own car on the market",
-    "maybach": "markers +1/+2 body for cars moved to the market",
+    "maybach": "+1/+2 body markers for cars put on the market",
 }
 
 
@@ -93,14 +93,14 @@ def card_legend(components) -> list[str]:
         if ct.kind == "development":
             what = "development: research points while active"
             if ct.tile:
-                what += f", and {'an' if ct.tile == 'engine' else 'a'} {ct.tile} tile at once"
+                what = f"development: points while active, {'an' if ct.tile == 'engine' else 'a'} {ct.tile} tile at once"
         elif ct.kind == "instant":
             what = {"hire": f"instant: up to {ct.amount} workers from the supply to the canteen",
                     "gp": f"instant: move the GP car {ct.amount} spaces",
                     "body_engine": "instant: one body and one engine by research points"}[ct.effect]
         else:
             what = "engineer: " + _ENGINEER_TEXT.get(ct.engineer, "kept for the game")
-        lines.append(f"{card_label(ct):<24} {ct.name:<18} {what}")
+        lines.append(f"{card_label(ct):<23} {ct.name:<16} {what}")
     return lines
 
 
@@ -112,84 +112,156 @@ def decision_text(state) -> str:
     return _DECISION.get(kind, kind)
 
 
+WIDTH = 100  # every line of the text board fits this many columns
+
+
+def wrap(text: str, width: int = WIDTH, indent: str = "    ", sep: str = " ") -> list[str]:
+    """Wrap one line of text to ``width`` columns at ``sep`` (a space, or " | " between
+    options so that an option is never split); continuation lines get ``indent``."""
+    lead = text[:len(text) - len(text.lstrip(" "))]
+    lines, cur = [], lead
+    for word in text.lstrip(" ").split(sep):
+        if cur.strip() and len(cur) + len(sep) + len(word) > width:
+            lines.append(cur.rstrip())
+            cur = indent + word
+        else:
+            cur = f"{cur}{sep}{word}" if cur.strip() else cur + word
+    lines.append(cur)
+    return lines
+
+
+_BOT_NAMES = {"random": "Random", "heuristic": "Heuristic", "ismcts": "ISMCTS", "pimc": "PIMC",
+              "cheat": "Cheat", "openspiel-ismcts": "OS-ISMCTS", "openspiel-mcts": "OS-MCTS"}
+
+
+def seat_names(specs: list[str], names: list[str] | None = None) -> list[str]:
+    """Display names of the seats: the given ``names``; otherwise P1, P2, ... for humans and a
+    short bot name ("ISMCTS", not "ismcts:seconds=2,c=0.5"), numbered when two bots share it."""
+    if names:
+        return list(names)
+    out = []
+    for i, spec in enumerate(specs):
+        if spec == "human":
+            out.append(f"P{i + 1}")
+        else:
+            out.append(_BOT_NAMES.get(spec.split(":", 1)[0].strip().lower(), spec[:12]))
+    return [f"{nm} {i + 1}" if out.count(nm) > 1 else nm for i, nm in enumerate(out)]
+
+
+def tile_label(c, entry: int) -> str:
+    """A chain entry as a player reads it: "tile 8 (body+engine)", "special A3 (research; ...)"."""
+    if entry >= SPECIAL:
+        t = c.specialty_tiles[entry - SPECIAL]
+        return f"special {t.name} ({t.action}; {bonus_text(t)})"
+    return f"tile {entry} ({'+'.join(c.action_tiles[entry].actions)})"
+
+
+def menu_label(state, action: int) -> str:
+    """The text of a menu option: the notation, with a tile's actions and a card's plain name
+    ("tile 8 (body+engine)", "take Engine +1 & engine tile (dev:engine1+tile)")."""
+    from . import actions as A
+    st = state
+    c = st.game.components
+    text = st.action_to_text(action)
+    if A.TILE <= action < A.DO:
+        return tile_label(c, action - A.TILE)
+    if A.SPECIAL_TILE <= action < A.SELL_PASS:
+        return "tile " + tile_label(c, SPECIAL + action - A.SPECIAL_TILE)
+    if A.RESEARCH <= action < A.GIVEUP:
+        ct = c.card_types[action - A.RESEARCH]
+        return f"take {card_label(ct)} ({ct.name})"
+    if A.ACTIVATE <= action < A.SPECIAL_TILE:
+        ct = c.card_types[action - A.ACTIVATE]
+        return f"activate {card_label(ct)} ({ct.name})"
+    if A.START <= action < A.TILE:
+        t = c.start_tiles[action - A.START]
+        return f"{text} ({'+'.join(t.actions)})"
+    return text
+
+
 def render(state: State, seat_names: list[str] | None = None) -> str:
-    """A readable board: chain, research, buyers, market, race, mats, money, awards (either engine)."""
+    """A readable board (either engine), every line at most 100 columns: the pending decision,
+    chain, research, buyers, market (with who would buy each car if scoring happened now),
+    race, mats, money, awards. Cards go by their plain names (see :func:`card_legend`)."""
     from .engine import reference
+    from .scoring import prospective_sales
     state = reference(state)
     g = state.game
     c = g.components
     n = g.num_players
     names = seat_names if seat_names and len(seat_names) == n else [f"P{i + 1}" for i in range(n)]
-    who = [f"seat {i} ({names[i]})" for i in range(n)]
-    cards = [ct.name for ct in c.card_types]
+    who = [f"{names[i]} (seat {i})" for i in range(n)]
+    cards = [card_label(ct) for ct in c.card_types]
     out: list[str] = []
-    out.append(f"Kraftwagen, {n} players{' (V6 specialty tiles)' if g.v6 else ''} — round {state.round} "
-               f"of {c.rounds}, {state.phase} phase")
+
+    def add(text: str, indent: str = "    ", sep: str = " ") -> None:
+        out.extend(wrap(text, WIDTH, indent, sep))
+
+    add(f"Kraftwagen, {n} players{' (V6 specialty tiles)' if g.v6 else ''} — round {state.round} "
+        f"of {c.rounds}, {state.phase} phase")
     if state.is_terminal():
         money = state.money()
         best = max(money)
         win = ", ".join(who[i] for i in range(n) if money[i] == best)
-        out.append(f"Game over. Winner: {win} with {best}.")
+        add(f"Game over. Winner: {win} with {best}.")
     else:
         kind = state.pending()
-        out.append(f"To decide: {who[state.current_player()]} — {_DECISION.get(kind, kind)}")
+        add(f"To decide: {who[state.current_player()]} — {_DECISION.get(kind, kind)}")
         if state.turn_seat >= 0 and state.remaining:
-            out.append(f"  actions of the tile still to do: {', '.join(state.remaining)}")
+            add(f"  actions of the tile still to do: {', '.join(state.remaining)}")
         if state.car:
             parts = ["body", "engine", "workers", "price"]
-            out.append("  car being built: " + ", ".join(f"{p} {v}" for p, v in zip(parts, state.car)))
-        out.append("  options: " + " | ".join(state.action_to_text(a) for a in state.legal_actions()))
+            add("  car being built: " + ", ".join(f"{p} {v}" for p, v in zip(parts, state.car)))
+        add("  options: " + " | ".join(menu_label(state, a) for a in state.legal_actions()), sep=" | ")
     out.append("")
     chain = []
     for e in state.chain:
-        if e >= SPECIAL:
-            t = c.specialty_tiles[e - SPECIAL]
-            chain.append(f"special {t.name} ({t.action}; {bonus_text(t)})")
-        elif e >= SEAT:
-            chain.append(f"[{names[e - SEAT]}]")
-        else:
-            chain.append(f"tile {e} ({'+'.join(c.action_tiles[e].actions)})")
+        chain.append(f"[{names[e - SEAT]}]" if SEAT <= e < SPECIAL else tile_label(c, e))
     out.append("Action track, tail (next to move) first:")
-    out.append("  " + "  ".join(chain))
+    add("  " + "  ".join(chain), sep="  ")
     if g.v6:
         sp = c.specialty_tiles
         stacks = []
         for r, (undrawn, used) in enumerate(zip(state.spec_undrawn, state.spec_used)):
             stacks.append(f"{SPECIALTY_STACKS[r]} {len(undrawn)} face down"
                           + (f", used {' '.join(sp[t].name for t in used)}" if used else ""))
-        out.append("Specialty stacks: " + "; ".join(stacks))
+        add("Specialty stacks: " + "; ".join(stacks))
     out.append("")
     disp = ", ".join(cards[t] for t in state.display) or "(none)"
-    out.append(f"Research: face up {disp}; {len(state.deck)} undrawn, {len(state.discard)} discarded"
-               + (f" (top discard {cards[state.discard[-1]]})" if state.discard else ""))
+    add(f"Research: face up {disp}; {len(state.deck)} undrawn, {len(state.discard)} discarded"
+        + (f" (top discard {cards[state.discard[-1]]})" if state.discard else ""))
     active = []
     for i, (p, d) in enumerate(zip(state.active, state.active_daimler)):
         active.append(f"{i + 1}. {PREFERENCES[p]}" + (f" (+{d} Daimler)" if d else ""))
-    out.append(f"Buyers: active {', '.join(active) or '(none)'}; track marker on {state.track}")
-    out.append("  stacks: " + ", ".join(f"{p} {state.stacks[i]} (white {state.white[i]})"
-                                        for i, p in enumerate(PREFERENCES)))
-    out.append(f"Market ({len(state.market)}/{g.market_size} cars), price markers left: "
-               + (" ".join(map(str, state.prices)) or "(none)"))
-    for owner, body, engine, workers, price, bb, eb in state.market:
+    add(f"Buyers: active {', '.join(active) or '(none)'}; track marker on {state.track}")
+    add("  stacks: " + ", ".join(f"{p} {state.stacks[i]} (white {state.white[i]})"
+                                 for i, p in enumerate(PREFERENCES)))
+    add(f"Market ({len(state.market)}/{g.market_size} cars), price markers left: "
+        + (" ".join(map(str, state.prices)) or "(none)"))
+    buys = prospective_sales(state)
+    for k, (owner, body, engine, workers, price, bb, eb) in enumerate(state.market):
         extra = (f" +{bb} Maybach" if bb else "") + (f" +{eb} Horch" if eb else "")
-        out.append(f"  {names[owner]}: body {body}, engine {engine}, {workers} workers, price {price}{extra}")
+        sale = buys.get(k)
+        now = (f" — scoring now: buyer {sale[0] + 1} ({PREFERENCES[sale[1]]}) pays {sale[2]}" if sale
+               else " — scoring now: unsold")
+        add(f"  {names[owner]}: body {body}, engine {engine}, {_workers(workers)}, price {price}{extra}{now}")
     race = []
     for i, s in enumerate(state.seats):
         race.append(f"{names[i]} " + (f"lap {s.laps} space {s.space}" if s.space else "pit"))
     race += [f"neutral space {sp}" for sp in g.neutral_cars]
-    out.append(f"Grand Prix ({c.gp_lap_length} spaces a lap): " + "; ".join(race))
-    out.append(f"Supply: bodies {state.supply_body}, engines {state.supply_engine} (values 1..7)")
+    add(f"Grand Prix ({c.gp_lap_length} spaces a lap): " + "; ".join(race))
+    add(f"Supply: bodies {state.supply_body}, engines {state.supply_engine} (values 1..7)")
     out.append("")
     for i, s in enumerate(state.seats):
         body, engine = state.research_points(i)
         engs = [e for k, e in enumerate(ENGINEERS) if s.engineers >> k & 1]
         owned_awards = [a for k, a in enumerate(AWARDS) if state.awards[k] == i]
         start = c.start_tiles[s.start_tile].name if s.start_tile >= 0 else "-"
-        out.append(f"{who[i]}: money {s.money}; workers canteen {s.canteen}, supply {s.supply}; "
-                   f"research body {body} engine {engine}; start tile {start}")
-        out.append(f"  workshops [{' '.join(_tile(w) for w in s.workshops) or 'empty'}], GP engine {s.gp_engine}"
-                   + (f"; developments {', '.join(cards[t] for t in s.dev_active)}" if s.dev_active else "")
-                   + (f"; inactive {', '.join(cards[t] for t in s.dev_inactive)}" if s.dev_inactive else ""))
+        add(f"{who[i]}: money {s.money}; workers canteen {s.canteen}, supply {s.supply}; "
+            f"research body {body} engine {engine}; start tile {start}")
+        add(f"  workshops [{' '.join(_tile(w) for w in s.workshops) or 'empty'}], GP engine {s.gp_engine}"
+            + (f"; developments {', '.join(cards[t] for t in s.dev_active)}" if s.dev_active else "")
+            + (f"; inactive {', '.join(cards[t] for t in s.dev_inactive)}" if s.dev_inactive else ""))
         if engs or owned_awards:
             markers = []
             if s.maybach:
@@ -202,13 +274,82 @@ def render(state: State, seat_names: list[str] | None = None) -> str:
                 markers.append(f"Diesel {s.diesel} change(s)")
             if s.benz:
                 markers.append("Benz fifth buyer")
-            out.append(f"  engineers {', '.join(engs) or '-'}"
-                       + (f" (markers: {', '.join(markers)})" if markers else "")
-                       + f"; awards {', '.join(owned_awards) or '-'}")
+            add(f"  engineers {', '.join(engs) or '-'}"
+                + (f" (markers: {', '.join(markers)})" if markers else "")
+                + f"; awards {', '.join(owned_awards) or '-'}")
     free = [a for k, a in enumerate(AWARDS) if state.awards[k] < 0]
     out.append("")
-    out.append(f"Awards still free: {', '.join(free) or '(none)'}")
+    add(f"Awards still free: {', '.join(free) or '(none)'}")
     return "\n".join(out)
+
+
+def step_account(before, after, action: int, name: str) -> str:
+    """One line saying what a decision did, from the states before and after it (either engine):
+    "Ann takes tile 8 (body+engine): body 3 -> workshop, engine 2 -> GP car"."""
+    from .engine import reference
+    b, a = reference(before), reference(after)
+    c = b.game.components
+    seat = b.current_player()
+    label = menu_label(b, action)
+    verb = "takes " + label if label.startswith("tile") else label
+    if seat < 0:
+        return f"{name}: {verb}"
+    sb, sa = b.seats[seat], a.seats[seat]
+    parts: list[str] = []
+    market_added = [car for car in a.market if car[0] == seat and car not in b.market]
+    gone = list(sb.workshops)
+    for w in sa.workshops:
+        if w in gone:
+            gone.remove(w)
+        else:
+            parts.append(f"{_long_tile(w)} -> workshop")
+    for car in market_added:
+        extra = (f" +{car[5]} Maybach" if car[5] else "") + (f" +{car[6]} Horch" if car[6] else "")
+        parts.append(f"car to the market (body {car[1]}, engine {car[2]}, {_workers(car[3])}, "
+                     f"price {car[4]}{extra})")
+    if a.car:  # parts of the car being built leave the workshops
+        body_engine = [a.car[0]] + ([ENGINE_CODE + a.car[1]] if len(a.car) > 1 else [])
+        for code in body_engine:
+            if code in gone:
+                gone.remove(code)
+        words = ("body", "engine", "workers", "price")
+        parts.append("car being built: " + ", ".join(f"{w} {v}" for w, v in zip(words, a.car)))
+    for w in gone:
+        parts.append(f"{_long_tile(w)} out of the workshop")
+    if sa.gp_engine != sb.gp_engine:
+        parts.append(f"engine {sa.gp_engine} -> GP car")
+    if (sa.laps, sa.space) != (sb.laps, sb.space) and a.round == b.round:
+        parts.append(f"GP car to lap {sa.laps} space {sa.space}")
+    hired = (sb.supply - sa.supply)
+    if hired > 0:
+        parts.append(f"{hired} worker{'s' if hired != 1 else ''} from the supply")
+    for t in sorted(set(sa.dev_active + sa.dev_inactive) - set(sb.dev_active + sb.dev_inactive)) or []:
+        state = " (inactive)" if t in sa.dev_inactive else ""
+        parts.append(f"{card_label(c.card_types[t])}{state}")
+    new_eng = sa.engineers & ~sb.engineers
+    for k, e in enumerate(ENGINEERS):
+        if new_eng >> k & 1:
+            parts.append(f"engineer {e.capitalize()}")
+    if len(a.active) > len(b.active) and a.round == b.round:
+        parts.append(f"buyer {PREFERENCES[a.active[-1]]} on space {len(a.active)}")
+    if a.track < b.track and a.round == b.round:
+        parts.append(f"buyer track -> {a.track}")
+    for k, award in enumerate(AWARDS):
+        if a.awards[k] == seat and b.awards[k] != seat:
+            parts.append(f"{award} award")
+    if a.round == b.round and not a.is_terminal():
+        money = sa.money - sb.money
+        if money:
+            parts.append(f"money {money:+d}")
+    return f"{name} {verb}" + (": " + ", ".join(parts) if parts else "")
+
+
+def _workers(n: int) -> str:
+    return f"{n} worker{'s' if n != 1 else ''}"
+
+
+def _long_tile(code: int) -> str:
+    return f"engine {code - ENGINE_CODE}" if code > ENGINE_CODE else f"body {code}"
 
 
 def table(head: Iterable[str], rows: list[tuple[str, ...]], left: set[int]) -> list[str]:

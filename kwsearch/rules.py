@@ -39,9 +39,10 @@ from typing import Any, Callable, Iterable
 
 from . import actions as A
 from .actions import ENGINE_CODE, Notation, market_marker_slots, tile_code
-from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_TILE_VALUE, PREFERENCES, SPECIALTY_STACKS,
+from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_TILE_VALUE, SPECIALTY_STACKS,
                          Components, default_components)
 from .errors import ComponentError, IllegalMoveError, InvalidMoveError
+from .scoring import choose_sales
 
 TERMINAL = -4  # current_player() of a finished game (OpenSpiel's kTerminalPlayerId)
 
@@ -274,7 +275,7 @@ class State:
                  "stacks", "active", "active_daimler", "white", "track", "prices", "market",
                  "supply_body", "supply_engine", "awards", "offered", "seats",
                  "turn_seat", "remaining", "marker_placed", "car", "tasks", "actor", "_legal",
-                 "draw_hook", "spec_undrawn", "spec_used", "special_hook")
+                 "draw_hook", "spec_undrawn", "spec_used", "special_hook", "score_log")
 
     # ----- construction -------------------------------------------------
 
@@ -325,6 +326,7 @@ class State:
         st.spec_undrawn = [[] for _ in range(game.num_stacks)]
         st.spec_used = [[] for _ in range(game.num_stacks)]
         st.special_hook = None
+        st.score_log = None
         return st
 
     @classmethod
@@ -446,6 +448,7 @@ class State:
         st.spec_undrawn = [list(x) for x in self.spec_undrawn]
         st.spec_used = [list(x) for x in self.spec_used]
         st.special_hook = None
+        st.score_log = None  # explaining is off in copies (the search copies a lot)
         return st
 
     __copy__ = copy
@@ -1109,6 +1112,8 @@ class State:
         self.marker_placed = False
         if len(self.market) >= self.game.market_size or self.track == 0:
             self.phase = SCORING
+            if self.score_log is not None:
+                self.score_log.append(("start", self.round, self.money()))
             self._push("round_end")
             self._push("sales")
             self._push("race")
@@ -1135,7 +1140,12 @@ class State:
         self.seats[seat].benz -= 1
         # The fifth buyer goes below the others; its stack's white markers and the
         # Buyer award go to Benz's owner [decision / book]; the track does not move.
-        self._add_buyer(seat, action - A.BENZ)
+        p = action - A.BENZ
+        white, award = self.white[p], self.awards[AWARDS.index("buyer")]
+        self._add_buyer(seat, p)
+        if self.score_log is not None:
+            got_award = award < 0 and self.awards[AWARDS.index("buyer")] == seat
+            self.score_log.append(("benz", seat, p, white, got_award))
 
     def _task_race(self, _: int) -> None:
         self._pop()
@@ -1148,32 +1158,27 @@ class State:
                 self.seats[seat].money += c.gp_place_money[place]
         for s in self.seats:
             s.money += c.lap_money(s.laps)
+        if self.score_log is not None:
+            self.score_log.append(("race", cars, [s.laps for s in self.seats], [s.space for s in self.seats]))
 
     def _task_sales(self, _: int) -> None:
         self._pop()
-        c = self.game.components
-        sold = [False] * len(self.market)
-        for p, bonus in zip(self.active, self.active_daimler):
-            best, best_key = -1, None
-            for i, (_, body, engine, workers, price, bb, eb) in enumerate(self.market):
-                if sold[i]:
-                    continue
-                value = (body + bb, engine + eb, workers, 0)[p]
-                key = (-value, price)  # ties: the lowest price (prices are unique)
-                if best_key is None or key < best_key:
-                    best, best_key = i, key
-            if best < 0:
-                continue  # no unsold car: the buyer buys nothing [decision]
-            sold[best] = True
-            owner, price = self.market[best][0], self.market[best][4]
-            seller = self.seats[owner]
-            mult = 1
-            if PREFERENCES[p] == "price":
-                mult = c.opel_multiplier if seller.has("opel") else c.price_buyer_multiplier
-            seller.money += price * mult + bonus
+        # Each buyer in order takes the best unsold car for his preference (ties: the
+        # lowest price); a price buyer pays 2x (3x with Opel), a Daimler marker adds
+        # once — RULES.md §8, in kwsearch.scoring.choose_sales (shared with the board's
+        # "who would buy now").
+        sales = choose_sales(self.market, self.active, self.active_daimler,
+                             lambda seat: self.seats[seat].has("opel"), self.game.components)
+        for _, car, _, payment in sales:
+            self.seats[self.market[car][0]].money += payment
+        if self.score_log is not None:
+            self.score_log.append(("sales", [list(car) for car in self.market], list(self.active),
+                                   list(self.active_daimler), sales))
 
     def _task_round_end(self, _: int) -> None:
         self._pop()
+        if self.score_log is not None:
+            self.score_log.append(("end", self.round, self.money()))
         for owner, body, engine, workers, _, _, _ in self.market:
             self.supply_body[body - 1] += 1
             self.supply_engine[engine - 1] += 1

@@ -141,7 +141,7 @@ def test_show_ply():
     result = run("show", path, "--ply", 10)
     assert result.exit_code == 0, result.output
     seat = replay(record, upto=10).current_player()
-    assert f"To decide: seat {seat} ({record['setup']['seats'][seat]})" in result.stdout
+    assert f"To decide: {record['setup']['seats'][seat]} (seat {seat})" in result.stdout
     assert result.stdout != run("show", path).stdout
     result0 = run("show", path, "--ply", 0)
     assert "round 1 of 3, setup phase" in result0.stdout
@@ -153,7 +153,10 @@ def test_show_json():
     for ply in (0, 7, count_decisions(record)):
         result = run("show", path, "--ply", ply, "--json")
         assert result.exit_code == 0, result.output
-        assert json.loads(result.stdout) == replay(record, upto=ply).observation()
+        obj = json.loads(result.stdout)
+        last = obj.pop("last_scoring", None)  # the last scoring's breakdown, once there is one
+        assert obj == replay(record, upto=ply).observation()
+        assert (last is None) == (ply < 20) and (last is None or last["round"] == 3)
     result = run("show", EXAMPLES / "midgame-4p.json", "--json")
     assert json.loads(result.stdout) == json.loads((EXAMPLES / "midgame-4p.json").read_text())
 

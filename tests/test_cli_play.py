@@ -211,7 +211,7 @@ def test_play_in_a_real_terminal_process(tmp_path):
     proc = subprocess.run(cmd + ["play", "--seats", "human,random", "--record", str(out)], input="2\nquit\n",
                           capture_output=True, text=True, cwd=tmp_path, timeout=120, env=subprocess_env())
     assert proc.returncode == 0, proc.stderr
-    assert "seat 0 (human) to decide" in proc.stdout
+    assert "P1 (seat 0) to decide" in proc.stdout
     assert json.loads(out.read_text())["events"]
 
 

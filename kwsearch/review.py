@@ -1,0 +1,617 @@
+"""Whole-game review: every decision of a logged game compared with the search's best.
+
+Like lichess's computer analysis or KaTrain for Go, :func:`review_game` goes
+through a game record decision by decision. At each decision it searches the
+position from the deciding seat's information set (the search redraws the
+hidden research deck in every iteration; the record's true order is never
+used) and compares the move played with the most visited option:
+
+* **win %** — the deciding seat's mean win share after the option (ties split);
+* **expected money** — its mean final money after the option;
+* **loss** — the best option's win % minus the played option's (never below 0),
+  and the same for money;
+* **class** — ``inaccuracy`` / ``mistake`` / ``blunder`` by the win-% loss, with
+  the thresholds of :data:`THRESHOLDS` (docs/review.md gives the reasons).
+
+Every option at the root is visited at least once when the iterations exceed
+the options, so the played move's figures come from the same search. (If a
+move got no visit, the position after it is searched instead.)
+
+The review searches with ``money_weight = 0``: each seat's reward is then its
+win share, so the best option's mean reward per seat is every seat's win
+probability — the review's graph draws all seats from one search per decision.
+
+Each decision's seed is ``derive_seed(seed, "review", ply)``, so a decision's
+result depends only on the game, the settings and the seed: the same in one
+process or spread over ``workers`` processes, and the same when a run is
+resumed from its cache (a JSON file written atomically after every decision,
+keyed by the game and the settings; Ctrl-C keeps what is done).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from .errors import KwsearchError
+from .search import SearchConfig, SearchLimits
+
+REVIEW_FORMAT = "kwsearch-review/1"
+CACHE_FORMAT = "kwsearch-review-cache/1"
+
+#: Classes by the drop in the deciding seat's win probability (0..1), worst first.
+#: lichess's thresholds on its winning-chances scale (-1..1) of 0.1/0.2/0.3 are 5/10/15
+#: points of win probability; see docs/review.md.
+THRESHOLDS = (("blunder", 0.15), ("mistake", 0.10), ("inaccuracy", 0.05))
+MARKS = {"blunder": "??", "mistake": "?", "inaccuracy": "?!", None: ""}
+
+
+class ReviewError(KwsearchError):
+    """A bad review input or setting (the game, the cache file, the options)."""
+
+
+def classify(loss: float) -> str | None:
+    """The class of a win-probability drop (0..1), or None for a good move."""
+    for name, limit in THRESHOLDS:
+        if loss >= limit - 1e-12:
+            return name
+    return None
+
+
+@dataclass
+class DecisionReview:
+    """One decision of the game, as the search saw it."""
+    ply: int                 # decisions before this one (``show --ply`` shows its position)
+    seat: int
+    round: int
+    kind: str                # the pending decision (a rules.TASKS name)
+    played: str              # the move played (notation)
+    played_label: str        # the same, as the menus show it ("tile 8 (body+engine)")
+    best: str                # the most visited option
+    best_label: str          # the same, as the menus show it
+    best_plan: list[str]     # the best option and the seat's follow-ups this turn
+    played_win: float
+    best_win: float
+    played_money: float
+    best_money: float
+    loss: float              # best_win - played_win, at least 0
+    money_loss: float        # best_money - played_money, at least 0
+    cls: str | None          # "inaccuracy" / "mistake" / "blunder" / None
+    win_all: list[float]     # every seat's win probability at this decision (best option)
+    money_all: list[float]   # every seat's expected final money at this decision
+    played_visits: int
+    iterations: int
+    options: int
+
+    @property
+    def mark(self) -> str:
+        return MARKS[self.cls]
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> "DecisionReview":
+        return cls(**{k: obj[k] for k in cls.__dataclass_fields__})
+
+
+@dataclass
+class SeatSummary:
+    seat: int
+    name: str
+    decisions: int
+    mean_loss: float                 # mean win-probability loss per decision (0..1)
+    mean_money_loss: float
+    counts: dict[str, int]           # per class
+    worst: list[int]                 # plies of the (up to) three worst decisions, worst first
+
+
+@dataclass
+class Review:
+    """A whole game's review (see :func:`review_game`)."""
+    source: str | None
+    players: int
+    names: list[str]
+    settings: dict[str, Any]
+    decisions: list[DecisionReview]          # in game order (only the seats reviewed)
+    total_decisions: int                     # decisions to review (the selected seats')
+    seats: list[int]
+    final_money: list[int] | None
+    complete: bool
+    summary: list[SeatSummary] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``kwsearch-review/1`` object (docs/formats.md)."""
+        return {
+            "format": REVIEW_FORMAT,
+            "source": self.source,
+            "players": self.players,
+            "names": self.names,
+            "settings": self.settings,
+            "thresholds": {name: limit for name, limit in THRESHOLDS},
+            "complete": self.complete,
+            "reviewed": len(self.decisions),
+            "total": self.total_decisions,
+            "seats": self.seats,
+            "final_money": self.final_money,
+            "decisions": [dict(asdict(d), mark=d.mark) for d in self.decisions],
+            "summary": [asdict(s) for s in self.summary],
+        }
+
+
+# ---------------------------------------------------------------------------
+# One decision
+# ---------------------------------------------------------------------------
+
+
+def review_config(config: SearchConfig | None = None) -> SearchConfig:
+    """The search settings of a review: the given ones with ``money_weight = 0`` (see the module
+    docstring) and one worker per decision (the review spreads decisions over processes)."""
+    from dataclasses import replace
+    return replace(config or SearchConfig(), money_weight=0.0, workers=1)
+
+
+def review_decision(state, action: int, limits: SearchLimits, seed: int,
+                    config: SearchConfig | None = None, ply: int = 0) -> DecisionReview | None:
+    """Analyse one decision: ``state`` before it (either engine), ``action`` the move played.
+
+    Returns None when the search was interrupted (Ctrl-C) before it finished.
+    """
+    from .analysis import analyse
+    from .engine import reference
+    from .render import menu_label
+    config = review_config(config)
+    ref = reference(state)
+    seat = ref.current_player()
+    n = ref.game.num_players
+    legal = ref.legal_actions()
+    an = analyse(state, limits, config, seed=seed, top=len(legal))
+    if an.interrupted:
+        return None
+    best = an.candidates[0]
+    win_all = list(_rewards(an.result.actions[0], n))
+    by_action = {c.action: c for c in an.candidates}
+    info = {a.action: a for a in an.result.actions}
+    if action in by_action and by_action[action].visits > 0:
+        pc = by_action[action]
+        played_win, played_money, visits = pc.win_prob, pc.money, pc.visits
+    else:  # no visit: search the position after it
+        played_win, played_money = _value_after(ref, action, limits, config, seed)
+        visits = 0
+    loss = max(0.0, best.win_prob - played_win)
+    if action == best.action:
+        loss = 0.0
+    return DecisionReview(
+        ply=ply, seat=seat, round=ref.round, kind=ref.pending(),
+        played=ref.action_to_text(action), played_label=menu_label(ref, action),
+        best=best.text, best_label=menu_label(ref, best.action), best_plan=list(best.plan),
+        played_win=played_win, best_win=best.win_prob,
+        played_money=played_money, best_money=best.money,
+        loss=loss, money_loss=max(0.0, best.money - played_money) if action != best.action else 0.0,
+        cls=classify(loss), win_all=win_all, money_all=list(best.money_all),
+        played_visits=visits, iterations=an.result.iterations, options=len(info) or len(legal))
+
+
+def _rewards(info, n: int) -> tuple[float, ...]:
+    return tuple(float(x) for x in info.mean_reward[:n])
+
+
+def _value_after(ref, action: int, limits: SearchLimits, config: SearchConfig, seed: int) -> tuple[float, float]:
+    """The deciding seat's win probability and expected money after ``action`` (a second search)."""
+    from .analysis import analyse
+    from .seeds import derive_seed
+    seat = ref.current_player()
+    after = ref.copy()
+    after.apply(action)
+    if after.is_terminal():
+        return after.returns()[seat], float(after.money()[seat])
+    an = analyse(after, limits, config, seed=derive_seed(seed, "after"), top=1)
+    best = an.result.actions[0]
+    return float(best.mean_reward[seat]), float(best.mean_money[seat])
+
+
+def _job(args) -> tuple[int, dict[str, Any] | None]:
+    """A worker process: one decision from its full JSON state (hidden part included)."""
+    obj, action, limits, config, seed, ply = args
+    from .engine import state_from_json
+    state = state_from_json(obj, engine="fast")
+    try:
+        d = review_decision(state, action, limits, seed, config, ply)
+    except KeyboardInterrupt:
+        return ply, None
+    return ply, (asdict(d) if d is not None else None)
+
+
+# ---------------------------------------------------------------------------
+# A whole game
+# ---------------------------------------------------------------------------
+
+
+def game_decisions(record: Mapping[str, Any], source: str | None = None) -> list[tuple[Any, int]]:
+    """``(state before, action played)`` for every decision of a game record (reference states).
+
+    Raises :class:`~kwsearch.errors.InvalidRecordError` (one line, naming the event) for a
+    record that is not valid, e.g. one with an illegal move.
+    """
+    from .records import RECORD_FORMAT, replay
+    if not isinstance(record, Mapping) or record.get("format") != RECORD_FORMAT:
+        got = record.get("format") if isinstance(record, Mapping) else None
+        where = f"{source}: " if source else ""
+        raise ReviewError(f"{where}format: expected {RECORD_FORMAT!r} (a game record), got {json.dumps(got)}")
+    out: list[tuple[Any, int]] = []
+    replay(record, source=source, steps=out)
+    return out
+
+
+def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchConfig, seed: int) -> str:
+    """What a cached decision depends on: the game (options, set-up, events) and the settings."""
+    game = {k: record.get(k) for k in ("players", "v6", "components", "seed", "setup", "events")}
+    game["setup"] = {k: v for k, v in (game["setup"] or {}).items() if k not in ("seats", "names")}
+    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed,
+                "c_uct": config.c_uct, "money_weight": config.money_weight, "closed_loop": config.closed_loop,
+                "rollout": config.rollout, "max_nodes": config.max_nodes, "version": 1}
+    blob = json.dumps({"game": game, "settings": settings}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def default_cache_path(game_path: str | os.PathLike) -> Path:
+    p = Path(game_path)
+    return p.with_name(p.stem + ".review-cache.json")
+
+
+def _load_cache(path: Path, key: str) -> dict[int, dict[str, Any]]:
+    if not path.exists():
+        return {}
+    try:
+        obj = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ReviewError(f"{path}: not a review cache ({exc}); remove it or pass another --cache") from None
+    if not isinstance(obj, dict) or obj.get("format") != CACHE_FORMAT:
+        raise ReviewError(f"{path}: format: expected {CACHE_FORMAT!r} (a review cache); "
+                          "remove it or pass another --cache")
+    if obj.get("key") != key:
+        return {}  # another game or other settings: start afresh (the file is ours)
+    out = {}
+    for k, v in (obj.get("decisions") or {}).items():
+        try:
+            out[int(k)] = dict(DecisionReview.from_json(v).__dict__)
+        except (KeyError, TypeError, ValueError):
+            raise ReviewError(f"{path}: decisions.{k}: not a reviewed decision; remove the cache file") from None
+    return out
+
+
+def _save_cache(path: Path, key: str, done: dict[int, dict[str, Any]]) -> None:
+    from .fileio import write_json_atomic
+    write_json_atomic(path, {"format": CACHE_FORMAT, "key": key,
+                             "decisions": {str(k): v for k, v in sorted(done.items())}},
+                      what="review cache", indent=None)
+
+
+def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 0,
+                config: SearchConfig | None = None, seats: list[int] | None = None, workers: int = 1,
+                cache: str | os.PathLike | None = None, source: str | None = None,
+                names: list[str] | None = None,
+                progress: Callable[[int, int, DecisionReview | None], None] | None = None) -> Review:
+    """Review every decision of ``record`` (of the ``seats`` given, default all).
+
+    ``workers`` processes analyse decisions side by side (each with one search
+    worker). ``cache``, if given, is read first (decisions already reviewed with the
+    same game and settings are not searched again) and rewritten after every
+    decision. ``progress(done, total, decision)`` is called as decisions finish.
+    Ctrl-C (KeyboardInterrupt) stops the review; the returned :class:`Review` then
+    has ``complete = False`` and holds what was finished.
+    """
+    from .records import replay
+    from .render import seat_names
+    from .seeds import derive_seed
+    config = review_config(config)
+    items = game_decisions(record, source)
+    final = replay(record) if items else None
+    n = record["players"]
+    if seats is not None:
+        bad = [s for s in seats if not 0 <= s < n]
+        if bad:
+            raise ReviewError(f"--seat: expected seats 0 to {n - 1}, got {bad[0]}")
+    chosen = sorted(set(seats)) if seats is not None else list(range(n))
+    todo = [(ply, st, a) for ply, (st, a) in enumerate(items) if st.current_player() in chosen]
+    key = cache_key(record, limits, config, seed)
+    cache_path = Path(cache) if cache is not None else None
+    done: dict[int, dict[str, Any]] = _load_cache(cache_path, key) if cache_path else {}
+    done = {k: v for k, v in done.items() if any(k == p for p, _, _ in todo)}
+    complete = True
+    count = len(done)
+    if progress is not None:
+        progress(count, len(todo), None)
+    pending = [(ply, st, a) for ply, st, a in todo if ply not in done]
+
+    def finish(ply: int, d: dict[str, Any]) -> None:
+        nonlocal count
+        done[ply] = d
+        count += 1
+        if cache_path is not None:
+            _save_cache(cache_path, key, done)
+        if progress is not None:
+            progress(count, len(todo), DecisionReview.from_json(d))
+
+    try:
+        if workers <= 1 or len(pending) <= 1:
+            for ply, st, a in pending:
+                d = review_decision(st, a, limits, derive_seed(seed, "review", ply), config, ply)
+                if d is None:
+                    raise KeyboardInterrupt
+                finish(ply, asdict(d))
+        else:
+            _parallel(pending, limits, config, seed, workers, finish)
+    except KeyboardInterrupt:
+        complete = False
+    decisions = [DecisionReview.from_json(done[p]) for p, _, _ in todo if p in done]
+    names = list(names) if names else seat_names([f"P{i + 1}" for i in range(n)])
+    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed,
+                "c_uct": config.for_players(n).c_uct, "money_weight": config.money_weight,
+                "closed_loop": config.closed_loop, "rollout": config.rollout}
+    review = Review(source, n, names, settings, decisions, len(todo), chosen,
+                    final.money() if final is not None and final.is_terminal() else None,
+                    complete and len(decisions) == len(todo))
+    review.summary = summarise(review)
+    return review
+
+
+def _parallel(pending, limits, config, seed, workers, finish) -> None:
+    from .seeds import derive_seed
+    jobs = [(st.to_json(), a, limits, config, derive_seed(seed, "review", ply), ply) for ply, st, a in pending]
+    pool = ProcessPoolExecutor(max_workers=workers)
+    try:
+        futures = {pool.submit(_job, j) for j in jobs}
+        while futures:
+            ready, futures = wait(futures, return_when=FIRST_COMPLETED)
+            for f in ready:
+                ply, d = f.result()
+                if d is None:
+                    raise KeyboardInterrupt
+                finish(ply, d)
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+
+
+def summarise(review: Review) -> list[SeatSummary]:
+    out = []
+    for s in review.seats:
+        ds = [d for d in review.decisions if d.seat == s]
+        counts = {name: sum(1 for d in ds if d.cls == name) for name, _ in reversed(THRESHOLDS)}
+        worst = sorted((d for d in ds if d.loss > 0), key=lambda d: (-d.loss, d.ply))[:3]
+        out.append(SeatSummary(s, review.names[s], len(ds),
+                               sum(d.loss for d in ds) / len(ds) if ds else 0.0,
+                               sum(d.money_loss for d in ds) / len(ds) if ds else 0.0,
+                               counts, [d.ply for d in worst]))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Text
+# ---------------------------------------------------------------------------
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _plural(word: str, k: int) -> str:
+    if k == 1:
+        return word
+    return word[:-1] + "ies" if word.endswith("y") else word + "s"
+
+
+def review_text(review: Review) -> str:
+    """The review as text, every line at most 100 columns."""
+    from .render import table
+    names = review.names
+    st = review.settings
+    limit = (f"{st['iterations']:,} iterations" if st.get("iterations") else "") + \
+        (" / " if st.get("iterations") and st.get("seconds") else "") + \
+        (f"{st['seconds']:g} s" if st.get("seconds") else "")
+    from .render import wrap
+    out = wrap(f"Review of {review.source or 'the game'}: {review.players} players ({', '.join(names)})")
+    out += wrap(f"  {limit} per decision, seed {st['seed']}; classes by the loss in win %: "
+                + ", ".join(f"{name} {MARKS[name]} >= {100 * limit:g}" for name, limit in reversed(THRESHOLDS)))
+    if not review.complete:
+        out.append(f"  interrupted: {len(review.decisions)} of {review.total_decisions} decisions reviewed "
+                   "(run again to continue)")
+    out.append("")
+    rows = []
+    for d in review.decisions:
+        rows.append((str(d.ply), _cut(names[d.seat], 10), _cut(d.played_label, 24),
+                     "" if d.played == d.best else _cut(d.best, 22),
+                     f"{100 * d.played_win:.0f}", f"{100 * d.best_win:.0f}", f"{100 * d.loss:.1f}",
+                     f"{d.played_money:.1f}", d.mark))
+    out += table(("ply", "seat", "played", "best (if other)", "win%", "best%", "loss", "money", ""),
+                 rows, left={1, 2, 3, 8})
+    out.append("")
+    out.append("Summary (loss = drop in the deciding seat's win %, per decision)")
+    for s in review.summary:
+        counts = ", ".join(f"{v} {_plural(k, v)}" for k, v in s.counts.items())
+        out += wrap(f"  {names[s.seat]} (seat {s.seat}): {s.decisions} decisions, mean loss "
+                    f"{100 * s.mean_loss:.1f} %, mean money loss {s.mean_money_loss:.1f}; {counts}")
+        by_ply = {d.ply: d for d in review.decisions}
+        for p in s.worst:
+            d = by_ply[p]
+            out.append(_cut(f"    worst: ply {p} {d.played} (win {100 * d.played_win:.0f}%) instead of "
+                            f"{d.best} ({100 * d.best_win:.0f}%) {d.mark}", 100))
+    if review.final_money is not None:
+        out.append("  final money: " + ", ".join(f"{names[i]} {m}" for i, m in enumerate(review.final_money)))
+    return "\n".join(line[:100] for line in out)
+
+
+# ---------------------------------------------------------------------------
+# HTML
+# ---------------------------------------------------------------------------
+
+_CSS = """
+body{font-family:DejaVu Sans,Verdana,Arial,sans-serif;margin:16px;color:#222;background:#f7f7f5}
+h1{font-size:20px;margin:0 0 4px} .sub{color:#555;font-size:13px;margin-bottom:10px}
+#top{display:flex;gap:16px;align-items:flex-start;flex-wrap:wrap}
+#graphbox{background:#fff;border:1px solid #ccc;border-radius:6px;padding:6px}
+#graph .pt{cursor:pointer} #graph .pt:hover{stroke-width:3}
+#move{background:#fff;border:1px solid #ccc;border-radius:6px;padding:8px 12px;flex:1 1 300px;min-width:280px;
+ max-width:520px;font-size:14px;line-height:1.45}
+#move .cls{font-weight:bold} .blunder{color:#b00020} .mistake{color:#d35400} .inaccuracy{color:#9a7d0a}
+#board{margin-top:12px;background:#fff;border:1px solid #ccc;border-radius:6px;padding:4px}
+#board svg{width:100%;height:auto;display:block}
+#moves{max-height:420px;overflow-y:auto;position:relative;background:#fff;border:1px solid #ccc;border-radius:6px}
+table{border-collapse:collapse;font-size:13px} td,th{padding:2px 8px;text-align:left}
+#moves tr.row{cursor:pointer} #moves tr.row:hover{background:#eef} #moves tr.sel{background:#dde6ff}
+.summary td,.summary th{border-bottom:1px solid #ddd} .num{text-align:right}
+#nav button{font-size:14px;margin-right:6px}
+"""
+
+_JS = """
+const D = JSON.parse(document.getElementById('data').textContent);
+let cur = -1;
+function pct(x){ return (100*x).toFixed(0) + '%'; }
+function show(i){
+  if(i < 0 || i >= D.decisions.length) return;
+  cur = i;
+  const d = D.decisions[i];
+  document.getElementById('board').innerHTML = D.boards[i];
+  const name = D.names[d.seat];
+  let h = '<div><b>Ply ' + d.ply + '</b> · round ' + d.round + ' · <b>' + name + '</b> (seat ' + d.seat + ')</div>';
+  h += '<div>played: <b id="played">' + esc(d.played_label) + '</b> — win ' + pct(d.played_win) +
+       ', money ' + d.played_money.toFixed(1) + '</div>';
+  if (d.best !== d.played) {
+    h += '<div>best: <b>' + esc([d.best_label].concat(d.best_plan.slice(1)).join(', ')) + '</b> — win ' + pct(d.best_win) +
+         ', money ' + d.best_money.toFixed(1) + '</div>';
+    h += '<div>loss: ' + (100*d.loss).toFixed(1) + ' points of win %, ' + d.money_loss.toFixed(1) + ' money';
+    if (d.cls) h += ' — <span class="cls ' + d.cls + '">' + d.cls + ' ' + d.mark + '</span>';
+    h += '</div>';
+  } else {
+    h += '<div>the search\\'s choice too' + (d.best_plan.length > 1 ? ' (plan: ' + esc(d.best_plan.join(', ')) + ')' : '') + '</div>';
+  }
+  h += '<div style="color:#666;font-size:12px">' + d.iterations.toLocaleString() + ' iterations, ' +
+       d.options + ' options; win % now: ' + D.names.map((n,k)=>n+' '+pct(d.win_all[k])).join(', ') + '</div>';
+  document.getElementById('move').innerHTML = h;
+  document.querySelectorAll('#moves tr.row').forEach(r => r.classList.toggle('sel', +r.dataset.i === i));
+  const row = document.querySelector('#moves tr.row[data-i="' + i + '"]');
+  const box = document.getElementById('moves');
+  if (row) box.scrollTop = row.offsetTop - box.clientHeight / 2;  // the list only, not the page
+  const c = document.getElementById('cursor');
+  const p = document.querySelector('#graph .pt[data-i="' + i + '"]');
+  if (c && p) { c.setAttribute('x1', p.getAttribute('cx')); c.setAttribute('x2', p.getAttribute('cx')); }
+}
+function esc(s){ return String(s).replace(/[&<>"]/g, ch => ({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[ch])); }
+document.querySelectorAll('#graph .pt').forEach(p => p.addEventListener('click', () => show(+p.dataset.i)));
+document.querySelectorAll('#moves tr.row').forEach(r => r.addEventListener('click', () => show(+r.dataset.i)));
+document.getElementById('prev').addEventListener('click', () => show(cur - 1));
+document.getElementById('next').addEventListener('click', () => show(cur + 1));
+document.addEventListener('keydown', e => { if (e.key === 'ArrowLeft') show(cur - 1); if (e.key === 'ArrowRight') show(cur + 1); });
+show(0);
+"""
+
+
+def _graph_svg(review: Review) -> str:
+    """Every seat's win probability over the reviewed decisions; one clickable point per decision."""
+    from xml.sax.saxutils import escape
+    from .svg import SEAT_COLOURS
+    ds = review.decisions
+    w, h, left, top, bottom = 900, 260, 44, 14, 30
+    pw, ph = w - left - 12, h - top - bottom
+    n = max(1, len(ds) - 1)
+
+    def x(i: int) -> float:
+        return left + pw * i / n
+
+    def y(p: float) -> float:
+        return top + ph * (1 - p)
+
+    out = [f'<svg id="graph" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+           f'viewBox="0 0 {w} {h}" font-size="11">']
+    out.append(f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="#fff" stroke="#999"/>')
+    for p in (0, 0.25, 0.5, 0.75, 1):
+        out.append(f'<line x1="{left}" x2="{left + pw}" y1="{y(p):.1f}" y2="{y(p):.1f}" stroke="#e3e3e3"/>')
+        out.append(f'<text x="{left - 4}" y="{y(p) + 4:.1f}" text-anchor="end" fill="#555">{100 * p:.0f}%</text>')
+    last_round = None
+    for i, d in enumerate(ds):
+        if d.round != last_round:
+            out.append(f'<line x1="{x(i):.1f}" x2="{x(i):.1f}" y1="{top}" y2="{top + ph}" stroke="#bbb" '
+                       'stroke-dasharray="3 3"/>')
+            out.append(f'<text x="{x(i) + 3:.1f}" y="{top + ph + 14}" fill="#555">round {d.round}</text>')
+            last_round = d.round
+    out.append(f'<line id="cursor" x1="{left}" x2="{left}" y1="{top}" y2="{top + ph}" stroke="#333" '
+               'stroke-width="1.5"/>')
+    for s in range(review.players):
+        pts = " ".join(f"{x(i):.1f},{y(d.win_all[s]):.1f}" for i, d in enumerate(ds))
+        out.append(f'<polyline points="{pts}" fill="none" stroke="{SEAT_COLOURS[s]}" stroke-width="2"/>')
+    size = {"blunder": 7, "mistake": 6, "inaccuracy": 5, None: 4}
+    for i, d in enumerate(ds):
+        ring = {"blunder": "#b00020", "mistake": "#d35400", "inaccuracy": "#c9a227"}.get(d.cls, "#fff")
+        title = escape(f"ply {d.ply}: {review.names[d.seat]} {d.played} {d.mark}".strip())
+        out.append(f'<circle class="pt" data-i="{i}" cx="{x(i):.1f}" cy="{y(d.win_all[d.seat]):.1f}" '
+                   f'r="{size[d.cls]}" fill="{SEAT_COLOURS[d.seat]}" stroke="{ring}" stroke-width="2">'
+                   f'<title>{title}</title></circle>')
+    lx = left + 6
+    for s in range(review.players):
+        out.append(f'<rect x="{lx}" y="{h - 12}" width="10" height="10" fill="{SEAT_COLOURS[s]}"/>')
+        out.append(f'<text x="{lx + 14}" y="{h - 3}">{escape(review.names[s])}</text>')
+        lx += 24 + 7 * len(review.names[s])
+    out.append("</svg>")
+    return "".join(out)
+
+
+def review_html(review: Review, record: Mapping[str, Any]) -> str:
+    """ONE self-contained HTML page (no network: inline CSS, JavaScript and SVG): the board at
+    every reviewed decision, every seat's win-% graph (click a point to see that decision),
+    the move list with marks and the summary."""
+    from html import escape
+    from .svg import board_svg
+    states = {ply: st for ply, (st, _) in enumerate(game_decisions(record, review.source))}
+    boards = [board_svg(states[d.ply], seat_names=review.names, perspective=d.seat) for d in review.decisions]
+    data = {"names": review.names, "decisions": [dict(asdict(d), mark=d.mark) for d in review.decisions],
+            "boards": boards}
+    blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    rows = []
+    for i, d in enumerate(review.decisions):
+        cls = f' class="{d.cls}"' if d.cls else ""
+        rows.append(f'<tr class="row" data-i="{i}"><td class="num">{d.ply}</td><td>{escape(review.names[d.seat])}'
+                    f'</td><td>{escape(d.played_label)} <b{cls}>{d.mark}</b></td>'
+                    f'<td>{"" if d.best == d.played else escape(d.best_label)}</td>'
+                    f'<td class="num">{100 * d.played_win:.0f}%</td><td class="num">{100 * d.loss:.1f}</td></tr>')
+    summary = []
+    for s in review.summary:
+        worst = ", ".join(str(p) for p in s.worst) or "—"
+        summary.append(f"<tr><td>{escape(s.name)}</td><td class='num'>{s.decisions}</td>"
+                       f"<td class='num'>{100 * s.mean_loss:.1f}</td><td class='num'>{s.mean_money_loss:.1f}</td>"
+                       + "".join(f"<td class='num'>{s.counts[k]}</td>" for k in ("inaccuracy", "mistake", "blunder"))
+                       + f"<td>{worst}</td></tr>")
+    st = review.settings
+    limit = (f"{st['iterations']:,} iterations" if st.get("iterations") else f"{st['seconds']:g} s")
+    final = (" · final money " + ", ".join(f"{escape(review.names[i])} {m}" for i, m in enumerate(review.final_money))
+             if review.final_money else "")
+    status = "" if review.complete else (f" · <b>incomplete</b>: {len(review.decisions)} of "
+                                         f"{review.total_decisions} decisions")
+    thresholds = ", ".join(f"{name} {MARKS[name]} ≥ {100 * lim:g}" for name, lim in reversed(THRESHOLDS))
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>kwsearch review — {escape(str(review.source or 'game'))}</title>
+<style>{_CSS}</style></head><body>
+<h1>Game review: {escape(str(review.source or 'game'))}</h1>
+<div class="sub">{review.players} players ({escape(', '.join(review.names))}) · {limit} per decision, seed {st['seed']}
+ · classes by the loss in win %: {thresholds}{final}{status}</div>
+<div id="top">
+ <div id="graphbox">{_graph_svg(review)}
+  <div id="nav"><button id="prev">◀ previous</button><button id="next">next ▶</button>
+   <span style="color:#666;font-size:12px">click a point or a move; ← → keys</span></div></div>
+ <div id="move"></div>
+</div>
+<div id="board"></div>
+<h2 style="font-size:16px">Moves</h2>
+<div id="moves"><table><tr><th>ply</th><th>seat</th><th>played</th><th>best (if other)</th><th>win</th>
+<th>loss</th></tr>{''.join(rows)}</table></div>
+<h2 style="font-size:16px">Summary</h2>
+<table class="summary"><tr><th>seat</th><th>decisions</th><th>mean loss (win %)</th><th>mean money loss</th>
+<th>inaccuracies</th><th>mistakes</th><th>blunders</th><th>worst plies</th></tr>{''.join(summary)}</table>
+<script id="data" type="application/json">{blob}</script>
+<script>{_JS}</script>
+</body></html>
+"""

@@ -1,0 +1,164 @@
+"""kwsearch review: every decision of a logged game against the search's best."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kwsearch.cli import main
+from kwsearch.engine import state_from_json
+from kwsearch.review import (REVIEW_FORMAT, THRESHOLDS, classify, review_decision, review_game, review_html,
+                             review_text)
+from kwsearch.search import SearchLimits
+
+pytestmark = pytest.mark.one_engine  # the review searches with the fast engine whatever the default
+
+ROOT = Path(__file__).resolve().parent.parent
+GAME = ROOT / "examples" / "game-2p.json"
+LIMITS = SearchLimits(iterations=300)
+
+
+def _record() -> dict:
+    return json.loads(GAME.read_text())
+
+
+def test_classes_follow_the_thresholds():
+    assert classify(0.0) is None and classify(0.049) is None
+    assert classify(0.05) == "inaccuracy" and classify(0.1) == "mistake" and classify(0.15) == "blunder"
+    assert [name for name, _ in THRESHOLDS] == ["blunder", "mistake", "inaccuracy"]
+
+
+def test_same_seed_same_classes_in_one_process_and_in_two():
+    a = review_game(_record(), LIMITS, seed=3, source="g")
+    b = review_game(_record(), LIMITS, seed=3, source="g")
+    c = review_game(_record(), LIMITS, seed=3, source="g", workers=2)
+    assert a.complete and len(a.decisions) == a.total_decisions > 50
+    sig = [(d.ply, d.best, d.cls, round(d.loss, 9)) for d in a.decisions]
+    assert sig == [(d.ply, d.best, d.cls, round(d.loss, 9)) for d in b.decisions]
+    assert sig == [(d.ply, d.best, d.cls, round(d.loss, 9)) for d in c.decisions]
+    for d in a.decisions:
+        assert 0 <= d.played_win <= 1 and 0 <= d.best_win <= 1 and d.loss >= 0
+        assert d.cls == classify(d.loss)
+        assert d.loss == 0 or d.played != d.best
+        assert abs(sum(d.win_all) - 1) < 1e-6  # every seat's win share, from one search
+
+
+def test_a_planted_blunder_is_classed_as_a_blunder():
+    """tests/data/tactics/race_gp_2p.json: tile 5 wins the game, every other tile loses it."""
+    pos = json.loads((ROOT / "tests" / "data" / "tactics" / "race_gp_2p.json").read_text())
+    state = state_from_json(pos, seed=1)
+    limits = SearchLimits(iterations=3000)
+    bad = review_decision(state, state.parse_move("tile 6"), limits, seed=1)
+    assert bad.best == "tile 5" and bad.cls == "blunder" and bad.loss > 0.5
+    good = review_decision(state, state.parse_move("tile 5"), limits, seed=1)
+    assert good.cls is None and good.loss == 0
+
+
+def test_seat_filter_summary_and_text():
+    r = review_game(_record(), LIMITS, seed=1, seats=[1], names=["red", "blue"], source="game-2p.json")
+    assert r.seats == [1] and {d.seat for d in r.decisions} == {1}
+    (s,) = r.summary
+    assert s.decisions == len(r.decisions) and len(s.worst) <= 3
+    assert sum(s.counts.values()) == sum(1 for d in r.decisions if d.cls)
+    losses = sorted((d.loss for d in r.decisions), reverse=True)
+    assert [next(d.loss for d in r.decisions if d.ply == p) for p in s.worst] == losses[:len(s.worst)]
+    text = review_text(r)
+    assert all(len(line) <= 100 for line in text.splitlines())
+    assert "blue (seat 1)" in text
+
+
+def test_interrupted_review_resumes_from_its_cache(tmp_path):
+    cache = tmp_path / "c.json"
+    full = review_game(_record(), LIMITS, seed=2)
+
+    def stop_after_five(done, total, decision):
+        if done >= 5:
+            raise KeyboardInterrupt
+
+    part = review_game(_record(), LIMITS, seed=2, cache=cache, progress=stop_after_five)
+    assert not part.complete and len(part.decisions) == 5
+    assert len(json.loads(cache.read_text())["decisions"]) == 5
+    seen = []
+    rest = review_game(_record(), LIMITS, seed=2, cache=cache, progress=lambda d, t, x: seen.append(d))
+    assert rest.complete and seen[0] == 5
+    assert [(d.ply, d.best, d.cls) for d in rest.decisions] == [(d.ply, d.best, d.cls) for d in full.decisions]
+    # other settings do not reuse the cache
+    other = []
+    review_game(_record(), SearchLimits(iterations=200), seed=2, cache=cache, seats=[0],
+                progress=lambda d, t, x: other.append(d))
+    assert other[0] == 0
+
+
+def _run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_cli_json_and_bad_input(tmp_path):
+    game = tmp_path / "g.json"
+    shutil.copy(GAME, game)
+    r = _run("review", game, "-i", 200, "--seat", 0, "--json")
+    assert r.exit_code == 0, r.output
+    obj = json.loads(r.stdout)
+    assert obj["format"] == REVIEW_FORMAT and obj["complete"] and obj["seats"] == [0]
+    assert obj["decisions"][0].keys() >= {"ply", "seat", "played", "best", "played_win", "best_win", "loss",
+                                          "cls", "mark", "win_all", "money_all"}
+    assert (tmp_path / "g.review-cache.json").exists()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "kwsearch-game/1", "players": 2, "events": ["tile 99"]}')
+    for target, fragment in ((bad, "event 0: 'tile 99'"), (ROOT / "examples" / "midgame-4p.json", "a game record"),
+                             (ROOT / "README.md", "not valid JSON")):
+        r = _run("review", target, "--no-cache")
+        assert r.exit_code != 0
+        err = (r.stderr if hasattr(r, "stderr") else r.output).strip()
+        assert fragment in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def _chromium():
+    chrome, driver = shutil.which("chromium") or "/usr/bin/chromium", shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    if not (Path(chrome).exists() and Path(driver).exists()):
+        pytest.skip("chromium and chromedriver are not installed")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.options import Options
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.skip("selenium is not installed")
+    opts = Options()
+    opts.add_argument("--headless=new")
+    opts.add_argument("--no-sandbox")
+    opts.add_argument("--window-size=1400,1200")
+    opts.binary_location = chrome
+    return webdriver.Chrome(service=Service(driver), options=opts)
+
+
+def test_html_report_in_headless_chromium(tmp_path):
+    rec = _record()
+    r = review_game(rec, SearchLimits(iterations=200), seed=1, names=["red", "blue"], source="game-2p.json")
+    html = review_html(r, rec)
+    assert "http://" not in html.replace("http://www.w3.org/2000/svg", "") and "https://" not in html
+    page = tmp_path / "review.html"
+    page.write_text(html)
+    from selenium.webdriver.common.by import By
+    browser = _chromium()
+    try:
+        browser.get(page.as_uri())
+        points = browser.find_elements(By.CSS_SELECTOR, "#graph .pt")
+        assert len(points) == len(r.decisions)
+        first_board = browser.find_element(By.ID, "board").get_attribute("innerHTML")
+        first_move = browser.find_element(By.ID, "move").text
+        assert first_move.startswith("Ply 0")
+        k = next(i for i, d in enumerate(r.decisions) if d.round == 2)
+        points[k].click()
+        move = browser.find_element(By.ID, "move").text
+        board = browser.find_element(By.ID, "board").get_attribute("innerHTML")
+        assert move.startswith(f"Ply {r.decisions[k].ply}") and move != first_move
+        assert r.decisions[k].played_label in move
+        assert board != first_board and "round 2 of 3" in board
+        selected = browser.find_elements(By.CSS_SELECTOR, "#moves tr.sel")
+        assert len(selected) == 1 and selected[0].get_attribute("data-i") == str(k)
+    finally:
+        browser.quit()
