@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import warnings
 from pathlib import Path
 
@@ -20,7 +21,7 @@ pytest.importorskip("httpx")
 from click.testing import CliRunner  # noqa: E402
 
 with warnings.catch_warnings():  # Starlette 1.x asks for httpx2; the TestClient works the same with httpx
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
 from kwsearch.cli import main  # noqa: E402
@@ -34,6 +35,7 @@ pytestmark = pytest.mark.one_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 GAME = ROOT / "examples" / "game-2p.json"
+REVIEW = ROOT / "examples" / "game-2p.review.json"
 POSITION = ROOT / "examples" / "midgame-4p.json"
 
 
@@ -171,6 +173,53 @@ def test_request_hygiene(client):
     assert r.status_code == 413
     assert client.get("/api/docs/..%2F..%2Fetc%2Fpasswd").status_code == 404
     assert client.get("/static/../../pyproject.toml").status_code == 404
+
+
+def test_review_graph_and_marks(client, tmp_path):
+    did = _doc(client)
+    review = json.loads(REVIEW.read_text())
+    r = client.post("/api/open", json={"name": "game-2p.review.json", "text": REVIEW.read_text(), "doc": did})
+    assert r.status_code == 200
+    rev = r.json()["review"]
+    assert len(rev["points"]) == len(review["decisions"])
+    nodes = r.json()["nodes"]
+    for p, d in zip(rev["points"], review["decisions"]):
+        assert nodes[p["node"]]["move"] == d["played"] and p["mark"] == d["cls"] and p["win"] == d["win_all"]
+    assert {s["seat"] for s in rev["summary"]} == {0, 1}
+    # a review of another game is refused, naming the file and the first difference
+    other = json.loads(REVIEW.read_text())
+    other["decisions"][3]["played"] = "tile 9"
+    r = client.post(f"/api/docs/{did}/review", json={"name": "other.json", "text": json.dumps(other)})
+    assert r.status_code == 400 and r.json()["error"].startswith("other.json: the review is not of game-2p.json")
+    r = client.post("/api/open", json={"name": "r.json", "text": REVIEW.read_text()})
+    assert r.status_code == 400 and "open its game record first" in r.json()["error"]
+    # given on the command line: kwsearch serve GAME --review REVIEW
+    app = create_app(WebConfig(games_dir=tmp_path), files=[("game-2p.json", _record())], review=("rev.json", review))
+    with TestClient(app) as c2:
+        first = c2.get("/api/info").json()["first"]
+        assert len(c2.get(f"/api/docs/{first}").json()["review"]["points"]) == 65
+
+
+def test_scoring_breakdowns_in_views(client):
+    did = _doc(client)
+    nodes = client.get(f"/api/docs/{did}").json()["nodes"]
+    assert client.get(f"/api/docs/{did}/nodes/3").json()["scoring"] is None
+    end = client.get(f"/api/docs/{did}/nodes/{len(nodes) - 1}").json()
+    sc = end["scoring"]
+    assert sc["final"] and sc["round"] == 3 and sc["lines"][0] == "Scoring of round 3"
+    assert [s["after"] for s in sc["seats"]] == end["money"]
+    assert all(sum(v for _, v in s["items"]) == s["after"] - s["before"] for s in sc["seats"])
+    # a what-if branch of a position document explains its own scorings
+    pos = client.post("/api/open", json={"name": "mid.json", "text": POSITION.read_text()}).json()
+    node, view = 0, client.get(f"/api/docs/{pos['id']}/nodes/0").json()
+    start_round = view["round"]
+    rng = random.Random(1)
+    while view["round"] == start_round and not view["terminal"]:
+        pick = rng.choice(view["legal"])["action"]
+        node = client.post(f"/api/docs/{pos['id']}/nodes/{node}/play", json={"action": pick}).json()["node"]
+        view = client.get(f"/api/docs/{pos['id']}/nodes/{node}").json()
+    assert view["scoring"]["round"] == start_round
+    assert all(sum(v for _, v in s["items"]) == s["after"] - s["before"] for s in view["scoring"]["seats"])
 
 
 # ---------------------------------------------------------------- games

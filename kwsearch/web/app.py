@@ -53,13 +53,13 @@ from starlette.staticfiles import StaticFiles
 
 from .. import __version__
 from ..errors import KwsearchError
-from ..records import RECORD_FORMAT
 from ..seeds import derive_seed
 from ..svg import SEAT_COLOURS
 from . import WebError
 from .analyses import AnalysisManager
 from .documents import Document, Library, parse_upload
 from .games import GameTable
+from .review import REVIEW_FORMAT
 
 STATIC = Path(__file__).parent / "static"
 
@@ -209,8 +209,7 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
         name = body.get("name") if isinstance(body.get("name"), str) and body.get("name") else "pasted text"
         name = Path(name).name[:120] or "pasted text"  # a label only: never opened
         obj = parse_upload(body["text"], name)
-        if isinstance(obj, dict) and obj.get("format") not in (None, RECORD_FORMAT) \
-                and "review" in str(obj.get("format")):
+        if isinstance(obj, dict) and obj.get("format") == REVIEW_FORMAT:
             did = body.get("doc")
             doc = board.library.get(did) if did is not None else None
             if doc is None:

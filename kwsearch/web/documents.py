@@ -24,10 +24,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import InvalidRecordError, KwsearchError
+from ..errors import KwsearchError
 from ..formats import POSITION_FORMAT, position_to_state
 from ..records import RECORD_FORMAT, REVEAL, Recorder, replay
-from ..render import _DECISION
+from ..render import decision_text, menu_label
+from ..scoring import record_scorings, reports_from_log
 from . import WebError
 from .engine_bridge import board_svg, visible_state
 
@@ -46,12 +47,33 @@ def parse_upload(text: str, name: str) -> Any:
 
 
 def seat_names_of(obj: Any, players: int) -> list[str]:
-    """Display names of the seats: a record's ``setup.seats`` (a bot spec shortened to its name)."""
+    """Display names of the seats: a record's ``setup.names``, else short names of its ``setup.seats``
+    (a bot spec becomes "ISMCTS"), else P1, P2, ..."""
+    from ..render import seat_names
     setup = obj.get("setup") if isinstance(obj, dict) else None
-    seats = setup.get("seats") if isinstance(setup, dict) else None
-    if isinstance(seats, list) and len(seats) == players and all(isinstance(s, str) and s for s in seats):
-        return [s.split(":")[0] for s in seats]
+    setup = setup if isinstance(setup, dict) else {}
+    names, seats = setup.get("names"), setup.get("seats")
+    ok = lambda v: isinstance(v, list) and len(v) == players and all(isinstance(s, str) and s for s in v)  # noqa: E731
+    if ok(names):
+        return list(names)
+    if ok(seats):
+        return seat_names(seats)
     return [f"P{i + 1}" for i in range(players)]
+
+
+def scoring_view(report, names: list[str]) -> dict[str, Any] | None:
+    """A scoring's breakdown for the page (:class:`kwsearch.scoring.ScoringReport`): its lines of text,
+    each seat's items and money change."""
+    if report is None:
+        return None
+    n = len(report.money_before)
+    return {
+        "round": report.round,
+        "final": report.final is not None,
+        "lines": report.lines(names),
+        "seats": [{"items": [[label, v] for label, v in report.items(s)], "before": report.money_before[s],
+                   "after": report.money_after[s]} for s in range(n)],
+    }
 
 
 def state_view(state, names: list[str], seat: int | None = None, *, legal: bool = True) -> dict[str, Any]:
@@ -70,7 +92,7 @@ def state_view(state, names: list[str], seat: int | None = None, *, legal: bool 
         "terminal": over,
         "money": state.money(),
         "to_move": mover,
-        "decision": None if over else _DECISION.get(kind, kind),
+        "decision": None if over else decision_text(state),
         "pending": kind,
         "legal": [],
     }
@@ -79,7 +101,8 @@ def state_view(state, names: list[str], seat: int | None = None, *, legal: bool 
         best = max(money)
         view["winners"] = [s for s, m in enumerate(money) if m == best]
     elif legal:
-        view["legal"] = [{"action": a, "text": state.action_to_text(a)} for a in state.legal_actions()]
+        view["legal"] = [{"action": a, "text": state.action_to_text(a), "label": menu_label(state, a)}
+                         for a in state.legal_actions()]
     return view
 
 
@@ -96,6 +119,8 @@ class Node:
     children: list[int] = field(default_factory=list)
     events: tuple[str, ...] = ()     # a record document: the record's events up to here
     main: bool = False               # on the record's own line
+    log: list = field(default_factory=list)  # a position document: the scoring log still open here
+    report: Any = None               # a position document: the scoring this decision finished
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "parent": self.parent, "ply": self.ply, "move": self.move, "seat": self.seat,
@@ -111,6 +136,7 @@ class Document:
         self.review: dict[str, Any] | None = None
         self.nodes: list[Node] = []
         self._states: dict[int, Any] = {}
+        self._scorings: dict[int, Any] = {}
         if fmt == RECORD_FORMAT:
             self.kind = "record"
             self.base = {k: copy.deepcopy(v) for k, v in obj.items() if k not in ("events", "result")}
@@ -181,9 +207,23 @@ class Document:
         return {"id": self.id, "name": self.name, "kind": self.kind, "players": self.players, "names": self.names,
                 "nodes": [n.to_json() for n in self.nodes], "review": self.review}
 
+    def last_scoring(self, nid: int):
+        """The last scoring finished on the way to node ``nid`` (a ScoringReport), or None."""
+        node = self.node(nid)
+        if node.id in self._scorings:
+            return self._scorings[node.id]
+        if self.kind == "record":
+            reports = record_scorings({**self.base, "events": list(node.events)}, source=self.name)
+            report = reports[-1] if reports else None
+        else:
+            report = next((self.nodes[k].report for k in reversed(self.path(nid)) if self.nodes[k].report), None)
+        self._scorings[node.id] = report
+        return report
+
     def view(self, nid: int) -> dict[str, Any]:
         st = self.state(nid)
         out = state_view(st, self.names, None)
+        out["scoring"] = scoring_view(self.last_scoring(nid), self.names)
         node = self.nodes[nid]
         out.update({"doc": self.id, "node": nid, "ply": node.ply, "move": node.move, "seat": node.seat,
                     "reveals": node.reveals, "can_save_record": self.kind == "record"})
@@ -205,10 +245,15 @@ class Document:
                 return cid
         seat = st.current_player()
         rec = {"events": list(parent.events)}
+        log = st.score_log = list(parent.log)  # a scoring may span decisions (Benz's fifth buyer)
+        money = st.money()
         Recorder(rec, st).apply(action)
+        st.score_log = None
+        reports = reports_from_log(log, money, st) if any(ev[0] == "end" for ev in log) else []
         new = rec["events"][len(parent.events):]
         node = Node(len(self.nodes), nid, parent.ply + 1, text, seat, new[1:],
-                    events=tuple(rec["events"]) if self.kind == "record" else ())
+                    events=tuple(rec["events"]) if self.kind == "record" else (),
+                    log=[] if reports else log, report=reports[-1] if reports else None)
         self._add(node, st)
         return node.id
 
@@ -285,4 +330,4 @@ class Library:
         return doc
 
 
-__all__ = ["Document", "Library", "Node", "parse_upload", "state_view", "seat_names_of", "InvalidRecordError"]
+__all__ = ["Document", "Library", "Node", "parse_upload", "state_view", "scoring_view", "seat_names_of"]

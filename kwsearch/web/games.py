@@ -46,8 +46,9 @@ from ..errors import KwsearchError
 from ..play import (HUMAN, PlayError, Session, check_mirror, load_for_resume, mirror_setup, new_game_record,
                     parse_seats, seats_of_record, write_record)
 from ..records import REVEAL, Recorder
+from ..scoring import record_scorings, reports_from_log
 from . import WebError
-from .documents import state_view
+from .documents import scoring_view, state_view
 
 #: Files of the games folder that the page offers to resume (``kwsearch play`` uses the same names).
 GAME_FILE = re.compile(r"^kwsearch-game-[A-Za-z0-9_.-]*\.json$")
@@ -76,27 +77,16 @@ def reserve_file(folder: Path, seed: int) -> Path:
     raise WebError(f"{folder}: no free kwsearch-game-{seed}-K.json name left; clean up the folder", 500)
 
 
-def _display_names(seats: list[str]) -> list[str]:
-    humans = [s for s, spec in enumerate(seats) if spec == HUMAN]
-    names = []
-    for s, spec in enumerate(seats):
-        if spec == HUMAN:
-            names.append("You" if len(humans) == 1 else f"P{s + 1}")
-        else:
-            base = spec.split(":")[0]
-            dup = sum(1 for o in seats if o.split(":")[0] == base) > 1
-            names.append(f"{base} {s + 1}" if dup else base)
-    return names
-
-
 class WebGame:
     """One game being played from the page (a :class:`~kwsearch.play.Session` and a lock)."""
 
     def __init__(self, gid: str, session: Session):
         self.id = gid
         self.session = session
-        self.names = _display_names(session.seats)
+        self.names = session.names
         self.lock = threading.Lock()  # one change at a time (a bot's move runs in a thread)
+        reports = record_scorings(session.record, source=session.path.name)
+        self.last_scoring = reports[-1] if reports else None
 
     # -- what the page sees --------------------------------------------------------
     @property
@@ -141,6 +131,7 @@ class WebGame:
             "bot_to_move": not st.is_terminal() and not human_turn,
             "moves": self.moves(),
             "can_undo": any(self.session.seats[s] == HUMAN for s in self.session.deciders()),
+            "scoring": scoring_view(self.last_scoring, self.names),
         })
         return out
 
@@ -216,6 +207,8 @@ class WebGame:
                 raise WebError(str(exc), 500) from None
             if not done:
                 raise WebError("nothing to undo: no human decision yet", 409)
+            reports = record_scorings(self.session.record, source=self.session.path.name)
+            self.last_scoring = reports[-1] if reports else None
         return self.view()
 
     def _commit(self, action: int, answers: list[str]) -> None:
@@ -252,9 +245,18 @@ class WebGame:
             return match[0]
 
         mirror = session.mirror
+        # The scoring log spans decisions (Benz's fifth buyer is chosen during scoring), so the
+        # copy continues the session's log; a finished scoring goes into the record as in play.
+        log = st.score_log = list(session.state.score_log or [])
+        money = st.money()
         Recorder(rec, st).apply(action, draw=draw if mirror else None, draw_special=draw_special if mirror else None)
         if todo:
             raise WebError(f"answers: {len(todo)} more than the decision turned up")
+        reports = reports_from_log(log, money, st) if any(ev[0] == "end" for ev in log) else []
+        if reports:
+            del log[:]
+            rec.setdefault("scoring", []).extend(r.to_json() for r in reports)
+            self.last_scoring = reports[-1]
         try:
             write_record(session.path, rec)
         except PlayError as exc:
@@ -281,9 +283,10 @@ class GameTable:
             raise WebError(f"no game {json.dumps(gid)} on this server", 404)
         return game
 
-    def _open(self, record: dict[str, Any], seats: list[str], path: Path, mirror: bool, seed: int) -> WebGame:
+    def _open(self, record: dict[str, Any], seats: list[str], path: Path, mirror: bool, seed: int,
+              names: list[str] | None = None) -> WebGame:
         session = Session(record, seats, path, mirror=mirror, seed=seed, hint_iterations=self.hint_iterations,
-                          ask=_no_terminal, say=lambda text: None)
+                          ask=_no_terminal, say=lambda text: None, names=names)
         game = WebGame(secrets.token_urlsafe(9), session)
         self.games[game.id] = game
         return game
@@ -297,9 +300,12 @@ class GameTable:
         """
         if not isinstance(body, dict):
             raise WebError("expected a JSON object {\"seats\": \"human,random\", ...}")
-        unknown = set(body) - {"seats", "seed", "v6", "mirror", "setup"}
+        unknown = set(body) - {"seats", "seed", "v6", "mirror", "setup", "names"}
         if unknown:
-            raise WebError(f"unknown field {sorted(unknown)[0]!r} (expected seats, seed, v6, mirror, setup)")
+            raise WebError(f"unknown field {sorted(unknown)[0]!r} (expected seats, seed, v6, mirror, setup, names)")
+        names = body.get("names")
+        if names is not None and (not isinstance(names, list) or not all(isinstance(x, str) for x in names)):
+            raise WebError("names: expected a list of seat names")
         mirror = body.get("mirror", False)
         v6 = body.get("v6", False)
         seed = body.get("seed", 0)
@@ -332,7 +338,10 @@ class GameTable:
         with self._lock:
             path = reserve_file(self.folder, seed)
             try:
-                return self._open(record, seats, path, mirror, seed)
+                return self._open(record, seats, path, mirror, seed, names or None)
+            except PlayError as exc:
+                path.unlink(missing_ok=True)
+                raise WebError(str(exc).replace("--names: ", "names: ")) from None
             except BaseException:
                 path.unlink(missing_ok=True)  # the empty file we reserved; nothing else was written
                 raise

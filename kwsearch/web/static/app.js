@@ -169,8 +169,8 @@ function optionButtons(view, onChoose) {
   const wrap = el("div");
   const opts = el("div", {class: "options", id: "options"});
   for (const o of view.legal) {
-    opts.append(el("button", {class: "option", type: "button", title: `action id ${o.action}`,
-      "data-action": o.action, onclick: () => onChoose(o.action)}, o.text));
+    opts.append(el("button", {class: "option", type: "button", title: `${o.text} (action id ${o.action})`,
+      "data-action": o.action, "data-text": o.text, onclick: () => onChoose(o.action)}, o.label || o.text));
   }
   if (view.legal.length > 14) {
     const filter = el("input", {class: "filter", placeholder: `filter ${view.legal.length} options…`,
@@ -283,17 +283,14 @@ function renderActions() {
 // ---------------------------------------------------------------- scoring
 
 function renderScoring(view) {
+  // The last scoring on the way here (kwsearch.scoring): where every coin came from.
   const box = $("#scoring");
   const sc = view && view.scoring;
-  if (!sc || !sc.length) { box.hidden = true; return; }
+  if (!sc) { box.hidden = true; return; }
   box.hidden = false;
-  box.replaceChildren(el("h3", {text: sc.title || "Scoring"}));
-  for (const part of sc) {
-    const t = el("table");
-    t.append(el("tr", {}, ...part.head.map((h, k) => el("th", {class: k ? "num" : "", text: h}))));
-    for (const row of part.rows) t.append(el("tr", {}, ...row.map((c, k) => el("td", {class: k ? "num" : "", text: c}))));
-    box.append(el("div", {class: "muted", text: part.title}), t);
-  }
+  const head = sc.final ? "The last scoring and the final score sheet" : `The last scoring (round ${sc.round})`;
+  box.replaceChildren(el("div", {class: "panel-title"}, el("span", {text: head})),
+    el("pre", {class: "scoring-text", text: sc.lines.join("\n")}));
 }
 
 // ---------------------------------------------------------------- review graph
