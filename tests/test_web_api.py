@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import time
 import warnings
 from pathlib import Path
 
@@ -498,3 +499,33 @@ def test_static_page_is_self_contained(client):
         body = client.get(f"/static/{name}").text
         assert "http://" not in body.replace("http://www.w3.org", "") and "https://" not in body, name
     assert os.path.getsize(ROOT / "kwsearch" / "web" / "static" / "app.js") > 1000
+
+
+# ---------------------------------------------------------------- a real server (uvicorn in a subprocess)
+
+def test_two_clients_analyse_at_once_and_a_disconnect_stops_the_search(tmp_path):
+    import httpx
+
+    from kwsearch.web.browser import running_server
+
+    with running_server(["examples/game-2p.json", "--max-analyses", "2"], games_dir=tmp_path) as url:
+        with httpx.Client(base_url=url, timeout=30) as a, httpx.Client(base_url=url, timeout=30) as b:
+            did = a.get("/api/info").json()["first"]
+            streams = [c.stream("POST", "/api/analysis", json={"doc": did, "node": n}) for c, n in ((a, 12), (b, 20))]
+            responses = [s.__enter__() for s in streams]
+            try:
+                assert [r.status_code for r in responses] == [200, 200]
+                lines = [r.iter_lines() for r in responses]
+                for it in lines:  # both tabs get updates while the other runs
+                    assert any(line.startswith("event: update") for line in it)
+                assert a.get("/api/info").json()["analyses_running"] == 2
+                r = a.post("/api/analysis", json={"doc": did, "node": 30})
+                assert r.status_code == 429  # the bound
+            finally:
+                for s in streams:  # the clients go away without asking to stop
+                    s.__exit__(None, None, None)
+            deadline = time.monotonic() + 10
+            while a.get("/api/info").json()["analysis_processes"] and time.monotonic() < deadline:
+                time.sleep(0.1)
+            info = a.get("/api/info").json()
+            assert info["analyses_running"] == 0 and info["analysis_processes"] == 0  # the workers have exited

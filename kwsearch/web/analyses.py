@@ -112,6 +112,7 @@ class Analysis:
             self.process.join(1.0)
         self._recv.close()
         self.manager._release(self)
+        self.manager._reaped(self)
 
     def close_in_background(self) -> None:
         """:meth:`close` without blocking the caller (the event loop): a short-lived thread reaps it.
@@ -134,7 +135,8 @@ class AnalysisManager:
         self.limit, self.seconds, self.max_nodes, self.interval = limit, seconds, max_nodes, interval
         self.ctx = _context()
         self._lock = threading.Lock()
-        self.running: dict[str, Analysis] = {}
+        self.running: dict[str, Analysis] = {}     # analyses holding a slot
+        self.processes: dict[str, Analysis] = {}   # analyses whose process has not been reaped yet
 
     def warm_up(self) -> None:
         """Start the forkserver now (it imports the engine once), so the first analysis starts fast."""
@@ -150,6 +152,7 @@ class AnalysisManager:
                                "stop one first", 429)
             an = Analysis(self, position, seed, label)
             self.running[an.id] = an
+            self.processes[an.id] = an
             return an
 
     def get(self, aid: str) -> Analysis:
@@ -162,8 +165,12 @@ class AnalysisManager:
         with self._lock:
             self.running.pop(an.id, None)
 
+    def _reaped(self, an: Analysis) -> None:
+        with self._lock:
+            self.processes.pop(an.id, None)
+
     def close_all(self) -> None:
-        for an in list(self.running.values()):
+        for an in list(self.processes.values()):
             an.stop()
-        for an in list(self.running.values()):
+        for an in list(self.processes.values()):
             an.close()

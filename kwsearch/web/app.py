@@ -197,6 +197,8 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
             "docs": [{"id": d.id, "name": d.name, "kind": d.kind} for d in board.library.docs.values()],
             "games": [{"id": g.id, "file": g.session.path.name} for g in board.games.games.values()],
             "max_analyses": config.max_analyses,
+            "analyses_running": len(board.analyses.running),
+            "analysis_processes": len(board.analyses.processes),
             "analysis_seconds": config.analysis_seconds,
             "max_body": config.max_body,
             "colours": list(SEAT_COLOURS),
