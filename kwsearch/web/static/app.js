@@ -345,7 +345,8 @@ function renderGraph() {
     add("path", {d, fill: "none", stroke: S.colours[s], "stroke-width": 2, "stroke-linejoin": "round"});
   }
   const cur = nodeOf(S.node);
-  if (cur) add("line", {x1: x(cur.ply), x2: x(cur.ply), y1: T, y2: H - B, stroke: "#3a7bd5", "stroke-width": 2});
+  if (cur) add("line", {x1: x(cur.ply), x2: x(cur.ply), y1: T, y2: H - B, stroke: "#555", "stroke-width": 1.5,
+    "stroke-dasharray": "5 3"});
   const colour = {inaccuracy: "#56b4e9", mistake: "#e69f00", blunder: "#d42a2a"};
   for (const p of pts) {
     if (!p.mark) continue;
