@@ -157,6 +157,22 @@ def test_branch_with_a_legal_move(board):
     assert rec["format"] == "kwsearch-game/1" and text in rec["events"]
 
 
+def test_paste_a_position_and_see_errors_in_the_page(board):
+    open_board(board)
+    board.find_element("id", "btn-paste").click()
+    js(board, "document.querySelector('#paste-text').value = arguments[0]", "{\"format\": ")
+    board.find_element("id", "paste-ok").click()
+    wait(board, lambda d: "not valid JSON" in d.find_element("id", "errors").text, what="the error")
+    board.find_element("id", "btn-paste").click()
+    js(board, "document.querySelector('#paste-text').value = arguments[0]",
+       (ROOT / "examples" / "midgame-4p.json").read_text())
+    board.find_element("id", "paste-ok").click()
+    wait(board, lambda d: js(d, "return S.doc && S.doc.kind") == "position", what="the pasted position")
+    wait(board, lambda d: current_node(d) == 0, what="its board")
+    assert "4 players" in board.find_element("id", "title").text
+    assert len(board.find_elements("css selector", "#options .option")) >= 2
+
+
 def test_play_a_game_against_a_bot_to_its_end(board, tmp_path):
     open_board(board)
     board.find_element("id", "btn-new-game").click()

@@ -576,7 +576,7 @@ function renderGameDecision(box, view) {
     return;
   }
   box.append(el("div", {class: "who", id: "your-turn"}, seatLabel(view, view.to_move),
-    `to decide: ${view.decision}`, el("span", {class: "muted", text: ` — round ${view.round}, ${view.phase} phase`})));
+    `to decide: ${view.decision}`, el("span", {class: "muted", text: `round ${view.round}, ${view.phase} phase`})));
   if (S.question) {
     const q = S.question;
     box.append(el("div", {class: "banner"}, `${q.text}: ${q.question}`));
