@@ -12,6 +12,7 @@ drawn (``window.kwsLatencies``). Writes its section of bench/RESULTS.md.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -63,6 +64,7 @@ def main() -> int:
     if why:
         print(f"bench_web: {why}", file=sys.stderr)
         return 1
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     lat = measure(args.tries)
     m = machine()
     med, worst, best = statistics.median(lat), max(lat), min(lat)
@@ -73,7 +75,9 @@ def main() -> int:
         BEGIN,
         "## Analysis board (`bench/bench_web.py`)",
         "",
-        f"Measured {m['date']} on {m['cpu']} ({m['platform']}), Python {m['python']}, headless Chromium, "
+        f"Measured {m['date']} on {m['cpu']} ({os.cpu_count()} cores"
+        + (f", load average {load:.1f} at the start: the machine was shared" if load is not None else "")
+        + f"; {m['platform']}), Python {m['python']}, headless Chromium, "
         "`kwsearch serve examples/game-2p.json` on 127.0.0.1. Latency from a click on \"Analyse\" to the first "
         "analysis update drawn in the page (`performance.now()` in the page), each analysis a new worker process "
         "forked from the preloaded forkserver; the search sends its first update after one update interval "
