@@ -209,7 +209,10 @@ def _bound(x: float) -> str:
 
 
 def _text(value: Any) -> str:
-    return repr(value) if isinstance(value, float) else str(value)
+    """A value as a spec writes it: ``2`` for 2.0 (it parses back to the same float), else repr."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    return str(value)
 
 
 @dataclass(frozen=True)

@@ -117,14 +117,19 @@ def _write_json(path: Path, obj) -> None:
                    "and the game's moves.")
 def show(file: str, ply: int | None, as_json: bool, svg_file: str | None, game_no: int | None) -> None:
     """Show the board of a game record or a position file (or, with --game, a tournament game)."""
-    from .records import load_file
+    from .records import RECORD_FORMAT, load_file
     from .render import render
+    from .scoring import record_scorings
 
     if game_no is not None:
         if ply is not None:
             raise click.ClickException("--ply: does not apply with --game (a tournament game is shown at its end)")
         from .tournament import load_game
         state, names, moves, line = load_game(file, game_no)
+        if svg_file:
+            from .fileio import write_text_atomic
+            from .svg import board_svg
+            write_text_atomic(Path(svg_file), board_svg(state, seat_names=names), what="SVG file")
         if as_json:
             click.echo(json.dumps(state.observation(), indent=1))
             return
@@ -137,9 +142,6 @@ def show(file: str, ply: int | None, as_json: bool, svg_file: str | None, game_n
         for m in moves:
             click.echo(m)
         return
-    from .records import RECORD_FORMAT
-    from .scoring import record_scorings
-
     state, obj = load_file(file, ply=ply)
     names = record_names(obj, state.game.num_players)
     last = None
@@ -235,7 +237,7 @@ def validate(file: str, is_components: bool) -> None:
 @click.option("--loop", type=click.Choice(["open", "closed"]), default="open", show_default=True,
               help="Open-loop or closed-loop ISMCTS.")
 @click.option("--max-nodes", type=click.IntRange(min=2, max=2**31 - 1), default=4_000_000, show_default=True,
-              help="Node pool of each worker (about 80 bytes a node); the search stops, and says so, when it "
+              help="Node pool of each worker (64 bytes a node); the search stops, and says so, when it "
                    "is full.")
 @click.option("--json", "as_json", is_flag=True, help="Print a kwsearch-analysis/1 object (docs/formats.md).")
 def suggest(file: str, ply: int | None, iterations: int | None, seconds: float | None, workers: int, top: int,
@@ -403,7 +405,7 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
               help="Review only this seat's decisions (repeatable; default: every seat).")
 @click.option("--iterations", "-i", type=click.IntRange(min=1), default=None,
               help="Search iterations per decision (default 5000 unless --seconds is given).")
-@click.option("--seconds", "-s", type=click.FloatRange(min=0, min_open=True), default=None,
+@click.option("--seconds", "-s", type=FiniteFloat(min=0, min_open=True, max=366 * 24 * 3600.0), default=None,
               help="Search time per decision (results then vary from run to run).")
 @click.option("--workers", "-w", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes reviewing decisions side by side.")

@@ -292,7 +292,11 @@ class Session:
             if low in ("quit", "exit", "q"):
                 raise Quit("quit")
             if low in ("help", "h"):
+                from .render import card_legend
                 self.say(HELP)
+                self.say("Research cards (plain name, notation, what it does):")
+                for text in card_legend(self.state.game.components):
+                    self.say("  " + text)
                 continue
             if low in ("board", "show"):
                 from .render import render

@@ -168,15 +168,19 @@ def menu_label(state, action: int) -> str:
     if A.SPECIAL_TILE <= action < A.SELL_PASS:
         return "tile " + tile_label(c, SPECIAL + action - A.SPECIAL_TILE)
     if A.RESEARCH <= action < A.GIVEUP:
-        ct = c.card_types[action - A.RESEARCH]
-        return f"take {card_label(ct)} ({ct.name})"
+        return "take " + _card_with_name(c.card_types[action - A.RESEARCH])
     if A.ACTIVATE <= action < A.SPECIAL_TILE:
-        ct = c.card_types[action - A.ACTIVATE]
-        return f"activate {card_label(ct)} ({ct.name})"
+        return "activate " + _card_with_name(c.card_types[action - A.ACTIVATE])
     if A.START <= action < A.TILE:
         t = c.start_tiles[action - A.START]
         return f"{text} ({'+'.join(t.actions)})"
     return text
+
+
+def _card_with_name(ct) -> str:
+    """A card's plain name, with its notation name when that differs ("Body +1 (dev:body1)")."""
+    plain = card_label(ct)
+    return plain if plain.lower() == ct.name.lower() else f"{plain} ({ct.name})"
 
 
 def render(state: State, seat_names: list[str] | None = None) -> str:
@@ -291,7 +295,12 @@ def step_account(before, after, action: int, name: str) -> str:
     c = b.game.components
     seat = b.current_player()
     label = menu_label(b, action)
-    verb = "takes " + label if label.startswith("tile") else label
+    if label.startswith(("tile ", "start ")):
+        verb = "takes " + label
+    elif label.startswith("take "):
+        verb = "takes " + label[len("take "):]
+    else:
+        verb = "chooses " + label
     if seat < 0:
         return f"{name}: {verb}"
     sb, sa = b.seats[seat], a.seats[seat]
@@ -341,6 +350,9 @@ def step_account(before, after, action: int, name: str) -> str:
         money = sa.money - sb.money
         if money:
             parts.append(f"money {money:+d}")
+    parts = [p for p in parts if p not in label and p.replace("engineer ", "") not in label]  # said already
+    if a.round != b.round or (a.is_terminal() and not b.is_terminal()):
+        parts.append("the action phase ends: scoring")
     return f"{name} {verb}" + (": " + ", ".join(parts) if parts else "")
 
 

@@ -173,7 +173,6 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     best = an.candidates[0]
     win_all = list(_rewards(an.result.actions[0], n))
     by_action = {c.action: c for c in an.candidates}
-    info = {a.action: a for a in an.result.actions}
     if action in by_action and by_action[action].visits > 0:
         pc = by_action[action]
         played_win, played_money, visits = pc.win_prob, pc.money, pc.visits
@@ -191,7 +190,7 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
         played_money=played_money, best_money=best.money,
         loss=loss, money_loss=max(0.0, best.money - played_money) if action != best.action else 0.0,
         cls=classify(loss), win_all=win_all, money_all=list(best.money_all),
-        played_visits=visits, iterations=an.result.iterations, options=len(info) or len(legal))
+        played_visits=visits, iterations=an.result.iterations, options=len(legal))
 
 
 def _rewards(info, n: int) -> tuple[float, ...]:
@@ -423,12 +422,12 @@ def review_text(review: Review) -> str:
     out.append("")
     rows = []
     for d in review.decisions:
-        rows.append((str(d.ply), _cut(names[d.seat], 10), _cut(d.played_label, 24),
-                     "" if d.played == d.best else _cut(d.best, 22),
+        rows.append((str(d.ply), _cut(names[d.seat], 9), _cut(d.played_label, 22),
+                     "" if d.played == d.best else _cut(d.best_label, 20),
                      f"{100 * d.played_win:.0f}", f"{100 * d.best_win:.0f}", f"{100 * d.loss:.1f}",
-                     f"{d.played_money:.1f}", d.mark))
-    out += table(("ply", "seat", "played", "best (if other)", "win%", "best%", "loss", "money", ""),
-                 rows, left={1, 2, 3, 8})
+                     f"{d.played_money:.1f}", f"{d.best_money:.1f}", d.mark))
+    out += table(("ply", "seat", "played", "best (if other)", "win%", "best%", "loss", "money", "best$", ""),
+                 rows, left={1, 2, 3, 9})
     out.append("")
     out.append("Summary (loss = drop in the deciding seat's win %, per decision)")
     for s in review.summary:

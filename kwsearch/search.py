@@ -103,7 +103,7 @@ import numbers
 import os
 import signal
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from .engine import convert, fast_module
@@ -132,12 +132,16 @@ def _integer(owner: str, name: str, value, lo: int, hi: int) -> None:
         raise SearchError(f"{owner}.{name}: expected an integer from {lo} to {hi:,}, got {value!r}")
 
 
+def _bound(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
+
+
 def _number(owner: str, name: str, value, lo: float, hi: float, lo_open: bool = False) -> None:
     ok = (not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(value)
           and (value > lo if lo_open else value >= lo) and value <= hi)
     if not ok:
-        low = f"greater than {lo:g}" if lo_open else f"from {lo:g}"
-        raise SearchError(f"{owner}.{name}: expected a finite number {low} to {hi:g}, got {value!r}")
+        low = f"greater than {_bound(lo)}" if lo_open else f"from {_bound(lo)}"
+        raise SearchError(f"{owner}.{name}: expected a finite number {low} to {_bound(hi)}, got {value!r}")
 
 
 def _flag(owner: str, name: str, value) -> None:
@@ -185,7 +189,7 @@ class SearchConfig:
     ``c_uct`` and ``money_weight`` left at ``None`` take the defaults for the game's
     player count (``DEFAULT_C_UCT``, ``DEFAULT_MONEY_WEIGHT``); the result of a search
     carries the values used (:meth:`for_players`). ``max_nodes`` bounds each
-    worker's node pool (about 80 bytes a node).
+    worker's node pool (64 bytes a node).
     """
 
     c_uct: float | None = None
@@ -259,7 +263,6 @@ class SearchResult:
     pool_full: bool = False           # a node pool filled up, which ended (that worker's) search
     reused_visits: int = 0            # root visits carried over from an earlier search (tree reuse)
     final: bool = True                # False for a progress report
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def iterations_per_second(self) -> float:
@@ -445,8 +448,9 @@ class Searcher:
     afresh. Open-loop nodes are keyed on actions only, so the reused statistics
     also include determinizations that the cards revealed since then have ruled
     out; they fade as new iterations are added. With reuse the options' visits
-    add up to ``iterations + reused_visits - 1`` (the visit that created the new
-    root went to a playout). Root parallelism (``workers > 1``) never reuses.
+    add up to ``iterations + reused_visits``, less one when the new root was a
+    child of the old one (the visit that created it went to a playout). Root
+    parallelism (``workers > 1``) never reuses.
 
         >>> from kwsearch.rules import Game
         >>> state = Game(2).new_initial_state(seed=3)
@@ -460,6 +464,8 @@ class Searcher:
     def __init__(self, config: SearchConfig = SearchConfig(), seed: int = 0, *, reuse: bool = True):
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
             raise SearchError(f"Searcher.seed: expected an integer, got {seed!r}")
+        if not isinstance(config, SearchConfig):
+            raise SearchError(f"Searcher.config: expected a SearchConfig, got {config!r}")
         self.config = config
         self.seed = int(seed)
         self.reuse = reuse
@@ -542,12 +548,16 @@ class Searcher:
                                 final=final)
         try:
             while True:
-                if stop is not None and stop.is_set():
-                    interrupted = True
-                    break
                 left = limits.iterations - (tree.root_visits() - reused) if limits.iterations else 0
                 if limits.iterations and left <= 0:
                     break
+                if stop is not None and stop.is_set():
+                    interrupted = True
+                    break
+                room = MAX_ITERATIONS - tree.root_visits()  # visit counts are 32-bit
+                if room <= 0:
+                    break
+                left = min(left, room) if left else room
                 span = SLICE_SECONDS
                 if limits.seconds:
                     span = min(span, limits.seconds - (time.perf_counter() - t0))
@@ -611,6 +621,10 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
             left = 0 if iterations is None else iterations - tree.root_visits()
             if iterations is not None and left <= 0:
                 break
+            room = MAX_ITERATIONS - tree.root_visits()  # visit counts are 32-bit
+            if room <= 0:
+                break
+            left = min(left, room) if left else room
             span = SLICE_SECONDS
             if seconds:
                 span = min(span, seconds - (time.perf_counter() - t0))
@@ -637,6 +651,9 @@ def _run_workers(fast, config: SearchConfig, limits: SearchLimits, seed: int, pr
                  interval: float) -> SearchResult:
     import multiprocessing as mp
     from multiprocessing.connection import wait
+
+    from . import _search  # noqa: F401  (imported before the fork, so a worker has it at hand)
+    from .engine import state_from_json  # noqa: F401
 
     ctx = mp.get_context()
     workers = config.workers
@@ -694,7 +711,8 @@ def _run_workers(fast, config: SearchConfig, limits: SearchLimits, seed: int, pr
                     halt.set()
                     interrupted = True
                 receive(SLICE_SECONDS)
-                if progress is not None and pending and time.perf_counter() - last >= interval:
+                if (progress is not None and pending and any(p is not None for p in latest)
+                        and time.perf_counter() - last >= interval):
                     progress(merged(False))
                     last = time.perf_counter()
         except KeyboardInterrupt:

@@ -184,9 +184,9 @@ def board_svg(state, *, seat_names: list[str] | None = None, perspective: int | 
         body.append(_t(26, ry + k * 44 + 31, _card_hint(ct), 10, fill="#555"))
     if not st.display:
         body.append(_t(26, ry + 20, "(nothing face up)", 12, fill="#777"))
-    discard = len(st.discard)
-    top_discard = f"; top: {card_label(c.card_types[st.discard[-1]])}" if st.discard else ""
-    body.append(_t(16, ry + 104, f"{len(st.deck)} undrawn · {discard} discarded{top_discard}", 12, fill="#444"))
+    body.append(_t(16, ry + 102, f"{len(st.deck)} undrawn · {len(st.discard)} discarded", 12, fill="#444"))
+    if st.discard:
+        body.append(_t(16, ry + 118, f"top discard: {card_label(c.card_types[st.discard[-1]])}", 12, fill="#444"))
 
     bx = 300
     body.append(_section(bx, y, f"Buyers ({len(st.active)}/{g.buyer_spaces} active)"))
@@ -224,7 +224,7 @@ def board_svg(state, *, seat_names: list[str] | None = None, perspective: int | 
         body.append(_t(xx + 20, yy + 21, str(p), 14, "middle", "bold"))
     if not st.prices:
         body.append(_t(px, y + 30, "(none)", 12, fill="#777"))
-    y = max(ry + 112, ty + 20)
+    y = max(ry + 124, ty + 20)
 
     # ----- market -----------------------------------------------------------
     y += 16
@@ -286,16 +286,18 @@ def board_svg(state, *, seat_names: list[str] | None = None, perspective: int | 
     if perspective is not None and 0 <= perspective < n:
         order = order[perspective:] + order[:perspective]
     mw = (WIDTH - 32 - 12 * (n - 1)) / n
-    mat_h = 236
     actor = st.current_player() if not st.is_terminal() else -1
+    mats_at = len(body)  # the mats' backgrounds go here once their height is known
+    bottom = y
     for k, i in enumerate(order):
         s = st.seats[i]
         xx = 16 + k * (mw + 12)
-        body.append(_rect(xx, y, mw, mat_h, _LIGHT[i], SEAT_COLOURS[i], 8, 4 if i == actor else 1.5))
-        body.append(_rect(xx, y, mw, 30, SEAT_COLOURS[i], SEAT_COLOURS[i], 8))
-        label = names[i] + (" (you)" if i == perspective else "") + ("  ◀ to decide" if i == actor else "")
-        body.append(_t(xx + 10, y + 21, label, 15, weight="bold", fill="#fff"))
-        body.append(_t(xx + mw - 10, y + 22, f"money {s.money}", 17, "end", "bold", "#fff"))
+        money = f"money {s.money}"
+        room = int((mw - 20 - len(money) * 17 * 0.62) / (15 * 0.62)) - 1  # characters left for the name
+        label = names[i] + (" (you)" if i == perspective else "") + (" ◀" if i == actor else "")
+        body.append(_t(xx + 10, y + 21, label if len(label) <= room else label[:max(1, room - 1)] + "…",
+                       15, weight="bold", fill="#fff"))
+        body.append(_t(xx + mw - 10, y + 22, money, 17, "end", "bold", "#fff"))
         rb, re = st.research_points(i)
         lines = [
             (f"research: body {rb} · engine {re}", "bold"),
@@ -336,6 +338,17 @@ def board_svg(state, *, seat_names: list[str] | None = None, perspective: int | 
         for text in _wrap("awards: " + (", ".join(owned) or "none"), mw - 20, 12)[:2]:
             body.append(_t(xx + 10, ly, text, 12, fill="#6b5600"))
             ly += 15
+        if i == actor:
+            body.append(_t(xx + mw - 10, ly + 2, "◀ to decide", 12, "end", "bold", SEAT_COLOURS[i]))
+            ly += 15
+        bottom = max(bottom, ly)
+    mat_h = bottom - y + 4
+    backs = []
+    for k, i in enumerate(order):
+        xx = 16 + k * (mw + 12)
+        backs.append(_rect(xx, y, mw, mat_h, _LIGHT[i], SEAT_COLOURS[i], 8, 4 if i == actor else 1.5))
+        backs.append(_rect(xx, y, mw, 30, SEAT_COLOURS[i], SEAT_COLOURS[i], 8))
+    body[mats_at:mats_at] = backs
     y += mat_h + 22
 
     # ----- footer -----------------------------------------------------------

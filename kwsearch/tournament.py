@@ -501,6 +501,8 @@ def run_tournament(spec: TournamentSpec, out: str | Path, *, workers: int | None
         raise TournamentError(f"backend: expected local or ray, got {backend!r}", "backend")
     done: dict[int, dict] = {}
     if resume:
+        if out.exists() and not out.is_file():
+            raise TournamentError(f"{out}: not a regular file")
         try:
             f = out.open("r+b")
         except FileNotFoundError:
@@ -589,9 +591,13 @@ def _sprt_decided(spec: TournamentSpec, done: dict[int, dict]) -> bool:
     return spec.sprt.status(deal_scores(spec, done))[1] is not None
 
 
-def _watch_parent(parent: int) -> None:
-    """In a worker process: end it when the tournament's main process dies (even by SIGKILL,
-    which gives the pool no chance to stop its workers)."""
+def _worker_init(parent: int) -> None:
+    """In a worker process: leave Ctrl-C to the main process (a terminal sends SIGINT to the whole
+    process group; the main process ends the workers), and end when the tournament's main process
+    dies (even by SIGKILL, which gives the pool no chance to stop its workers)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     def watch() -> None:
         while True:
             if os.getppid() != parent:
@@ -609,7 +615,7 @@ def _run_local(spec: TournamentSpec, todo: list[int], workers: int, record: Call
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     pending = iter(todo)
     stop = False
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_watch_parent, initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(os.getpid(),))
     try:
         running = set()
         for i in itertools.islice(pending, workers):

@@ -162,3 +162,13 @@ def test_html_report_in_headless_chromium(tmp_path):
         assert len(selected) == 1 and selected[0].get_attribute("data-i") == str(k)
     finally:
         browser.quit()
+
+
+def test_a_move_the_search_never_visited_is_measured_by_a_search_after_it():
+    st = state_from_json(json.loads((ROOT / "examples" / "midgame-4p.json").read_text()), seed=1)
+    legal = st.legal_actions()
+    d = review_decision(st, legal[-1], SearchLimits(iterations=1), seed=5)
+    assert d.options == len(legal) and d.iterations >= 1
+    if d.played != d.best:
+        assert d.played_visits == 0  # one iteration visits one option only
+    assert 0 <= d.played_win <= 1 and d.played_money > 0 and d.loss >= 0

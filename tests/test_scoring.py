@@ -163,3 +163,20 @@ def test_lines_fit_100_columns():
         _, reports = _random_game(4, seed)
         for r in reports:
             assert all(len(x) <= 100 for x in r.lines(["Annabelle", "Bob", "Cleopatra", "Dan"]))
+
+
+@pytest.mark.one_engine
+def test_show_prints_the_last_scoring():
+    from click.testing import CliRunner
+    from kwsearch.cli import main
+    game = ROOT / "examples" / "game-4p.json"
+    rec = json.loads(game.read_text())
+    reports = record_scorings(rec)
+    r = CliRunner().invoke(main, ["show", str(game)])
+    assert r.exit_code == 0
+    assert "Scoring of round 3" in r.output and "Final score sheet" in r.output
+    early = CliRunner().invoke(main, ["show", str(game), "--ply", "5"])
+    assert "Scoring of round" not in early.output
+    names = rec["setup"]["seats"]
+    for line in reports[-1].lines(names):
+        assert line in r.output

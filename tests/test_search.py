@@ -245,7 +245,8 @@ def test_bad_specs(spec, message):
     (" ISMCTS: iterations=0500 , c=0.50", "ismcts:iterations=500,c=0.5"),
     ("heuristic", "heuristic"),
     ("pimc:worlds=4,iterations=100,rollout=random", "pimc:worlds=4,iterations=100,rollout=random"),
-    ("ismcts:seconds=1e-1,loop=closed,reuse=0,workers=2,money=0", "ismcts:seconds=0.1,loop=closed,reuse=0,workers=2,money=0.0"),
+    ("ismcts:seconds=1e-1,loop=closed,reuse=0,workers=2,money=0", "ismcts:seconds=0.1,loop=closed,reuse=0,workers=2,money=0"),
+    ("ismcts:seconds=2.0,c=1e3", "ismcts:seconds=2,c=1000"),
 ])
 def test_bot_spec_round_trip(text, canonical):
     from kwsearch.bots import BotSpec

@@ -107,3 +107,14 @@ def test_show_svg_cli(tmp_path):
     names = rec.get("setup", {}).get("seats")
     if names:
         assert any(str(names[0]) in t for t in texts)
+
+
+def test_v6_specialty_tiles_are_drawn():
+    st = _walk(3, 7, 30, v6=True)
+    ref = reference(st)
+    texts = " | ".join(_texts(board_svg(st)))
+    specials = [e - 32 for e in ref.chain if e >= 32]
+    assert specials
+    for t in specials:
+        assert f"special {ref.game.components.specialty_tiles[t].name}" in texts
+    assert "Specialty stacks" in texts

@@ -309,3 +309,26 @@ def test_show_a_tournament_game(results):
     assert moves[0].strip().startswith("1. seat ")
     one_line_error(run("show", results, "--game", 7), "game 7: not in the file (2 games: games 0 to 1)")
     one_line_error(run("show", results, "--game", 0, "--ply", 3), "--ply")
+
+
+def test_ctrl_c_of_a_tournament_with_workers_is_one_line_and_resumable(tmp_path):
+    """SIGINT to the whole process group (a terminal's Ctrl-C): no traceback from any worker."""
+    out = tmp_path / "t.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "kwsearch.cli", "tournament", "-b", "heuristic", "-b",
+                             "ismcts:iterations=3000", "--games", "40", "--workers", "2", "--out", str(out)],
+                            cwd=tmp_path, env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and len(_children(proc.pid)) < 2:
+            time.sleep(0.05)
+        time.sleep(0.5)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    text = err.decode()
+    assert proc.returncode == 1 and "Traceback" not in text, text
+    assert text.strip().splitlines()[-1].startswith(f"Error: {out}: interrupted; the finished games are saved")
+    load_results(out)  # a clean file, ready for --resume
