@@ -38,9 +38,8 @@ class BrowserMissing(RuntimeError):
 
 def browser_missing() -> str | None:
     """Why a headless browser cannot run here, or None when it can."""
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
+    import importlib.util
+    if importlib.util.find_spec("selenium") is None:
         return "selenium is not installed"
     for path in (CHROMIUM, CHROMEDRIVER):
         if not (os.path.exists(path) or shutil.which(Path(path).name)):

@@ -53,10 +53,13 @@ def seat_names_of(obj: Any, players: int) -> list[str]:
     setup = obj.get("setup") if isinstance(obj, dict) else None
     setup = setup if isinstance(setup, dict) else {}
     names, seats = setup.get("names"), setup.get("seats")
-    ok = lambda v: isinstance(v, list) and len(v) == players and all(isinstance(s, str) and s for s in v)  # noqa: E731
-    if ok(names):
+
+    def one_per_seat(v: Any) -> bool:
+        return isinstance(v, list) and len(v) == players and all(isinstance(s, str) and s for s in v)
+
+    if one_per_seat(names):
         return list(names)
-    if ok(seats):
+    if one_per_seat(seats):
         return seat_names(seats)
     return [f"P{i + 1}" for i in range(players)]
 
