@@ -100,7 +100,8 @@ def test_what_if_branches_are_variations(client):
     did = _doc(client)
     view = client.get(f"/api/docs/{did}/nodes/5").json()
     main_next = client.get(f"/api/docs/{did}").json()["nodes"][5]["children"][0]
-    other = next(o for o in view["legal"] if o["text"] != client.get(f"/api/docs/{did}").json()["nodes"][main_next]["move"])
+    main_move = client.get(f"/api/docs/{did}").json()["nodes"][main_next]["move"]
+    other = next(o for o in view["legal"] if o["text"] != main_move)
     r = client.post(f"/api/docs/{did}/nodes/5/play", json={"action": other["action"]})
     assert r.status_code == 200
     new = r.json()["node"]
@@ -231,6 +232,10 @@ def _new_game(client, seats="human,random", seed=3, **extra):
     return r.json()
 
 
+def _first_option(view):
+    return {"seat": view["to_move"], "action": view["legal"][0]["action"]}
+
+
 def _file(client, view):
     return client.folder / view["file"]
 
@@ -243,7 +248,7 @@ def test_game_against_a_bot_to_the_end(client):
     decisions = 0
     while not view["terminal"]:
         if view["human_to_move"]:
-            r = client.post(f"/api/games/{gid}/decide", json={"seat": view["to_move"], "action": view["legal"][0]["action"]})
+            r = client.post(f"/api/games/{gid}/decide", json=_first_option(view))
         else:
             assert view["legal"] == []  # a bot's options are not offered to the page
             r = client.post(f"/api/games/{gid}/advance", json={})
@@ -392,7 +397,8 @@ def test_undo_takes_back_the_last_human_decision(client):
     while not view["human_to_move"]:
         view = client.post(f"/api/games/{gid}/advance", json={}).json()
     before = view["moves"]
-    view = client.post(f"/api/games/{gid}/decide", json={"seat": view["to_move"], "action": view["legal"][-1]["action"]}).json()
+    last = {"seat": view["to_move"], "action": view["legal"][-1]["action"]}
+    view = client.post(f"/api/games/{gid}/decide", json=last).json()
     assert len(view["moves"]) == len(before) + 1 and view["can_undo"]
     view = client.post(f"/api/games/{gid}/undo", json={}).json()
     assert view["moves"] == before
@@ -403,7 +409,7 @@ def test_explore_a_running_game_draws_from_another_deck(client):
     gid = view["game"]
     for _ in range(6):
         if view["human_to_move"]:
-            view = client.post(f"/api/games/{gid}/decide", json={"seat": view["to_move"], "action": view["legal"][0]["action"]}).json()
+            view = client.post(f"/api/games/{gid}/decide", json=_first_option(view)).json()
         else:
             view = client.post(f"/api/games/{gid}/advance", json={}).json()
     doc = client.post(f"/api/games/{gid}/explore", json={}).json()

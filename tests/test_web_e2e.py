@@ -69,7 +69,7 @@ def current_node(driver):
 
 
 def board_svg(driver):
-    return js(driver, "return document.querySelector('#board svg') ? document.querySelector('#board svg').outerHTML : ''")
+    return js(driver, "const svg = document.querySelector('#board svg'); return svg ? svg.outerHTML : ''")
 
 
 def press(driver, key):
@@ -121,7 +121,7 @@ def test_live_analysis_updates_and_stops(board):
         wait(board, next_update, what="an analysis update")
     assert [i[0] for i in iterations] == sorted(i[0] for i in iterations) and iterations[0][0] < iterations[-1][0]
     assert iterations[0][1] <= iterations[-1][1]  # the best candidate's visits grow
-    rows = js(board, "return [...document.querySelectorAll('#candidates .cand')].map(r => r.querySelector('.first').textContent)")
+    rows = js(board, "return [...document.querySelectorAll('#candidates .cand .first')].map(e => e.textContent)")
     legal = js(board, "return S.view.legal.map(o => o.text)")
     assert rows and set(rows) <= set(legal)
     assert len(js(board, "return window.kwsLatencies")) >= 1
