@@ -693,6 +693,7 @@ document.addEventListener("keydown", (ev) => {
   else if (k === "b") playBest();
   else return;
   ev.preventDefault();
+  if (tag === "button" || tag === "a") ev.target.blur();   // else space would also "click" the focused button
 });
 
 function playBest() {
