@@ -30,6 +30,7 @@ from kwsearch.formats import check_position  # noqa: E402
 from kwsearch.records import replay  # noqa: E402
 from kwsearch.web.app import WebConfig, create_app  # noqa: E402
 from kwsearch.web.documents import state_view  # noqa: E402
+from kwsearch.web.browser import free_port  # noqa: E402
 from kwsearch.web.server import host_warning, is_loopback  # noqa: E402
 
 pytestmark = pytest.mark.one_engine
@@ -535,3 +536,19 @@ def test_two_clients_analyse_at_once_and_a_disconnect_stops_the_search(tmp_path)
                 time.sleep(0.1)
             info = a.get("/api/info").json()
             assert info["analyses_running"] == 0 and info["analysis_processes"] == 0  # the workers have exited
+
+
+def test_serve_warns_when_bound_beyond_this_machine(monkeypatch, tmp_path):
+    import uvicorn
+
+    from kwsearch.web.app import WebConfig
+    from kwsearch.web.server import serve
+
+    seen = {}
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self: seen.setdefault("host", self.config.host))
+    said: list[str] = []
+    serve(str(GAME), host="0.0.0.0", port=free_port(), config=WebConfig(games_dir=tmp_path), echo=said.append)
+    assert seen["host"] == "0.0.0.0" and said and said[0].startswith("warning: serving on 0.0.0.0")
+    said.clear()
+    serve(None, host="127.0.0.1", port=free_port(), config=WebConfig(games_dir=tmp_path), echo=said.append)
+    assert not any(s.startswith("warning") for s in said)
