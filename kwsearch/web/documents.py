@@ -122,12 +122,13 @@ class Node:
     children: list[int] = field(default_factory=list)
     events: tuple[str, ...] = ()     # a record document: the record's events up to here
     main: bool = False               # on the record's own line
+    round: int | None = None         # the round in which the decision was made
     log: list = field(default_factory=list)  # a position document: the scoring log still open here
     report: Any = None               # a position document: the scoring this decision finished
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "parent": self.parent, "ply": self.ply, "move": self.move, "seat": self.seat,
-                "reveals": self.reveals, "children": self.children, "main": self.main}
+                "reveals": self.reveals, "children": self.children, "main": self.main, "round": self.round}
 
 
 class Document:
@@ -145,11 +146,11 @@ class Document:
             self.base = {k: copy.deepcopy(v) for k, v in obj.items() if k not in ("events", "result")}
             self.base["events"] = []
             movers: list[int] = []
-            final = replay(obj, source=name, movers=movers)  # checks the whole record first
+            steps: list = []  # (the state before each decision, its action): every main-line state at once
+            final = replay(obj, source=name, movers=movers, steps=steps)  # checks the whole record first
             root = replay(self.base, source=name)
             self.players = root.game.num_players
             self._add(Node(0, None, 0, main=True), root)
-            self._states[0] = root
             events = [e for e in obj.get("events", [])]
             prev, k, i = 0, 0, 0
             while i < len(events):
@@ -157,10 +158,9 @@ class Document:
                 while j < len(events) and events[j].strip().lower().startswith(REVEAL):
                     j += 1
                 node = Node(len(self.nodes), prev, k + 1, events[i], movers[k], list(events[i + 1:j]),
-                            events=tuple(events[:j]), main=True)
-                self._add(node, None)
+                            events=tuple(events[:j]), main=True, round=steps[k][0].round)
+                self._add(node, steps[k + 1][0] if k + 1 < len(steps) else final)
                 prev, k, i = node.id, k + 1, j
-            self._states[prev] = final
         elif fmt == POSITION_FORMAT:
             self.kind = "position"
             self.base = copy.deepcopy(obj)
@@ -173,14 +173,14 @@ class Document:
         self.names = seat_names_of(obj, self.players)
 
     def _add(self, node: Node, state) -> None:
+        """Add ``node`` (reached in ``state``, which the document keeps) under its parent."""
         if len(self.nodes) >= MAX_NODES:
             raise WebError(f"{self.name}: the document has {MAX_NODES} nodes already; open it again to start afresh",
                            409)
         self.nodes.append(node)
         if node.parent is not None:
             self.nodes[node.parent].children.append(node.id)
-        if state is not None:
-            self._states[node.id] = state
+        self._states[node.id] = state
 
     # -- reading ---------------------------------------------------------------
     def node(self, nid: Any) -> Node:
@@ -191,11 +191,7 @@ class Document:
     def state(self, nid: int):
         """A copy of the state at node ``nid`` (the caller may change it)."""
         node = self.node(nid)
-        st = self._states.get(nid)
-        if st is None:  # a node of the record's main line: replay its events
-            st = replay({**self.base, "events": list(node.events)}, source=self.name)
-            self._states[nid] = st
-        return st.copy()
+        return self._states[node.id].copy()
 
     def path(self, nid: int) -> list[int]:
         """The node ids from the root to ``nid``."""
@@ -246,7 +242,7 @@ class Document:
         for cid in parent.children:
             if self.nodes[cid].move == text:
                 return cid
-        seat = st.current_player()
+        seat, rnd = st.current_player(), st.round
         rec = {"events": list(parent.events)}
         log = st.score_log = list(parent.log)  # a scoring may span decisions (Benz's fifth buyer)
         money = st.money()
@@ -256,7 +252,7 @@ class Document:
         new = rec["events"][len(parent.events):]
         node = Node(len(self.nodes), nid, parent.ply + 1, text, seat, new[1:],
                     events=tuple(rec["events"]) if self.kind == "record" else (),
-                    log=[] if reports else log, report=reports[-1] if reports else None)
+                    log=[] if reports else log, report=reports[-1] if reports else None, round=rnd)
         self._add(node, st)
         return node.id
 

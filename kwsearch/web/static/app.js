@@ -220,9 +220,14 @@ function renderMoves() {
   const names = S.doc.names;
   // The main line: each node a row; other children of a node follow it as variations.
   let n = nodeOf(0);
+  let round = null;
   while (n.children.length) {
     const [first, ...others] = n.children;
     const c = nodeOf(first);
+    if (c.round !== null && c.round !== round) {
+      round = c.round;
+      box.append(el("div", {class: "round-sep", text: `round ${round}`}));
+    }
     box.append(moveRow(c, names, marks));
     for (const o of others) box.append(variation(o, names, 1));
     n = c;
