@@ -45,7 +45,7 @@ from typing import Any
 from ..errors import KwsearchError
 from ..play import (HUMAN, PlayError, Session, check_mirror, load_for_resume, mirror_setup, new_game_record,
                     parse_seats, seats_of_record, write_record)
-from ..records import REVEAL, Recorder
+from ..records import REVEAL, Recorder, replay
 from ..scoring import record_scorings, reports_from_log
 from . import WebError
 from .documents import scoring_view, state_view
@@ -105,15 +105,18 @@ class WebGame:
         return humans[0] if len(humans) == 1 else None
 
     def moves(self) -> list[dict[str, Any]]:
-        """The decisions so far (text, seat) with the cards each turned up."""
+        """The decisions so far (text, seat, round) with the cards each turned up."""
         events = self.session.record["events"]
-        deciders = self.session.deciders()
+        deciders: list[int] = []
+        steps: list = []
+        replay(self.session.record, movers=deciders, steps=steps)
         out: list[dict[str, Any]] = []
         for e in events:
             if e.strip().lower().startswith(REVEAL):
                 out[-1]["reveals"].append(e)
             else:
-                out.append({"move": e, "seat": deciders[len(out)], "reveals": []})
+                k = len(out)
+                out.append({"move": e, "seat": deciders[k], "round": steps[k][0].round, "reveals": []})
         return out
 
     def view(self) -> dict[str, Any]:
@@ -121,6 +124,7 @@ class WebGame:
         seat = self.screen_seat()
         human_turn = not st.is_terminal() and self.session.seats[st.current_player()] == HUMAN
         out = state_view(st, self.names, seat, legal=human_turn)
+        moves = self.moves()
         out.update({
             "game": self.id,
             "file": self.session.path.name,
@@ -129,8 +133,8 @@ class WebGame:
             "screen_seat": seat,
             "human_to_move": human_turn,
             "bot_to_move": not st.is_terminal() and not human_turn,
-            "moves": self.moves(),
-            "can_undo": any(self.session.seats[s] == HUMAN for s in self.session.deciders()),
+            "moves": moves,
+            "can_undo": any(self.session.seats[m["seat"]] == HUMAN for m in moves),
             "scoring": scoring_view(self.last_scoring, self.names),
         })
         return out

@@ -598,11 +598,15 @@ function renderGameMoves(box) {
   const view = S.view;
   const moves = view.moves || [];
   box.append(el("div", {class: "root", text: "set-up"}));
-  moves.forEach((m, k) => box.append(el("div", {class: "mv" + (k === moves.length - 1 ? " current" : "")},
+  let round = null;
+  moves.forEach((m, k) => {
+    if (m.round !== round) { round = m.round; box.append(el("div", {class: "round-sep", text: `round ${round}`})); }
+    box.append(el("div", {class: "mv" + (k === moves.length - 1 ? " current" : "")},
     el("span", {class: "ply", text: k + 1}),
     el("span", {class: "dot", style: `background:${S.colours[m.seat]}`}),
     el("span", {class: "txt"}, m.move, m.reveals.length ? el("span", {class: "rev", text: m.reveals.join("; ")}) : null),
-    el("span"))));
+    el("span")));
+  });
   const last = box.lastChild;
   if (last) last.scrollIntoView({block: "nearest"});
   $("#moves-note").textContent = `${moves.length} decisions`;
