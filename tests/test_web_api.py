@@ -311,6 +311,12 @@ def test_game_view_never_holds_the_deck_order(client):
     assert "seed" in json.loads(_file(client, view).read_text())                      # the file keeps it to resume
 
 
+def test_named_seats(client):
+    view = _new_game(client, seats="human,random", seed=12, names=["Ann", "Robo"])
+    assert view["names"] == ["Ann", "Robo"]
+    assert json.loads(_file(client, view).read_text())["setup"]["names"] == ["Ann", "Robo"]
+
+
 def test_game_files_are_never_overwritten_and_resume(client):
     mine = client.folder / "kwsearch-game-4.json"
     mine.write_text("my own file\n")
@@ -336,6 +342,7 @@ def test_game_files_are_never_overwritten_and_resume(client):
 
 def test_bad_game_settings(client):
     for body in [{"seats": "human"}, {"seats": "human,nobot"}, {"seats": "human,random", "seed": -1},
+                 {"seats": "human,random", "names": ["Ann"]}, {"seats": "human,random", "names": "Ann,Bob"},
                  {"seats": "human,random", "mirror": True}, {"seats": "human,random", "v6": "yes"},
                  {"seats": "human,random", "file": "/tmp/x.json"}]:
         r = client.post("/api/games", json=body)

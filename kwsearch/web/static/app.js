@@ -742,6 +742,8 @@ $("#new-ok").addEventListener("click", () => {
   const mirror = $("#new-mirror").checked;
   const body = {seats: $("#new-seats").value.trim(), seed: parseInt($("#new-seed").value || "0", 10) || 0,
     v6: $("#new-v6").checked, mirror};
+  const names = $("#new-names").value.split(",").map((x) => x.trim()).filter((x) => x);
+  if (names.length) body.names = names;
   if (mirror) body.setup = {chain: $("#mirror-chain").value, offered: $("#mirror-offered").value,
     display: $("#mirror-display").value};
   startGame(body);
