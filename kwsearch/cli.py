@@ -648,6 +648,43 @@ def report(file: str, as_json: bool) -> None:
     click.echo(json.dumps(report_json(rep), indent=1) if as_json else report_text(rep))
 
 
+# ---------------------------------------------------------------------------
+# serve
+# ---------------------------------------------------------------------------
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False), required=False)
+@click.option("--review", "review_file", type=click.Path(dir_okay=False), default=None,
+              help="A review of FILE (kwsearch review --json) to show as a graph and marks.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (anything but a loopback address prints a warning).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port to listen on.")
+@click.option("--open", "open_browser", is_flag=True, help="Open the board in the web browser.")
+@click.option("--games-dir", type=click.Path(file_okay=False), default=".", show_default=True,
+              help="Folder of the games played from the page (kwsearch-game-*.json, never overwritten).")
+@click.option("--max-analyses", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Live analyses at a time (each runs in its own process and takes a core).")
+@click.option("--analysis-seconds", type=click.FloatRange(min=1), default=600, show_default=True,
+              help="A live analysis stops by itself after this long.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Parent seed of the analyses.")
+def serve(file: str | None, review_file: str | None, host: str, port: int, open_browser: bool, games_dir: str,
+          max_analyses: int, analysis_seconds: float, seed: int) -> None:
+    """The analysis board: a local web app to explore, analyse and play.
+
+    Opens FILE (a game record or position) if given; the page can open others.
+    Needs the web extra: pip install "kwsearch[web]".
+    """
+    from .web import require_web
+    require_web()
+    from .web.app import WebConfig
+    from .web.server import serve as run
+
+    config = WebConfig(games_dir=Path(games_dir), max_analyses=max_analyses, analysis_seconds=analysis_seconds,
+                       seed=seed)
+    run(file, review=review_file, host=host, port=port, open_browser=open_browser, config=config,
+        echo=lambda text: click.echo(text, err=text.startswith("warning")))
+
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

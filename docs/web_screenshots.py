@@ -1,0 +1,70 @@
+"""Screenshots of the analysis board for docs/web.md (headless Chromium).
+
+    python docs/web_screenshots.py      # writes docs/web-board.png, docs/web-analysis.png, docs/web-review.png
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from kwsearch.web.browser import browser_missing, chromium, running_server  # noqa: E402
+
+
+def _wait(driver, script: str, timeout: float = 20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = driver.execute_script(script)
+        if value:
+            return value
+        time.sleep(0.05)
+    raise RuntimeError(f"timed out: {script}")
+
+
+def _goto(driver, node: int) -> None:
+    driver.execute_script(f"goto({node})")
+    _wait(driver, f"return S.view && S.view.node === {node}")
+
+
+def main() -> int:
+    why = browser_missing()
+    if why:
+        print(f"web_screenshots: {why}", file=sys.stderr)
+        return 1
+    out = ROOT / "docs"
+    with tempfile.TemporaryDirectory() as games:
+        args = ["examples/game-2p.json", "--review", "examples/game-2p.review.json"]
+        with running_server(args, games_dir=Path(games)) as url, chromium(1500, 1020) as driver:
+            driver.get(url)
+            _wait(driver, "return document.querySelectorAll('#moves .mv').length > 60")
+            # the board in the middle of the game, with a what-if variation in the move list
+            _goto(driver, 33)
+            driver.execute_script("playAction(S.view.legal[S.view.legal.length - 1].action)")
+            _wait(driver, "return S.view && S.view.node > 65")
+            _goto(driver, 34)
+            time.sleep(0.5)
+            driver.save_screenshot(str(out / "web-board.png"))
+            # live analysis
+            _goto(driver, 26)
+            driver.find_element("id", "btn-analyse").click()
+            time.sleep(3.0)
+            driver.save_screenshot(str(out / "web-analysis.png"))
+            driver.find_element("id", "btn-analyse").click()
+            _wait(driver, "return S.analysis === null")
+            # the review's win-probability graph
+            _goto(driver, 44)
+            panel = driver.find_element("id", "graph-panel")
+            driver.execute_script("arguments[0].scrollIntoView()", panel)
+            time.sleep(0.3)
+            panel.screenshot(str(out / "web-review.png"))
+    print("wrote docs/web-board.png, docs/web-analysis.png, docs/web-review.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,760 @@
+// kwsearch analysis board: the page. Plain JavaScript, no build step, no network beyond this server.
+//
+// The server holds everything (documents, games, searches); the page shows what it sends and asks
+// for changes through /api (see kwsearch/web/app.py). Two modes share the board:
+//   doc  — a record or position opened for exploring: a tree of nodes, what-if variations, review graph;
+//   game — a game being played against bots (or a mirror game): only the seat at the screen's view.
+"use strict";
+
+const S = {
+  mode: null,          // "doc" | "game"
+  doc: null,           // document summary: {id, name, kind, players, names, nodes, review}
+  node: 0,             // current node of the document
+  view: null,          // what the board shows now (node view or game view)
+  forward: {},         // node -> the child last visited from it (→ follows the line you came back on)
+  views: new Map(),    // "doc:node" -> node view (nodes never change, so views can be kept)
+  seq: 0,              // request counter: only the latest navigation is drawn
+  colours: ["#d55e00", "#0072b2", "#009e73", "#cc79a7"],
+  analysis: null,      // the running analysis: {id, ctrl, t0, first, last, target}
+  analysing: false,    // the analysis toggle (on: follows the shown position)
+  lastResult: null,    // the latest analysis update shown
+  busy: false,         // a game request is under way
+};
+window.kwsLatencies = [];   // click → first analysis update, in ms (read by the end-to-end test)
+
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, attrs = {}, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const kid of kids) if (kid !== null && kid !== undefined) e.append(kid);
+  return e;
+};
+const fmt = (n) => Math.round(n).toLocaleString("en-US");
+const pct = (x) => (100 * x).toFixed(1) + "%";
+
+// ---------------------------------------------------------------- server access
+
+class ApiError extends Error {
+  constructor(message, status) { super(message); this.status = status; }
+}
+
+async function api(path, body) {
+  const opt = body === undefined ? {} : {
+    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
+  };
+  const res = await fetch(path, opt);
+  let data;
+  try { data = await res.json(); } catch (e) { data = {error: `${res.status} ${res.statusText}`}; }
+  if (!res.ok) throw new ApiError(data.error || `${res.status} ${res.statusText}`, res.status);
+  return data;
+}
+
+function showError(message) {
+  const box = el("div", {class: "error"}, message,
+    el("button", {type: "button", title: "dismiss", onclick: () => box.remove(), text: "×"}));
+  $("#errors").append(box);
+  setTimeout(() => box.remove(), 15000);
+}
+
+async function guarded(fn) {
+  try { return await fn(); } catch (e) {
+    if (e.name === "AbortError") return;
+    showError(e.message || String(e));
+  }
+}
+
+// ---------------------------------------------------------------- opening files
+
+async function openText(text, name) {
+  const body = {name, text};
+  if (S.mode === "doc" && S.doc) body.doc = S.doc.id;   // a review is added to the open game
+  const summary = await api("/api/open", body);
+  if (S.doc && summary.id === S.doc.id) {              // the review of the open document
+    S.doc = summary;
+    renderMoves(); renderGraph();
+    return;
+  }
+  openDoc(summary, 0);
+}
+
+function openDoc(summary, node) {
+  stopAnalysis(true);
+  S.mode = "doc"; S.doc = summary; S.forward = {};
+  $("#title").textContent = `${summary.name} · ${summary.kind === "record" ? "game record" : "position"} · ` +
+    `${summary.players} players`;
+  $("#moves-title").textContent = "Moves";
+  goto(node === undefined ? 0 : node);
+}
+
+// ---------------------------------------------------------------- the document tree
+
+const nodeOf = (id) => S.doc.nodes[id];
+
+function lineEnd(id) {           // follow the remembered (else the first) child to the end
+  let n = nodeOf(id);
+  while (n.children.length) n = nodeOf(S.forward[n.id] ?? n.children[0]);
+  return n.id;
+}
+
+async function goto(id) {
+  if (S.mode !== "doc" || !S.doc || id === null || id === undefined || !nodeOf(id)) return;
+  const n = nodeOf(id);
+  if (n.parent !== null) S.forward[n.parent] = id;
+  S.node = id;
+  const seq = ++S.seq;
+  const key = `${S.doc.id}:${id}`;
+  let view = S.views.get(key);
+  if (!view) {
+    try { view = await api(`/api/docs/${S.doc.id}/nodes/${id}`); } catch (e) { showError(e.message); return; }
+    S.views.set(key, view);
+    if (S.views.size > 300) S.views.delete(S.views.keys().next().value);
+  }
+  if (seq !== S.seq) return;     // a later navigation won
+  S.view = view;
+  renderBoard(view);
+  renderDecision();
+  renderMoves();
+  renderActions();
+  renderGraph();
+  renderScoring(view);
+  if (S.analysing) startAnalysis(false);
+  else clearCandidates(view);
+}
+
+function step(dir) {
+  if (S.mode !== "doc" || !S.doc) return;
+  const n = nodeOf(S.node);
+  if (dir < 0 && n.parent !== null) goto(n.parent);
+  if (dir > 0 && n.children.length) goto(S.forward[n.id] ?? n.children[0]);
+}
+
+async function playAction(action) {
+  if (S.mode === "game") return decide(action, []);
+  await guarded(async () => {
+    const out = await api(`/api/docs/${S.doc.id}/nodes/${S.node}/play`, {action});
+    S.doc = out.doc;
+    await goto(out.node);
+  });
+}
+
+async function playLine(moves) {
+  if (S.mode !== "doc" || !moves || !moves.length) return;
+  await guarded(async () => {
+    const out = await api(`/api/docs/${S.doc.id}/nodes/${S.node}/play`, {moves});
+    S.doc = out.doc;
+    await goto(out.node);
+  });
+}
+
+// ---------------------------------------------------------------- drawing
+
+function renderBoard(view) {
+  $("#board").innerHTML = view.svg;   // the server's SVG (kwsearch.svg): no scripts, drawn from an observation
+  const svg = $("#board svg");
+  if (svg) { svg.removeAttribute("width"); svg.removeAttribute("height"); }
+}
+
+function seatLabel(view, seat) {
+  const names = view.names || [];
+  return el("span", {class: "who-name"}, el("span", {class: "dot", style: `background:${S.colours[seat]}`}),
+    " ", names[seat] || `seat ${seat}`);
+}
+
+function optionButtons(view, onChoose) {
+  const wrap = el("div");
+  const opts = el("div", {class: "options", id: "options"});
+  for (const o of view.legal) {
+    opts.append(el("button", {class: "option", type: "button", title: `${o.text} (action id ${o.action})`,
+      "data-action": o.action, "data-text": o.text, onclick: () => onChoose(o.action)}, o.label || o.text));
+  }
+  if (view.legal.length > 14) {
+    const filter = el("input", {class: "filter", placeholder: `filter ${view.legal.length} options…`,
+      "aria-label": "filter the options"});
+    filter.addEventListener("input", () => {
+      const q = filter.value.trim().toLowerCase();
+      for (const b of opts.children) b.hidden = q && !b.textContent.toLowerCase().includes(q);
+    });
+    wrap.append(filter);
+  }
+  wrap.append(opts);
+  return wrap;
+}
+
+function resultLine(view) {
+  const names = view.names || [];
+  const order = view.money.map((m, s) => [m, s]).sort((a, b) => b[0] - a[0]);
+  const win = view.winners.map((s) => names[s]).join(" and ");
+  return `Game over — ${win} ${view.winners.length > 1 ? "share the win" : "wins"}. ` +
+    order.map(([m, s]) => `${names[s]} ${m}`).join(" · ");
+}
+
+function renderDecision() {
+  const box = $("#decision");
+  box.replaceChildren();
+  const view = S.view;
+  if (!view) return;
+  if (S.mode === "game") return renderGameDecision(box, view);
+  if (view.terminal) {
+    box.append(el("div", {class: "banner over"}, resultLine(view)));
+    return;
+  }
+  box.append(el("div", {class: "who"}, seatLabel(view, view.to_move), `to decide: ${view.decision}`,
+    el("span", {class: "muted", text: `round ${view.round}, ${view.phase} phase · a choice makes a variation`})));
+  box.append(optionButtons(view, playAction));
+}
+
+function renderMoves() {
+  const box = $("#moves");
+  box.replaceChildren();
+  if (S.mode === "game") return renderGameMoves(box);
+  if (!S.doc) return;
+  const marks = reviewMarks();
+  const root = el("div", {class: "root" + (S.node === 0 ? " current" : ""), onclick: () => goto(0)},
+    S.doc.kind === "record" ? "set-up" : "the position");
+  box.append(root);
+  const names = S.doc.names;
+  // The main line: each node a row; other children of a node follow it as variations.
+  let n = nodeOf(0);
+  let round = null;
+  while (n.children.length) {
+    const [first, ...others] = n.children;
+    const c = nodeOf(first);
+    if (c.round !== null && c.round !== round) {
+      round = c.round;
+      box.append(el("div", {class: "round-sep", text: `round ${round}`}));
+    }
+    box.append(moveRow(c, names, marks));
+    for (const o of others) box.append(variation(o, names, 1));
+    n = c;
+  }
+  const cur = box.querySelector(".current");
+  if (cur) cur.scrollIntoView({block: "nearest"});
+  $("#moves-note").textContent = `${S.doc.nodes.length - 1} decisions in the tree`;
+}
+
+function moveRow(n, names, marks) {
+  const mark = marks[n.id];
+  return el("div", {class: "mv" + (n.id === S.node ? " current" : ""), "data-node": n.id, onclick: () => goto(n.id)},
+    el("span", {class: "ply", text: n.ply}),
+    el("span", {class: "dot", title: names[n.seat], style: `background:${S.colours[n.seat]}`}),
+    el("span", {class: "txt"}, n.move, n.reveals.length ? el("span", {class: "rev", text: n.reveals.join("; ")}) : null),
+    mark ? el("span", {class: `mark ${mark.cls}`, title: mark.title, text: mark.glyph}) : el("span"));
+}
+
+function variation(id, names, depth) {
+  // A variation: its line inline; a branch inside it opens a nested block.
+  const box = el("div", {class: "var"});
+  let n = nodeOf(id);
+  while (true) {
+    box.append(el("span", {class: "vm" + (n.id === S.node ? " current" : ""), "data-node": n.id,
+      title: n.reveals.join("; ") || null, onclick: () => goto(n.id)},
+      el("span", {class: "vn", text: `${n.ply}.`}),
+      el("span", {class: "dot", style: `background:${S.colours[n.seat]};width:8px;height:8px`}), " ", n.move), " ");
+    if (!n.children.length) break;
+    const [first, ...others] = n.children;
+    for (const o of others) box.append(variation(o, names, depth + 1));
+    n = nodeOf(first);
+  }
+  return box;
+}
+
+function renderActions() {
+  const box = $("#actions");
+  box.replaceChildren();
+  if (S.mode === "doc" && S.doc) {
+    const base = `/api/docs/${S.doc.id}/nodes/${S.node}`;
+    box.append(el("a", {class: "btn", href: `${base}/position.json`, download: `position-${S.node}.json`,
+      id: "save-position", title: "The position here (kwsearch-position/1)"}, "Save position"));
+    if (S.view && S.view.can_save_record) {
+      box.append(el("a", {class: "btn", href: `${base}/record.json`, download: `game-${S.node}.json`,
+        id: "save-record", title: "The game up to here (kwsearch-game/1)"}, "Save record"));
+    }
+  } else if (S.mode === "game" && S.view) {
+    const g = S.view;
+    box.append(el("a", {class: "btn", href: `/api/games/${g.game}/record.json`, download: g.file, id: "save-record",
+      title: "The record so far (without its seed while the game runs)"}, "Save record"));
+    box.append(el("button", {class: "btn", id: "btn-undo", disabled: !g.can_undo || S.busy,
+      onclick: () => gameCall("undo")}, "Take back"));
+    box.append(el("button", {class: "btn", id: "btn-explore", onclick: exploreGame,
+      title: "Step through this game's moves and try variations"}, "Explore"));
+  }
+}
+
+// ---------------------------------------------------------------- scoring
+
+function renderScoring(view) {
+  // The last scoring on the way here (kwsearch.scoring): where every coin came from.
+  const box = $("#scoring");
+  const sc = view && view.scoring;
+  if (!sc) { box.hidden = true; return; }
+  box.hidden = false;
+  const head = sc.final ? "The last scoring and the final score sheet" : `The last scoring (round ${sc.round})`;
+  box.replaceChildren(el("div", {class: "panel-title"}, el("span", {text: head})),
+    el("pre", {class: "scoring-text", text: sc.lines.join("\n")}));
+}
+
+// ---------------------------------------------------------------- review graph
+
+function reviewMarks() {
+  const out = {};
+  const r = S.doc && S.doc.review;
+  if (!r) return out;
+  const glyph = {inaccuracy: "?!", mistake: "?", blunder: "??"};
+  for (const p of r.points) {
+    if (p.mark) out[p.node] = {cls: p.mark, glyph: glyph[p.mark] || "!",
+      title: `${p.mark}: ${p.played} (win ${pct(p.win_played)}) — best ${p.best} (win ${pct(p.win_best)})`};
+  }
+  return out;
+}
+
+function renderGraph() {
+  const panel = $("#graph-panel");
+  const r = S.mode === "doc" && S.doc && S.doc.review;
+  if (!r || !r.points.length) { panel.hidden = true; return; }
+  panel.hidden = false;
+  const box = $("#graph");
+  const W = Math.max(400, box.clientWidth || 900), H = 190, L = 34, R = 10, T = 10, B = 22;
+  const pts = r.points;
+  const maxPly = Math.max(...pts.map((p) => p.ply), 1);
+  const x = (ply) => L + (W - L - R) * ply / maxPly;
+  const y = (p) => T + (H - T - B) * (1 - p);
+  const NS = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(NS, "svg");
+  svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  const add = (tag, attrs, text) => {
+    const e = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    svg.append(e);
+    return e;
+  };
+  add("rect", {x: L, y: T, width: W - L - R, height: H - T - B, fill: "#faf9f7", stroke: "#e2e0dc"});
+  for (const v of [0, 0.25, 0.5, 0.75, 1]) {
+    add("line", {x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: v === 0.5 ? "#c8c5c0" : "#ebe9e6",
+      "stroke-dasharray": v === 0.5 ? "4 3" : ""});
+    add("text", {x: L - 5, y: y(v) + 4, "font-size": 10, "text-anchor": "end", fill: "#888"}, `${100 * v}%`);
+  }
+  const rounds = r.rounds || [];
+  for (const rd of rounds) {
+    add("line", {x1: x(rd.ply), x2: x(rd.ply), y1: T, y2: H - B, stroke: "#d8d5d0"});
+    add("text", {x: x(rd.ply) + 3, y: H - 8, "font-size": 10, fill: "#888"}, `round ${rd.round}`);
+  }
+  const n = S.doc.players;
+  for (let s = 0; s < n; s++) {
+    const d = pts.map((p, k) => `${k ? "L" : "M"}${x(p.ply).toFixed(1)},${y(p.win[s]).toFixed(1)}`).join(" ");
+    add("path", {d, fill: "none", stroke: S.colours[s], "stroke-width": 2, "stroke-linejoin": "round"});
+  }
+  const cur = nodeOf(S.node);
+  if (cur) add("line", {x1: x(cur.ply), x2: x(cur.ply), y1: T, y2: H - B, stroke: "#555", "stroke-width": 1.5,
+    "stroke-dasharray": "5 3"});
+  const colour = {inaccuracy: "#56b4e9", mistake: "#e69f00", blunder: "#d42a2a"};
+  for (const p of pts) {
+    if (!p.mark) continue;
+    add("circle", {cx: x(p.ply), cy: y(p.win[p.seat]), r: 5, fill: colour[p.mark], stroke: "#fff", "stroke-width": 1.5,
+      class: "pt"}).addEventListener("click", (ev) => { ev.stopPropagation(); goto(p.node); });
+  }
+  svg.addEventListener("click", (ev) => {      // the decision nearest the click
+    const rect = svg.getBoundingClientRect();
+    const ply = (ev.clientX - rect.left) / rect.width * W;
+    let best = pts[0];
+    for (const p of pts) if (Math.abs(x(p.ply) - ply) < Math.abs(x(best.ply) - ply)) best = p;
+    goto(best.node);
+  });
+  svg.style.cursor = "pointer";
+  box.replaceChildren(svg, el("div", {class: "legend"},
+    ...S.doc.names.map((nm, s) => el("span", {}, el("span", {class: "dot", style: `background:${S.colours[s]}`}),
+      `${nm}: win probability`)),
+    ...Object.entries(colour).map(([k, c]) => el("span", {}, el("span", {class: "dot", style: `background:${c}`}), k))));
+  $("#graph-note").textContent = r.note || "";
+  const sum = $("#review-summary");
+  sum.replaceChildren();
+  if (r.summary && r.summary.length) {
+    const t = el("table", {}, el("tr", {}, ...["seat", "decisions", "mean loss", "inaccuracies", "mistakes",
+      "blunders"].map((h) => el("th", {text: h}))));
+    for (const row of r.summary) {
+      t.append(el("tr", {}, el("td", {}, el("span", {class: "dot", style: `background:${S.colours[row.seat]}`}),
+        " ", S.doc.names[row.seat]), el("td", {text: row.decisions}), el("td", {text: pct(row.mean_loss)}),
+        el("td", {text: row.inaccuracy}), el("td", {text: row.mistake}), el("td", {text: row.blunder})));
+    }
+    sum.append(t);
+  }
+}
+
+// ---------------------------------------------------------------- live analysis
+
+function analysisTarget() {
+  if (S.mode === "doc" && S.doc) return {doc: S.doc.id, node: S.node};
+  if (S.mode === "game" && S.view) return {game: S.view.game};
+  return null;
+}
+
+function setAnalyseButton() {
+  const b = $("#btn-analyse");
+  b.textContent = S.analysing ? "Stop" : "Analyse";
+  b.classList.toggle("running", S.analysing);
+}
+
+function toggleAnalysis() {
+  if (S.analysing) { stopAnalysis(false); return; }
+  S.analysing = true;
+  setAnalyseButton();
+  startAnalysis(true);
+}
+
+function stopAnalysis(abort) {
+  S.analysing = false;
+  setAnalyseButton();
+  const an = S.analysis;
+  if (!an) return;
+  if (abort || !an.id) { an.ctrl.abort(); S.analysis = null; return; }
+  // Ask for the final statistics; the stream ends after them.
+  api(`/api/analysis/${an.id}/stop`, {}).catch(() => an.ctrl.abort());
+}
+
+function clearCandidates(view) {
+  $("#candidates").replaceChildren();
+  $("#btn-best").disabled = true;
+  S.lastResult = null;
+  if (view && view.terminal) $("#engine-status").textContent = "The game is over here.";
+  else $("#engine-status").innerHTML = "Press <b>Analyse</b> (or <kbd>a</kbd>) to search this position from the " +
+    "deciding seat's view.";
+}
+
+async function startAnalysis(clicked, retries = 6) {
+  if (S.analysis) { S.analysis.ctrl.abort(); S.analysis = null; }
+  const target = analysisTarget();
+  if (!target) { S.analysing = false; setAnalyseButton(); return; }
+  if (S.view && S.view.terminal) {
+    S.analysing = false; setAnalyseButton(); clearCandidates(S.view);
+    return;
+  }
+  const an = {id: null, ctrl: new AbortController(), t0: performance.now(), first: null, target, clicked};
+  S.analysis = an;
+  $("#engine-status").innerHTML = "starting the search…";
+  $("#candidates").replaceChildren();
+  $("#latency").textContent = "";
+  try {
+    const res = await fetch("/api/analysis", {method: "POST", headers: {"Content-Type": "application/json"},
+      body: JSON.stringify(target), signal: an.ctrl.signal});
+    if (!res.ok) {
+      let msg = `${res.status}`;
+      try { msg = (await res.json()).error; } catch (e) { /* not JSON */ }
+      if (res.status === 429 && retries > 0 && S.analysis === an) {   // a search we just left is still ending
+        await new Promise((r) => setTimeout(r, 250));
+        if (S.analysis === an) return startAnalysis(clicked, retries - 1);
+        return;
+      }
+      throw new ApiError(msg, res.status);
+    }
+    const reader = res.body.getReader();
+    const dec = new TextDecoder();
+    let buf = "";
+    while (true) {
+      const {value, done} = await reader.read();
+      if (done) break;
+      buf += dec.decode(value, {stream: true});
+      let i;
+      while ((i = buf.indexOf("\n\n")) >= 0) {
+        const block = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        let event = "message", data = "";
+        for (const line of block.split("\n")) {
+          if (line.startsWith("event:")) event = line.slice(6).trim();
+          else if (line.startsWith("data:")) data += line.slice(5).trim();
+        }
+        if (S.analysis !== an) return;
+        onAnalysisEvent(an, event, data ? JSON.parse(data) : null);
+      }
+    }
+  } catch (e) {
+    if (e.name !== "AbortError") showError(e.message || String(e));
+  } finally {
+    if (S.analysis === an) {
+      S.analysis = null;
+      S.analysing = false;
+      setAnalyseButton();
+    }
+  }
+}
+
+function onAnalysisEvent(an, event, data) {
+  if (event === "start") { an.id = data.id; return; }
+  if (event === "error") { showError(data.error); return; }
+  if (event !== "update" && event !== "done") return;
+  if (an.first === null) {
+    an.first = performance.now() - an.t0;
+    if (an.clicked) {
+      window.kwsLatencies.push(an.first);
+      $("#latency").textContent = `first update after ${fmt(an.first)} ms`;
+    }
+  }
+  renderCandidates(data, event === "done");
+}
+
+function renderCandidates(r, final) {
+  S.lastResult = r;
+  const names = (S.view && S.view.names) || [];
+  const colour = S.colours[r.mover] || "#3a7bd5";
+  const notes = [];
+  if (final) notes.push(r.interrupted ? "stopped" : "finished");
+  if (r.pool_full) notes.push("the node pool is full");
+  $("#engine-status").innerHTML =
+    `<b>${fmt(r.iterations)}</b> iterations · <b>${fmt(r.rate)}</b>/s · ${r.elapsed.toFixed(1)} s · ` +
+    `for <span class="dot" style="background:${colour}"></span> ${escapeHtml(names[r.mover] || "seat " + r.mover)}` +
+    (notes.length ? ` · <i>${notes.join(", ")}</i>` : "");
+  const box = $("#candidates");
+  while (box.children.length > r.candidates.length) box.lastChild.remove();
+  r.candidates.forEach((c, k) => {
+    let row = box.children[k];
+    if (!row) {
+      row = el("div", {class: "cand"},
+        el("div", {class: "plan"}),
+        el("div", {class: "row2"},
+          el("div", {class: "bar"}, el("div", {class: "fill"}), el("div", {class: "share"}), el("div", {class: "label"})),
+          el("div", {class: "nums"}, el("div", {class: "money"}), el("div", {class: "visits"}))));
+      row.addEventListener("click", () => { const cc = row._cand; if (cc && S.mode === "doc") playLine(cc.plan); });
+      box.append(row);
+    }
+    row._cand = c;
+    row.dataset.visits = c.visits;
+    row.title = S.mode === "doc" ? "play this plan as a variation" : "";
+    const plan = row.querySelector(".plan");
+    const rest = c.plan_text.startsWith(c.text) ? c.plan_text.slice(c.text.length) : " — " + c.plan_text;
+    plan.replaceChildren(el("span", {class: "rank", text: `${k + 1}.`}), el("span", {class: "first", text: c.text}), rest);
+    const fill = row.querySelector(".fill");
+    fill.style.width = `${Math.max(1.5, 100 * c.win)}%`;
+    fill.style.background = colour;
+    row.querySelector(".share").style.width = `${100 * c.share}%`;
+    row.querySelector(".label").textContent = `win ${pct(c.win)}`;
+    row.querySelector(".money").innerHTML = `money <b>${c.money.toFixed(1)}</b> ± ${c.money_sd.toFixed(1)}` +
+      (c.availability < 0.999 ? ` · legal ${Math.round(100 * c.availability)}%` : "");
+    row.querySelector(".visits").innerHTML = `<b>${fmt(c.visits)}</b> visits · ${pct(c.share)}`;
+  });
+  $("#btn-best").disabled = !(S.mode === "doc" && r.candidates.length);
+}
+
+function escapeHtml(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+}
+
+// ---------------------------------------------------------------- games
+
+async function startGame(body) {
+  await guarded(async () => enterGame(await api("/api/games", body)));
+}
+
+function enterGame(view) {
+  stopAnalysis(true);
+  S.mode = "game"; S.doc = null;
+  showGame(view);
+}
+
+function showGame(view) {
+  S.view = view;
+  $("#title").textContent = `${view.mirror ? "mirror game" : "game"} · ${view.file} · ` +
+    view.seats.map((s, k) => `${view.names[k]}${s === "human" ? "" : " (" + s + ")"}`).join(" vs ");
+  $("#moves-title").textContent = "Moves of the game";
+  renderBoard(view);
+  renderDecision();
+  renderMoves();
+  renderActions();
+  renderGraph();
+  renderScoring(view);
+  if (S.analysing) startAnalysis(false); else clearCandidates(view);
+  if (view.bot_to_move) setTimeout(advanceBots, 30);
+}
+
+function renderGameDecision(box, view) {
+  if (view.terminal) {
+    box.append(el("div", {class: "banner over", id: "game-over"}, resultLine(view)));
+    box.append(el("div", {class: "muted", text: `The record is saved as ${view.file} in the server's games folder.`}));
+    return;
+  }
+  if (view.bot_to_move) {
+    box.append(el("div", {class: "who"}, seatLabel(view, view.to_move),
+      el("span", {class: "thinking", text: `(${view.seats[view.to_move]}) is deciding: ${view.decision}`})));
+    return;
+  }
+  box.append(el("div", {class: "who", id: "your-turn"}, seatLabel(view, view.to_move),
+    `to decide: ${view.decision}`, el("span", {class: "muted", text: `round ${view.round}, ${view.phase} phase`})));
+  if (S.question) {
+    const q = S.question;
+    box.append(el("div", {class: "banner"}, `${q.text}: ${q.question}`));
+    const opts = el("div", {class: "options", id: "answers"});
+    for (const o of q.options) opts.append(el("button", {class: "option", type: "button",
+      onclick: () => decide(q.action, q.answers.concat([o]))}, o));
+    box.append(opts);
+    return;
+  }
+  box.append(optionButtons(view, (a) => decide(a, [])));
+}
+
+function renderGameMoves(box) {
+  const view = S.view;
+  const moves = view.moves || [];
+  box.append(el("div", {class: "root", text: "set-up"}));
+  let round = null;
+  moves.forEach((m, k) => {
+    if (m.round !== round) { round = m.round; box.append(el("div", {class: "round-sep", text: `round ${round}`})); }
+    box.append(el("div", {class: "mv" + (k === moves.length - 1 ? " current" : "")},
+    el("span", {class: "ply", text: k + 1}),
+    el("span", {class: "dot", style: `background:${S.colours[m.seat]}`}),
+    el("span", {class: "txt"}, m.move, m.reveals.length ? el("span", {class: "rev", text: m.reveals.join("; ")}) : null),
+    el("span")));
+  });
+  const last = box.lastChild;
+  if (last) last.scrollIntoView({block: "nearest"});
+  $("#moves-note").textContent = `${moves.length} decisions`;
+}
+
+async function decide(action, answers) {
+  const view = S.view;
+  if (S.busy || !view || view.terminal) return;
+  S.busy = true;
+  try {
+    const out = await api(`/api/games/${view.game}/decide`, {seat: view.to_move, action, answers});
+    if (out.need) {
+      S.question = {...out.need, answers};
+      renderDecision();
+      return;
+    }
+    S.question = null;
+    showGame(out);
+  } catch (e) {
+    S.question = null;
+    showError(e.message);
+    renderDecision();
+  } finally {
+    S.busy = false;
+  }
+}
+
+async function advanceBots() {
+  if (S.busy || S.mode !== "game" || !S.view || !S.view.bot_to_move) return;
+  S.busy = true;
+  const gid = S.view.game;
+  try {
+    const out = await api(`/api/games/${gid}/advance`, {});
+    S.busy = false;
+    if (S.mode === "game" && S.view.game === gid) showGame(out);
+  } catch (e) {
+    S.busy = false;
+    showError(e.message);
+  }
+}
+
+async function gameCall(what) {
+  if (S.busy) return;
+  S.busy = true;
+  try { const out = await api(`/api/games/${S.view.game}/${what}`, {}); S.busy = false; showGame(out); }
+  catch (e) { S.busy = false; showError(e.message); }
+}
+
+async function exploreGame() {
+  await guarded(async () => openDoc(await api(`/api/games/${S.view.game}/explore`, {}), undefined));
+  if (S.doc) goto(lineEnd(0));
+}
+
+async function showGames() {
+  await guarded(async () => {
+    const g = await api("/api/games");
+    const box = $("#games-list");
+    box.replaceChildren();
+    const t = el("table", {class: "games-table"});
+    for (const game of g.games) {
+      t.append(el("tr", {}, el("td", {text: game.file}), el("td", {class: "muted", text: game.seats.join(", ")}),
+        el("td", {text: game.over ? "finished" : "running"}),
+        el("td", {}, el("button", {class: "btn", type: "button", onclick: async () => {
+          $("#dlg-games").close(); await guarded(async () => enterGame(await api(`/api/games/${game.id}`)));
+        }}, "Show"))));
+    }
+    for (const f of g.files.filter((f) => !f.game)) {
+      t.append(el("tr", {}, el("td", {text: f.name}), el("td", {class: "muted", text: "saved game"}), el("td"),
+        el("td", {}, el("button", {class: "btn", type: "button", onclick: async () => {
+          $("#dlg-games").close(); await guarded(async () => enterGame(await api("/api/games/resume", {file: f.id})));
+        }}, "Resume"))));
+    }
+    if (!t.children.length) box.append(el("p", {class: "muted", text: `No games yet in ${g.folder}.`}));
+    else box.append(el("p", {class: "muted", text: `Games folder: ${g.folder}`}), t);
+    $("#dlg-games").showModal();
+  });
+}
+
+// ---------------------------------------------------------------- wiring
+
+function dialogOpen() { return !!document.querySelector("dialog[open]"); }
+
+document.addEventListener("keydown", (ev) => {
+  if (dialogOpen() || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  const tag = (ev.target.tagName || "").toLowerCase();
+  if (tag === "input" || tag === "textarea") return;
+  const k = ev.key;
+  if (k === "ArrowLeft") step(-1);
+  else if (k === "ArrowRight") step(1);
+  else if ((k === "ArrowUp" || k === "Home") && S.mode === "doc") goto(0);
+  else if ((k === "ArrowDown" || k === "End") && S.mode === "doc") goto(lineEnd(S.node));
+  else if (k === "a" || k === " ") toggleAnalysis();
+  else if (k === "b") playBest();
+  else return;
+  ev.preventDefault();
+  if (tag === "button" || tag === "a") ev.target.blur();   // else space would also "click" the focused button
+});
+
+function playBest() {
+  const r = S.lastResult;
+  if (S.mode === "doc" && r && r.candidates.length) playLine(r.candidates[0].plan);
+}
+
+$("#btn-analyse").addEventListener("click", toggleAnalysis);
+$("#btn-best").addEventListener("click", playBest);
+$("#nav-first").addEventListener("click", () => goto(0));
+$("#nav-prev").addEventListener("click", () => step(-1));
+$("#nav-next").addEventListener("click", () => step(1));
+$("#nav-last").addEventListener("click", () => S.mode === "doc" && goto(lineEnd(S.node)));
+$("#btn-help").addEventListener("click", () => $("#dlg-help").showModal());
+$("#btn-games").addEventListener("click", showGames);
+$("#btn-paste").addEventListener("click", () => { $("#paste-text").value = ""; $("#dlg-paste").showModal(); });
+$("#paste-ok").addEventListener("click", (ev) => {
+  const text = $("#paste-text").value;
+  if (!text.trim()) { ev.preventDefault(); return; }
+  guarded(() => openText(text, "pasted text"));
+});
+$("#file-input").addEventListener("change", async (ev) => {
+  const f = ev.target.files[0];
+  ev.target.value = "";
+  if (f) await guarded(async () => openText(await f.text(), f.name));
+});
+$("#btn-new-game").addEventListener("click", () => $("#dlg-new").showModal());
+$("#new-mirror").addEventListener("change", (ev) => {
+  $("#mirror-setup").hidden = !ev.target.checked;
+  if (ev.target.checked && !/^\s*human(\s*,\s*human)+\s*$/i.test($("#new-seats").value)) $("#new-seats").value = "human,human,human,human";
+});
+for (const b of document.querySelectorAll(".presets .chip")) {
+  b.addEventListener("click", () => { $("#new-seats").value = b.dataset.seats; $("#new-mirror").checked = false;
+    $("#mirror-setup").hidden = true; });
+}
+$("#new-ok").addEventListener("click", () => {
+  const mirror = $("#new-mirror").checked;
+  const body = {seats: $("#new-seats").value.trim(), seed: parseInt($("#new-seed").value || "0", 10) || 0,
+    v6: $("#new-v6").checked, mirror};
+  const names = $("#new-names").value.split(",").map((x) => x.trim()).filter((x) => x);
+  if (names.length) body.names = names;
+  if (mirror) body.setup = {chain: $("#mirror-chain").value, offered: $("#mirror-offered").value,
+    display: $("#mirror-display").value};
+  startGame(body);
+});
+window.addEventListener("resize", () => { if (S.mode === "doc") renderGraph(); });
+
+(async function init() {
+  await guarded(async () => {
+    const info = await api("/api/info");
+    if (info.colours) S.colours = info.colours;
+    if (info.first) openDoc(await api(`/api/docs/${info.first}`), 0);
+    else clearCandidates(null);
+  });
+})();
