@@ -45,6 +45,11 @@ def _record():
     return json.loads(GAME.read_text())
 
 
+def _last() -> int:
+    """The node of the bundled game's final position: one node per decision after the set-up."""
+    return sum(1 for e in _record()["events"] if not e.startswith("reveal"))
+
+
 @pytest.fixture
 def client(tmp_path):
     app = create_app(WebConfig(games_dir=tmp_path, max_analyses=1, analysis_seconds=30, update_interval=0.1),
@@ -80,7 +85,11 @@ def test_info_and_record_document(client):
     assert doc["kind"] == "record" and doc["names"] == ["red", "blue"]
     main = [n for n in doc["nodes"] if n["main"]]
     assert len(main) == 1 + sum(1 for e in _record()["events"] if not e.startswith("reveal"))
-    assert main[3]["move"] == "take research:dev:body1+tile" and main[3]["reveals"] == ["reveal gp5, dev:engine1+tile"]
+    # The first decision that turns up research cards carries its reveal event (node 0 is the set-up).
+    events = _record()["events"]
+    at = next(i for i, e in enumerate(events[:-1]) if not e.startswith("reveal") and events[i + 1].startswith("reveal"))
+    node = main[1 + sum(1 for e in events[:at] if not e.startswith("reveal"))]
+    assert node["move"] == events[at] and node["reveals"] == [events[at + 1]]
 
 
 def test_node_views_follow_the_record(client):
@@ -92,9 +101,10 @@ def test_node_views_follow_the_record(client):
     state = replay(rec, upto=4)
     assert a["to_move"] == state.current_player()
     assert [o["text"] for o in a["legal"]] == [state.action_to_text(x) for x in state.legal_actions()]
-    end = client.get(f"/api/docs/{did}/nodes/65").json()
+    last = _last()
+    end = client.get(f"/api/docs/{did}/nodes/{last}").json()
     assert end["terminal"] and end["money"] == replay(rec).money() and end["legal"] == []
-    assert client.get(f"/api/docs/{did}/nodes/66").status_code == 404
+    assert client.get(f"/api/docs/{did}/nodes/{last + 1}").status_code == 404
 
 
 def test_what_if_branches_are_variations(client):
@@ -129,7 +139,7 @@ def test_illegal_and_malformed_moves_change_nothing(client):
         r = client.post(f"/api/docs/{did}/nodes/5/play", json=body)
         assert r.status_code == status, body
         assert r.json()["error"]
-    r = client.post(f"/api/docs/{did}/nodes/65/play", json={"action": 8})
+    r = client.post(f"/api/docs/{did}/nodes/{_last()}/play", json={"action": 8})
     assert r.status_code == 409 and "over" in r.json()["error"]
     assert client.get(f"/api/docs/{did}").json() == before
 
@@ -140,7 +150,7 @@ def test_downloads(client):
     assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
     pos = r.json()
     assert "hidden" not in pos and check_position(pos) == []
-    rec = client.get(f"/api/docs/{did}/nodes/65/record.json").json()
+    rec = client.get(f"/api/docs/{did}/nodes/{_last()}/record.json").json()
     assert rec["events"] == _record()["events"] and replay(rec).money() == replay(_record()).money()
 
 
@@ -200,7 +210,7 @@ def test_review_graph_and_marks(client, tmp_path):
     app = create_app(WebConfig(games_dir=tmp_path), files=[("game-2p.json", _record())], review=("rev.json", review))
     with TestClient(app) as c2:
         first = c2.get("/api/info").json()["first"]
-        assert len(c2.get(f"/api/docs/{first}").json()["review"]["points"]) == 65
+        assert len(c2.get(f"/api/docs/{first}").json()["review"]["points"]) == _last()
 
 
 def test_scoring_breakdowns_in_views(client):
@@ -435,7 +445,7 @@ def test_analysis_streams_growing_updates_and_stops(client):
     updates = []
     stream = _events(client, {"doc": did, "node": 12})
     event, data = next(stream)
-    assert event == "start" and data["mover"] == 1
+    assert event == "start" and data["mover"] == replay(_record(), upto=12).current_player()
     aid = data["id"]
     for event, data in stream:
         if event == "update":
@@ -457,7 +467,7 @@ def test_analysis_streams_growing_updates_and_stops(client):
 
 def test_analysis_limits_and_errors(client):
     did = _doc(client)
-    assert client.post("/api/analysis", json={"doc": did, "node": 65}).status_code == 409
+    assert client.post("/api/analysis", json={"doc": did, "node": _last()}).status_code == 409
     assert client.post("/api/analysis", json={"doc": "nope", "node": 1}).status_code == 404
     assert client.post("/api/analysis", json={"doc": did, "node": 1, "path": "x"}).status_code == 400
     assert client.post("/api/analysis/nope/stop", json={}).status_code == 404
