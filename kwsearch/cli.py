@@ -115,7 +115,7 @@ def validate(file: str, is_components: bool) -> None:
     obj = read_json(file)
     fmt = obj.get("format") if isinstance(obj, dict) else None
     if fmt == POSITION_FORMAT:
-        problems = check_position(obj)
+        problems = check_position(obj, reachable=True)
         if problems:
             for path, msg in problems:
                 click.echo(f"{file}: {path}: {msg}", err=True)

@@ -20,8 +20,6 @@ mapping. Both raise :class:`~kwsearch.errors.ComponentError` naming the field.
 from __future__ import annotations
 
 import copy
-import json
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -350,19 +348,12 @@ def load_components(path: str | Path) -> Components:
     Raises :class:`ComponentError` whose message starts with the file name and
     names the offending field.
     """
+    from .jsonload import load_json_file, load_toml_file
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise ComponentError(f"{p}: cannot read component file ({exc.strerror})") from None
-    try:
-        if p.suffix.lower() == ".toml":
-            data = tomllib.loads(raw.decode("utf-8"))
-        else:
-            data = json.loads(raw.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        kind = "TOML" if p.suffix.lower() == ".toml" else "JSON"
-        raise ComponentError(f"{p}: not valid {kind}: {exc}") from None
+    if p.suffix.lower() == ".toml":
+        data = load_toml_file(p, what="component file", error=ComponentError)
+    else:
+        data = load_json_file(p, what="component file", error=ComponentError)
     try:
         return components_from_dict(data)
     except ComponentError as exc:
@@ -515,9 +506,11 @@ def _build(d: dict[str, Any]) -> Components:
             raise ComponentError(f"start_tiles[{i}]: expected an object with \"name\" and \"actions\"")
         _keys(t, f"start_tiles[{i}]", ("name", "actions"))
         name = t["name"]
-        if not isinstance(name, str) or not name.isalnum() or name in names:
-            raise ComponentError(f"start_tiles[{i}].name: expected a unique alphanumeric name, got {name!r}")
-        names.add(name)
+        # unique ignoring case: the notation ("start a") and the formats match names ignoring case
+        if not isinstance(name, str) or not name.isalnum() or name.lower() in names:
+            raise ComponentError(f"start_tiles[{i}].name: expected a unique alphanumeric name (unique "
+                                 f"ignoring case), got {name!r}")
+        names.add(name.lower())
         starts.append(StartTile(i, name, _actions(t["actions"], f"start_tiles[{i}].actions", ALL_ACTIONS, 4)))
 
     sd = d["start_development"]

@@ -33,6 +33,61 @@ from .rules import SEAT, SPECIAL, Game, State, is_seat
 RECORD_FORMAT = "kwsearch-game/1"
 REVEAL = "reveal"
 
+#: The keys a record and its ``setup`` may hold (keys starting with "_" are comments).
+_KEYS = {
+    "": ("format", "players", "v6", "components", "seed", "setup", "events", "result", "mirror"),
+    "setup": ("seats", "chain", "start_tiles_offered", "display"),
+    "result": ("money",),
+}
+#: The longest seat name or bot spec in ``setup.seats``.
+MAX_SEAT_TEXT = 200
+
+
+def _check_keys(obj: Mapping[str, Any], where: str) -> None:
+    for k in obj:
+        if k not in _KEYS[where] and not (isinstance(k, str) and k.startswith("_")):
+            path = f"{where}.{k}" if where else str(k)
+            raise InvalidRecordError(f"{path}: unknown key (allowed{' in ' + where if where else ''}: "
+                                     f"{', '.join(_KEYS[where])})")
+
+
+def _check_header(rec: Mapping[str, Any], n: int) -> None:
+    """The parts of a record the replay does not read: unknown keys, ``setup.seats``,
+    ``mirror``, the shape of ``result``; ``null`` is never a default."""
+    _check_keys(rec, "")
+    for key in ("seed", "setup", "events", "result", "mirror", "v6", "players"):
+        if key in rec and rec[key] is None:
+            raise InvalidRecordError(f"{key}: null is not allowed (leave the key out for its default)")
+    if "mirror" in rec and not isinstance(rec["mirror"], bool):
+        raise InvalidRecordError(f"mirror: expected true or false, got {json.dumps(rec['mirror'])}")
+    setup = rec.get("setup")
+    if isinstance(setup, Mapping):
+        _check_keys(setup, "setup")
+        for key in _KEYS["setup"]:
+            if key in setup and setup[key] is None:
+                raise InvalidRecordError(f"setup.{key}: null is not allowed (leave the key out for its default)")
+        if "seats" in setup:
+            seats = setup["seats"]
+            if (not isinstance(seats, list) or len(seats) != n
+                    or not all(isinstance(x, str) and 0 < len(x) <= MAX_SEAT_TEXT and x.isprintable() for x in seats)):
+                raise InvalidRecordError(f"setup.seats: expected a list of {n} seat names or bot specs (non-empty "
+                                         f"printable texts of at most {MAX_SEAT_TEXT} characters), got "
+                                         f"{_short(seats)}")
+    res = rec.get("result")
+    if res is not None:
+        if not isinstance(res, Mapping):
+            raise InvalidRecordError(f"result: expected an object {{\"money\": [...]}}, got {_short(res)}")
+        _check_keys(res, "result")
+        money = res.get("money")
+        if (not isinstance(money, list) or len(money) != n
+                or not all(isinstance(m, int) and not isinstance(m, bool) for m in money)):
+            raise InvalidRecordError(f"result.money: expected {n} integers, got {_short(money)}")
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
 
 def _options(obj: Mapping[str, Any], components: Components | None) -> Game:
     n = obj.get("players")
@@ -87,8 +142,8 @@ def _setup_state(rec: Mapping[str, Any], game: Game) -> State:
     c = game.components
     n = game.num_players
     seed = rec.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise InvalidRecordError(f"seed: expected an integer, got {json.dumps(seed)}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not -(1 << 63) <= seed < 1 << 64:
+        raise InvalidRecordError(f"seed: expected an integer in -2^63..2^64-1, got {_short(seed)}")
     base = game.new_initial_state(seed, engine="reference")  # default set-up and deck order from the seed
     setup = rec.get("setup")
     if setup is None:
@@ -138,6 +193,9 @@ def _setup_state(rec: Mapping[str, Any], game: Game) -> State:
             raise InvalidRecordError(f"setup.start_tiles_offered: expected names from "
                                      f"{[t.name for t in c.start_tiles]}, got {json.dumps(offer_raw)}")
         offered = [by_name[v.lower()] for v in offer_raw]
+        for i, t in enumerate(offered):
+            if t in offered[:i]:  # the engines would then see different games
+                raise InvalidRecordError(f"setup.start_tiles_offered[{i}]: start tile {offer_raw[i]} is listed twice")
         if len(set(offered)) != c.start_tiles_offered[n]:
             raise InvalidRecordError(f"setup.start_tiles_offered: expected {c.start_tiles_offered[n]} different "
                                      f"start tiles for {n} players, got {len(set(offered))}")
@@ -271,6 +329,7 @@ def _replay(record: Mapping[str, Any], upto: int | None, components: Components 
     if record.get("format") != RECORD_FORMAT:
         raise InvalidRecordError(f"format: expected {RECORD_FORMAT!r}, got {json.dumps(record.get('format'))}")
     game = _options(record, components)
+    _check_header(record, game.num_players)
     state = _setup_state(record, game)
     events = record.get("events", [])
     if not isinstance(events, list):
@@ -321,6 +380,13 @@ def _replay(record: Mapping[str, Any], upto: int | None, components: Components 
         i = j
     if upto is not None and decisions < upto:
         raise InvalidRecordError(f"ply {upto}: the record has only {decisions} decisions")
+    result = record.get("result")
+    if upto is None and isinstance(result, Mapping):
+        if not state.is_terminal():
+            raise InvalidRecordError("result: the record has a result but its game is not over")
+        if list(result["money"]) != state.money():
+            raise InvalidRecordError(f"result.money: {result['money']} differs from the money of the replayed "
+                                     f"game {state.money()}")
     return state
 
 
@@ -400,6 +466,6 @@ def load_file(path: str | Path, ply: int | None = None, seed: int = 0) -> tuple[
     if fmt == POSITION_FORMAT:
         if ply is not None:
             raise KwsearchError(f"{path}: --ply applies to game records, this is a position file")
-        return position_to_state(obj, seed=seed, source=str(path)), obj
+        return position_to_state(obj, seed=seed, source=str(path), reachable=True), obj
     raise KwsearchError(f"{path}: format: expected {RECORD_FORMAT!r} or {POSITION_FORMAT!r}, "
                         f"got {json.dumps(fmt)}")
