@@ -33,6 +33,30 @@ def main() -> None:
     """kwsearch — rules engine and search AI for the board game Kraftwagen."""
 
 
+class FiniteFloat(click.ParamType):
+    """A finite float, optionally strictly positive: refuses ``nan``, ``inf`` and ``-inf``
+    (``click.FloatRange`` lets ``nan`` through, since every comparison with it is false)."""
+
+    name = "number"
+
+    def __init__(self, positive: bool = True):
+        self.positive = positive
+
+    def convert(self, value, param, ctx):
+        import math
+        if isinstance(value, float) and math.isfinite(value) and (value > 0 or not self.positive):
+            return value
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(v):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        if self.positive and v <= 0:
+            self.fail(f"{value!r} is not a positive number", param, ctx)
+        return v
+
+
 def _components_option(f):
     return click.option("--components", "components_file", type=click.Path(dir_okay=False),
                         help="A component override file (JSON or TOML, docs/components.md).")(f)
@@ -213,6 +237,12 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
 # ---------------------------------------------------------------------------
 
 
+def _given(ctx: click.Context, name: str) -> bool:
+    """Whether the option ``name`` was given by the user (not its default)."""
+    from click.core import ParameterSource
+    return ctx.get_parameter_source(name) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+
 @main.command()
 @click.option("--seats", default=None, metavar="SEATS",
               help="Comma-separated seats: human or a bot spec, e.g. human,ismcts:seconds=2,heuristic,heuristic.")
@@ -234,8 +264,8 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
     At your turn: a number from the menu or a move in notation; '?' for hints,
     'undo' to take back your last decision, 'help' for the rest.
     """
-    from .play import HUMAN, PlayError, Quit, Session, check_mirror, load_for_resume, mirror_setup, \
-        new_game_record, parse_seats, seats_of_record
+    from .play import HUMAN, PlayError, Quit, Session, check_mirror, check_resume_settings, load_for_resume, \
+        mirror_setup, new_game_record, parse_seats, seats_of_record
 
     def ask(prompt: str) -> str:
         try:
@@ -250,6 +280,11 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
         if resume_file:
             path = Path(resume_file)
             record = load_for_resume(path)
+            seed_given = _given(click.get_current_context(), "seed")
+            check_resume_settings(record, path, v6=True if v6 else None, seed=seed if seed_given else None,
+                                  mirror=mirror)
+            if not seed_given and isinstance(record.get("seed"), int):
+                seed = record["seed"]  # the bots of a resumed game draw from the record's seed
             seat_list = parse_seats(seats, record["players"]) if seats else seats_of_record(record, path)
             mirror = mirror or bool(record.get("mirror"))
             if record_file:

@@ -47,8 +47,10 @@ class _Reject(Exception):
 
 
 def read_text(path: str | os.PathLike, *, what: str = "file", error: type[KwsearchError] = KwsearchError,
-              limit: int = MAX_FILE_BYTES) -> str:
-    """The UTF-8 text of the regular file ``path``, at most ``limit`` bytes; ``error`` names the file."""
+              limit: int | None = None) -> str:
+    """The UTF-8 text of the regular file ``path``, at most ``limit`` bytes (default
+    :data:`MAX_FILE_BYTES`); ``error`` names the file."""
+    limit = MAX_FILE_BYTES if limit is None else limit
     p = Path(path)
     try:
         st = os.stat(p)

@@ -314,12 +314,32 @@ def mirror_setup(record: dict[str, Any], ask: Callable[[str], str], say: Callabl
 
 def load_for_resume(path: Path) -> dict[str, Any]:
     from .formats import read_json
-    obj = read_json(path)
+    obj = read_json(path, what="game record")
     if not isinstance(obj, dict) or obj.get("format") != RECORD_FORMAT:
         got = obj.get("format") if isinstance(obj, dict) else None
         raise PlayError(f"{path}: format: expected {RECORD_FORMAT!r} (a game record), got {json.dumps(got)}")
     replay(obj, source=str(path))
     return obj
+
+
+def check_resume_settings(record: dict[str, Any], path: Path, *, v6: bool | None = None,
+                          seed: int | None = None, mirror: bool | None = None) -> None:
+    """Refuse settings given with ``--resume`` that contradict the record (``None``: not given).
+
+    A resumed game keeps the record's options; silently ignoring ``--v6`` or
+    ``--seed`` would let a user believe they changed something they did not.
+    """
+    rec_v6 = bool(record.get("v6", False))
+    if v6 is not None and v6 != rec_v6:
+        raise PlayError(f"--v6: {path} is a game {'with' if rec_v6 else 'without'} the V6 specialty tiles; "
+                        "a resumed game keeps its options (drop --v6)")
+    rec_seed = record.get("seed")
+    if seed is not None and seed != rec_seed:
+        raise PlayError(f"--seed {seed}: {path} was set up with seed {json.dumps(rec_seed)}; a resumed game "
+                        "keeps its seed (drop --seed)")
+    if mirror and not record.get("mirror"):
+        raise PlayError(f"--mirror: {path} is not a mirror-mode game (its deck is the program's); a resumed game "
+                        "keeps its mode (drop --mirror)")
 
 
 def seats_of_record(record: dict[str, Any], path: Path) -> list[str]:
@@ -334,4 +354,4 @@ def seats_of_record(record: dict[str, Any], path: Path) -> list[str]:
 
 
 __all__ = ["HUMAN", "Session", "PlayError", "Quit", "parse_seats", "new_game_record", "mirror_setup",
-           "load_for_resume", "seats_of_record", "write_record", "check_mirror"]
+           "load_for_resume", "check_resume_settings", "seats_of_record", "write_record", "check_mirror"]
