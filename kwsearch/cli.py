@@ -23,8 +23,8 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except KwsearchError as exc:
-            raise click.ClickException(str(exc)) from None
+        except KwsearchError as exc:  # one line, whatever text of the user's the message quotes
+            raise click.ClickException(str(exc).replace("\r", "\\r").replace("\n", "\\n")) from None
 
 
 @click.group(cls=_Group)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .errors import ComponentError
+from .errors import ComponentError, key_path
 
 # ---------------------------------------------------------------------------
 # Vocabulary (structure of the game, not tunable data)
@@ -376,12 +376,12 @@ def components_from_dict(overrides: Mapping[str, Any]) -> Components:
         if key == "marks" or key.startswith("_"):
             continue
         if key not in DEFAULTS:
-            raise ComponentError(f"{key}: unknown field (known: {', '.join(sorted(DEFAULTS))})")
+            raise ComponentError(f"{key_path('', key)}: unknown field (known: {', '.join(sorted(DEFAULTS))})")
         if isinstance(DEFAULTS[key], dict) and isinstance(value, Mapping):
             for sub in value:
                 if str(sub) not in DEFAULTS[key]:
                     raise ComponentError(
-                        f"{key}.{sub}: unknown key (known: {', '.join(DEFAULTS[key])})")
+                        f"{key_path(key, sub)}: unknown key (known: {', '.join(DEFAULTS[key])})")
             merged[key].update({str(k): v for k, v in value.items()})
         else:
             merged[key] = copy.deepcopy(value)
@@ -435,7 +435,7 @@ def _keys(entry: Mapping[str, Any], field: str, allowed: tuple[str, ...]) -> Non
     """
     for k in entry:
         if not (isinstance(k, str) and k.startswith("_")) and k not in allowed:
-            raise ComponentError(f"{field}.{k}: unknown key (known: {', '.join(allowed)})")
+            raise ComponentError(f"{key_path(field, k)}: unknown key (known: {', '.join(allowed)})")
 
 
 def _actions(value: Any, field: str, allowed: tuple[str, ...], max_len: int = 4) -> tuple[str, ...]:

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from .actions import ENGINE_CODE, tile_code
 from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_PRICE, MAX_TILE_VALUE, PREFERENCES, SPECIALTY_STACKS,
                          Components, components_from_dict, default_components)
-from .errors import ComponentError, InvalidPositionError, KwsearchError
+from .errors import ComponentError, InvalidPositionError, KwsearchError, key_path
 
 POSITION_FORMAT = "kwsearch-position/1"
 
@@ -158,8 +158,7 @@ class _Checker:
         allowed = tuple(allowed)
         for k in value:
             if k not in allowed and not (isinstance(k, str) and k.startswith("_")):  # "_...": a comment
-                ck_path = f"{path}.{k}" if _PLAIN_KEY.fullmatch(str(k)) else f"{path}[{json.dumps(k)}]"
-                self.err(ck_path, f"unknown key (allowed here: {', '.join(allowed)})")
+                self.err(key_path(path, k), f"unknown key (allowed here: {', '.join(allowed)})")
 
     def obj(self, parent: Any, key: str, path: str, default: Any = KeyError) -> Any:
         if not isinstance(parent, Mapping):
@@ -207,9 +206,6 @@ class _Checker:
             self.err(path, f"expected an object, got {_show(value)}")
             return {}
         return value
-
-
-_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _show(value: Any) -> str:
@@ -449,9 +445,9 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
                 undrawn[ct.index] = left
     else:
         for k, v in ck.mapping(undrawn_raw, "$.research.undrawn").items():
-            t = card(k, f"$.research.undrawn.{k}")
+            t = card(k, key_path("$.research.undrawn", k))
             # bounded by the game's count before use: a count of 10^8 would build a deck of 10^8 cards
-            cnt = ck.int(v, f"$.research.undrawn.{k}", 0, c.card_types[t].count if t is not None else None)
+            cnt = ck.int(v, key_path("$.research.undrawn", k), 0, c.card_types[t].count if t is not None else None)
             if t is not None:
                 undrawn[t] += cnt
     for ct in c.card_types:
@@ -586,7 +582,7 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
     aw = ck.mapping(obj.get("awards", {}), "$.awards")
     for k, v in aw.items():
         if k not in AWARDS:
-            ck.err(f"$.awards.{k}", f"unknown award (expected one of {', '.join(AWARDS)})")
+            ck.err(key_path("$.awards", k), f"unknown award (expected one of {', '.join(AWARDS)})")
         elif v is not None:
             st.awards[AWARDS.index(k)] = ck.int(v, f"$.awards.{k}", 0, n - 1, -1)
 
@@ -948,7 +944,7 @@ def _decode_specialty(ck: "_Checker", obj: Mapping[str, Any], st, in_chain: list
     spec = ck.mapping(raw, "$.specialty")
     for k in spec:
         if k not in ("undrawn", "used"):
-            ck.err(f"$.specialty.{k}", "unknown key (expected undrawn, used)")
+            ck.err(key_path("$.specialty", k), "unknown key (expected undrawn, used)")
     used_raw = ck.mapping(spec.get("used", {}), "$.specialty.used")
     undrawn_raw = ck.mapping(spec.get("undrawn"), "$.specialty.undrawn") if "undrawn" in spec else None
     for part, m in (("used", used_raw), ("undrawn", undrawn_raw or {})):
@@ -970,6 +966,7 @@ def _decode_specialty(ck: "_Checker", obj: Mapping[str, Any], st, in_chain: list
     order = hd.get("specialty", _MISSING)
     if order is not _MISSING:
         om = ck.mapping(order, "$.hidden.specialty")
+        ck.keys(om, "$.hidden.specialty", letters)
         for r, letter in enumerate(letters):
             path = f"$.hidden.specialty.{letter}"
             names = ck.list(om.get(letter, []), path)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .components import SPECIALTY_STACKS, Components, components_from_dict, default_components
-from .errors import ComponentError, IllegalMoveError, InvalidRecordError, KwsearchError
+from .errors import ComponentError, IllegalMoveError, InvalidRecordError, KwsearchError, key_path
 from .formats import POSITION_FORMAT, _parse_chain, position_to_state, read_json
 from .rules import SEAT, SPECIAL, Game, State, is_seat
 
@@ -46,7 +46,7 @@ MAX_SEAT_TEXT = 200
 def _check_keys(obj: Mapping[str, Any], where: str) -> None:
     for k in obj:
         if k not in _KEYS[where] and not (isinstance(k, str) and k.startswith("_")):
-            path = f"{where}.{k}" if where else str(k)
+            path = key_path(where, k)
             raise InvalidRecordError(f"{path}: unknown key (allowed{' in ' + where if where else ''}: "
                                      f"{', '.join(_KEYS[where])})")
 
