@@ -57,6 +57,10 @@ class FiniteFloat(click.ParamType):
         return v
 
 
+#: A seed a game record can hold (records.py checks the same range): what fits 64 bits, signed or not.
+SEED = click.IntRange(-(1 << 63), (1 << 64) - 1)
+
+
 def _components_option(f):
     return click.option("--components", "components_file", type=click.Path(dir_okay=False),
                         help="A component override file (JSON or TOML, docs/components.md).")(f)
@@ -65,7 +69,7 @@ def _components_option(f):
 @main.command()
 @click.option("--players", "-n", type=click.IntRange(2, 4), default=4, show_default=True,
               help="Number of players.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random set-up.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the random set-up.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), required=True,
               help="Where to write the game record (must not exist unless --force).")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
@@ -248,13 +252,13 @@ def _given(ctx: click.Context, name: str) -> bool:
               help="Comma-separated seats: human or a bot spec, e.g. human,ismcts:seconds=2,heuristic,heuristic.")
 @click.option("--mirror", is_flag=True,
               help="Follow a game on a real table: every seat human, the program asks which cards come up.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the set-up, the deck and the bots.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the set-up, the deck and the bots.")
 @click.option("--record", "record_file", type=click.Path(dir_okay=False), default=None,
               help="Where the game record is saved after every move (default: kwsearch-game-SEED.json; "
                    "never overwritten — pick a new name or --resume it).")
 @click.option("--resume", "resume_file", type=click.Path(dir_okay=False), default=None,
               help="Continue the game in this record (its seats unless --seats is given).")
-@click.option("--hint-iterations", type=click.IntRange(min=1), default=5000, show_default=True,
+@click.option("--hint-iterations", type=click.IntRange(1, 1_000_000_000), default=5000, show_default=True,
               help="Search iterations behind '?' hints.")
 @click.option("--v6", is_flag=True, help="Play with the V6 specialty tiles.")
 def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, resume_file: str | None,

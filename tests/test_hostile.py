@@ -433,3 +433,32 @@ def test_play_resume_refuses_another_player_count(tmp_path):
     assert run("play", "--seats", "human,human", "--record", rec, input="quit\n").exit_code == 0
     one_line_error(run("play", "--resume", rec, "--seats", "human,human,human", input="quit\n"),
                    "3 seats given but the game has 2 players")
+
+
+@pytest.mark.parametrize("command", [["new", "-o", "x.json"], ["play", "--seats", "human,human"]])
+def test_seeds_beyond_64_bits_are_refused(tmp_path, command, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run(*command, "--seed", str(2 ** 64), input="quit\n")
+    assert result.exit_code == 2 and "Invalid value for '--seed'" in result.stderr
+    assert "Traceback" not in result.output and list(tmp_path.iterdir()) == []
+
+
+def _bot_specs_are_strict() -> bool:
+    """Bot specs are made strict (finite, bounded numbers) on the issue-13 branch; until it is
+    merged the two cases below are expected to fail."""
+    from kwsearch.bots import from_spec
+    try:
+        from_spec("ismcts:seconds=inf")
+    except ValueError:
+        return True
+    return False
+
+
+@pytest.mark.skipif(not _bot_specs_are_strict(), reason="strict bot specs come with the issue-13 branch (until "
+                                                         "then such a bot would search for ever)")
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e999"])
+def test_play_refuses_a_bot_with_seconds_nan_or_inf(tmp_path, value):
+    result = run("play", "--seats", f"human,ismcts:seconds={value}", "--record", tmp_path / "g.json",
+                 input="quit\n")
+    one_line_error(result, "--seats", "seconds")
+    assert not (tmp_path / "g.json").exists()
