@@ -209,13 +209,18 @@ class _Checker:
 
 
 def _show(value: Any) -> str:
-    """A short JSON rendering of a bad value for a message (long ones cut)."""
+    """A bad value for a message: its JSON when short, else a description (a message stays short)."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    if len(text) <= 60:
+        return text
     if isinstance(value, Mapping):
-        return "an object"
+        return f"an object of {len(value)} keys"
     if isinstance(value, list):
-        return "a list"
-    text = json.dumps(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+        return f"a list of {len(value)} entries"
+    return text[:57] + "..."
 
 
 #: The keys each object of a position may hold (docs/formats.md, "Fields").
@@ -283,10 +288,10 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
     fmt = obj.get("format")
     ck.keys(obj, "$", _KEYS["$"])
     if fmt != POSITION_FORMAT:
-        ck.err("$.format", f"expected {POSITION_FORMAT!r}, got {json.dumps(fmt)}")
+        ck.err("$.format", f"expected {POSITION_FORMAT!r}, got {_show(fmt)}")
     n = obj.get("players")
     if isinstance(n, bool) or n not in (2, 3, 4):
-        ck.err("$.players", f"expected 2, 3 or 4, got {json.dumps(n)}")
+        ck.err("$.players", f"expected 2, 3 or 4, got {_show(n)}")
         return None, ck.problems
     v6 = ck.bool(obj.get("v6", _MISSING), "$.v6")
     comp = components
@@ -312,7 +317,7 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
     def card(value: Any, path: str, kind: str | None = None) -> int | None:
         ct = names.get(value.lower()) if isinstance(value, str) else None
         if ct is None:
-            ck.err(path, f"unknown research card {json.dumps(value)}")
+            ck.err(path, f"unknown research card {_show(value)}")
             return None
         if kind and ct.kind != kind:
             ck.err(path, f"{ct.name} is a {ct.kind} card, expected a {kind}")
@@ -322,7 +327,7 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
     st.round = ck.int(obj.get("round", _MISSING), "$.round", 1, c.rounds, default=1)
     phase = obj.get("phase")
     if phase not in PHASES:
-        ck.err("$.phase", f"expected one of {', '.join(PHASES)}, got {json.dumps(phase)}")
+        ck.err("$.phase", f"expected one of {', '.join(PHASES)}, got {_show(phase)}")
         phase = "action"
     st.phase = phase
 
@@ -333,7 +338,7 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
     for i, v in enumerate(offered_raw := ck.list(offered_raw, "$.start_tiles_offered")):
         t = start_names.get(v.lower()) if isinstance(v, str) else None
         if t is None or t in offered:
-            ck.err(f"$.start_tiles_offered[{i}]", f"unknown or repeated start tile {json.dumps(v)}")
+            ck.err(f"$.start_tiles_offered[{i}]", f"unknown or repeated start tile {_show(v)}")
         else:
             offered.append(t)
     if len(offered) != c.start_tiles_offered[n] and offered_raw is not None:
@@ -378,7 +383,7 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
         if stn is not None:
             t = start_names.get(stn.lower()) if isinstance(stn, str) else None
             if t is None:
-                ck.err(f"{p}.start_tile", f"unknown start tile {json.dumps(stn)}")
+                ck.err(f"{p}.start_tile", f"unknown start tile {_show(stn)}")
             elif t not in offered:
                 ck.err(f"{p}.start_tile", f"start tile {stn} was not offered")
             elif t in taken_start:
@@ -414,7 +419,7 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
             for vi, v in enumerate(vals):
                 if v not in allowed or v in good or not has:
                     why = "its engineer is not owned" if not has else f"expected values from {allowed}, once each"
-                    ck.err(f"{p}.markers.{eng}[{vi}]", f"marker {json.dumps(v)}: {why}")
+                    ck.err(f"{p}.markers.{eng}[{vi}]", f"marker {_show(v)}: {why}")
                 else:
                     good.append(v)
             setattr(s, eng, sorted(good))
@@ -483,7 +488,7 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
         if e is None:
             special = ' or "special X" (a specialty tile)' if game.v6 else ""
             ck.err(f"$.chain[{i}]", f"expected \"seat S\" (S in 0..{n - 1}) or \"tile T\" "
-                                    f"(T in 0..{len(c.action_tiles) - 1}){special}, got {json.dumps(v)}")
+                                    f"(T in 0..{len(c.action_tiles) - 1}){special}, got {_show(v)}")
         else:
             chain.append(e)
     specials = [e for e in chain if e >= rules.SPECIAL]
@@ -512,7 +517,7 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
         ck.keys(a, path, _KEYS["active"])
         pref = a.get("preference")
         if pref not in PREFERENCES:
-            ck.err(f"{path}.preference", f"expected one of {', '.join(PREFERENCES)}, got {json.dumps(pref)}")
+            ck.err(f"{path}.preference", f"expected one of {', '.join(PREFERENCES)}, got {_show(pref)}")
             continue
         d = ck.int(a.get("daimler", 0), f"{path}.daimler", 0)
         if d and d not in c.daimler_markers:
@@ -595,7 +600,7 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
         rem = ck.list(tr.get("remaining", []), "$.turn.remaining")
         for i, r in enumerate(rem):
             if r not in ALL_ACTIONS:
-                ck.err(f"$.turn.remaining[{i}]", f"unknown action {json.dumps(r)}")
+                ck.err(f"$.turn.remaining[{i}]", f"unknown action {_show(r)}")
         st.remaining = sorted((r for r in rem if r in ALL_ACTIONS), key=ALL_ACTIONS.index)
         st.marker_placed = ck.bool(tr.get("marker_placed", False), "$.turn.marker_placed")
         car_raw = ck.list(tr.get("car", []), "$.turn.car")
@@ -624,7 +629,7 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
         for i, t in enumerate(ck.list(pending, "$.pending")):
             if (not isinstance(t, list) or len(t) != 2 or t[0] not in TASKS
                     or isinstance(t[1], bool) or not isinstance(t[1], int)):
-                ck.err(f"$.pending[{i}]", f"expected [task, integer] with a task from rules.TASKS, got {json.dumps(t)}")
+                ck.err(f"$.pending[{i}]", f"expected [task, integer] with a task from rules.TASKS, got {_show(t)}")
             else:
                 bounds = _task_arg_bounds(t[0], n, c)
                 if bounds is not None and t[1] not in bounds:
@@ -929,7 +934,7 @@ def _decode_specialty(ck: "_Checker", obj: Mapping[str, Any], st, in_chain: list
             except KeyError:
                 t = None
             if t is None:
-                ck.err(f"{path}[{i}]", f"unknown specialty tile {json.dumps(name)} "
+                ck.err(f"{path}[{i}]", f"unknown specialty tile {_show(name)} "
                                        f"(expected one of {', '.join(x.name for x in sp)})")
             elif t.stack != r:
                 ck.err(f"{path}[{i}]", f"specialty tile {t.name} belongs to stack {t.stack_name}, not {letters[r]}")
@@ -978,7 +983,7 @@ def _decode_specialty(ck: "_Checker", obj: Mapping[str, Any], st, in_chain: list
                     idx.append(-1)
             if sorted(idx) != sorted(st.spec_undrawn[r]):
                 ck.err(path, f"the order of stack {letter} must be a permutation of its undrawn tiles "
-                             f"{sorted(sp[t].name for t in st.spec_undrawn[r])}, got {json.dumps(names)}")
+                             f"{sorted(sp[t].name for t in st.spec_undrawn[r])}, got {_show(names)}")
             else:
                 st.spec_undrawn[r] = idx
     else:

@@ -59,7 +59,7 @@ def _check_header(rec: Mapping[str, Any], n: int) -> None:
         if key in rec and rec[key] is None:
             raise InvalidRecordError(f"{key}: null is not allowed (leave the key out for its default)")
     if "mirror" in rec and not isinstance(rec["mirror"], bool):
-        raise InvalidRecordError(f"mirror: expected true or false, got {json.dumps(rec['mirror'])}")
+        raise InvalidRecordError(f"mirror: expected true or false, got {_short(rec['mirror'])}")
     setup = rec.get("setup")
     if isinstance(setup, Mapping):
         _check_keys(setup, "setup")
@@ -92,10 +92,10 @@ def _short(value: Any) -> str:
 def _options(obj: Mapping[str, Any], components: Components | None) -> Game:
     n = obj.get("players")
     if isinstance(n, bool) or n not in (2, 3, 4):
-        raise InvalidRecordError(f"players: expected 2, 3 or 4, got {json.dumps(n)}")
+        raise InvalidRecordError(f"players: expected 2, 3 or 4, got {_short(n)}")
     v6 = obj.get("v6", False)
     if not isinstance(v6, bool):
-        raise InvalidRecordError(f"v6: expected true or false, got {json.dumps(v6)}")
+        raise InvalidRecordError(f"v6: expected true or false, got {_short(v6)}")
     if components is None:
         raw = obj.get("components")
         try:
@@ -166,7 +166,7 @@ def _setup_state(rec: Mapping[str, Any], game: Game) -> State:
             if e is None:
                 also = " or \"special X\"" if game.v6 else ""
                 raise InvalidRecordError(f"setup.chain[{i}]: expected \"seat S\" or \"tile T\"{also}, "
-                                         f"got {json.dumps(v)}")
+                                         f"got {_short(v)}")
             chain.append(e)
         want = [SEAT + s for s in range(n)]
         special = chain[-1:] if game.v6 else []
@@ -179,7 +179,7 @@ def _setup_state(rec: Mapping[str, Any], game: Game) -> State:
             t = special[0] - SPECIAL if special[0] >= SPECIAL else -1
             if t < 0 or c.specialty_tiles[t].stack != 0:
                 raise InvalidRecordError(f"setup.chain[{len(chain) - 1}]: a V6 set-up ends with one specialty "
-                                         f"tile of stack A (\"special A1\"), got {json.dumps(chain_raw[-1])}")
+                                         f"tile of stack A (\"special A1\"), got {_short(chain_raw[-1])}")
             stacks[0].remove(t)
             stacks[0].append(t)
     # Start-tile offer.
@@ -191,7 +191,7 @@ def _setup_state(rec: Mapping[str, Any], game: Game) -> State:
         if not isinstance(offer_raw, list) or any(not isinstance(v, str) or v.lower() not in by_name
                                                    for v in offer_raw):
             raise InvalidRecordError(f"setup.start_tiles_offered: expected names from "
-                                     f"{[t.name for t in c.start_tiles]}, got {json.dumps(offer_raw)}")
+                                     f"{[t.name for t in c.start_tiles]}, got {_short(offer_raw)}")
         offered = [by_name[v.lower()] for v in offer_raw]
         for i, t in enumerate(offered):
             if t in offered[:i]:  # the engines would then see different games
@@ -221,7 +221,7 @@ def _card(game: Game, v: Any, where: str) -> int:
         for ct in game.components.card_types:
             if ct.name.lower() == v.strip().lower():
                 return ct.index
-    raise InvalidRecordError(f"{where}: unknown research card {json.dumps(v)} "
+    raise InvalidRecordError(f"{where}: unknown research card {_short(v)} "
                              f"(expected one of {', '.join(ct.name for ct in game.components.card_types)})")
 
 
@@ -327,7 +327,7 @@ def _replay(record: Mapping[str, Any], upto: int | None, components: Components 
     if not isinstance(record, Mapping):
         raise InvalidRecordError("expected a JSON object")
     if record.get("format") != RECORD_FORMAT:
-        raise InvalidRecordError(f"format: expected {RECORD_FORMAT!r}, got {json.dumps(record.get('format'))}")
+        raise InvalidRecordError(f"format: expected {RECORD_FORMAT!r}, got {_short(record.get('format'))}")
     game = _options(record, components)
     _check_header(record, game.num_players)
     state = _setup_state(record, game)
@@ -342,7 +342,7 @@ def _replay(record: Mapping[str, Any], upto: int | None, components: Components 
             break
         ev = events[i]
         if not isinstance(ev, str):
-            raise InvalidRecordError(f"event {i}: expected a string, got {json.dumps(ev)}", i, str(ev))
+            raise InvalidRecordError(f"event {i}: expected a string, got {_short(ev)}", i, str(ev))
         if _is_reveal(ev):
             raise InvalidRecordError(f"event {i}: {ev!r} follows no decision that turned up cards", i, ev)
         # The reveals that follow this decision say which cards it turned up.
@@ -468,4 +468,4 @@ def load_file(path: str | Path, ply: int | None = None, seed: int = 0) -> tuple[
             raise KwsearchError(f"{path}: --ply applies to game records, this is a position file")
         return position_to_state(obj, seed=seed, source=str(path), reachable=True), obj
     raise KwsearchError(f"{path}: format: expected {RECORD_FORMAT!r} or {POSITION_FORMAT!r}, "
-                        f"got {json.dumps(fmt)}")
+                        f"got {_short(fmt)}")
