@@ -231,22 +231,24 @@ def test_a_file_that_is_too_large(tmp_path, monkeypatch):
 # ---------------------------------------------------------------------------
 
 
-def _cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+def _cli(*args: str, timeout: float = 60, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(Path(kwsearch.__file__).resolve().parent.parent)
     return subprocess.run([sys.executable, "-P", "-m", "kwsearch.cli", *args], env=env, capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, cwd=cwd)
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
-@pytest.mark.parametrize("command", [["validate"], ["show"], ["validate", "--components"]])
-def test_a_fifo_is_refused_without_hanging(tmp_path, command):
+@pytest.mark.parametrize("command, what", [(["validate"], "file"), (["show"], "file"),
+                                           (["validate", "--components"], "component file"),
+                                           (["new", "-o", "x.json", "--components"], "component file"),
+                                           (["play", "--resume"], "game record")])
+def test_a_fifo_is_refused_without_hanging(tmp_path, command, what):
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
-    proc = _cli(*command, str(fifo))  # a reader that opened it would wait for a writer: the timeout fails
+    proc = _cli(*command, str(fifo), cwd=tmp_path)  # a reader that opened it would wait for a writer: the timeout fails
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
-    assert proc.stderr.strip().splitlines() == [f"Error: {fifo}: not a regular file; expected a "
-                                                f"{'component file' if '--components' in command else 'file'} "
+    assert proc.stderr.strip().splitlines() == [f"Error: {fifo}: not a regular file; expected a {what} "
                                                 "(a regular file)"]
 
 
