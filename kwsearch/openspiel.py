@@ -47,6 +47,12 @@ Model (docs/openspiel.md)
   player's information state is the whole public history, and
   :meth:`KraftwagenState.resample_from_infostate` returns the same history with
   the engine's (unused) deck and stack orders reshuffled.
+* **Tensors**: the observation and information-state tensors (the same vector)
+  encode the engine's observation as one-hots and counts; :func:`tensor_layout`
+  names the parts (docs/openspiel.md, "Observations"), so
+  ``open_spiel.python.rl_environment.Environment("kraftwagen")`` works.
+* **Serialization**: states pickle (``random_sim_test(..., serialize=True)``);
+  the engine state pickles as its exact JSON form (registered with ``copyreg``).
 """
 
 from __future__ import annotations
