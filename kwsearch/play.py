@@ -102,7 +102,7 @@ class Session:
         check_mirror(seats, mirror)
         self.bots = {s: from_spec(spec, seed=seed * 8 + s) for s, spec in enumerate(seats) if spec != HUMAN}
         self.state: State = replay(record, source=str(path))
-        self.record["setup"]["seats"] = list(seats)
+        self.record.setdefault("setup", {})["seats"] = list(seats)  # a typed-in record may have no setup
         if mirror:
             self.record["mirror"] = True
         self._last_shown = -1

@@ -464,3 +464,11 @@ def test_play_refuses_a_bot_with_seconds_nan_or_inf(tmp_path, value):
                  input="quit\n")
     one_line_error(result, "--seats", "seconds")
     assert not (tmp_path / "g.json").exists()
+
+
+def test_play_resumes_a_typed_record_without_setup(tmp_path):
+    rec = write(tmp_path, {"format": "kwsearch-game/1", "players": 2, "seed": 4, "events": []}, "g.json")
+    one_line_error(run("play", "--resume", rec, input="quit\n"), "setup.seats", "pass --seats")
+    result = run("play", "--resume", rec, "--seats", "human,human", input="quit\n")
+    assert result.exit_code == 0 and "Traceback" not in result.output
+    assert json.loads(rec.read_text())["setup"]["seats"] == ["human", "human"]
