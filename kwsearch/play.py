@@ -345,7 +345,8 @@ def check_resume_settings(record: dict[str, Any], path: Path, *, v6: bool | None
 def seats_of_record(record: dict[str, Any], path: Path) -> list[str]:
     seats = record.get("setup", {}).get("seats")
     if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
-        raise PlayError(f"{path}: setup.seats: expected a list of seat specs (human or a bot spec)")
+        raise PlayError(f"{path}: setup.seats: expected a list of seat specs (human or a bot spec); "
+                        "pass --seats to choose them")
     try:
         return parse_seats(",".join(seats), record.get("players"))
     except PlayError as exc:
