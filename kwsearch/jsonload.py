@@ -85,24 +85,61 @@ def read_text(path: str | os.PathLike, *, what: str = "file", error: type[Kwsear
         raise error(f"{p}: not UTF-8 text (byte {exc.start})") from None
 
 
-# Strings (with their escapes) removed before brackets are counted: a "[" inside a name is no nesting.
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
-_TOML_STRINGS = re.compile(r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*', re.S)
-_BRACKETS = re.compile(r"[\[\]{}]")
+# Tokens of the nesting scan. A string is skipped whole (a "[" inside a name is no nesting); each
+# string pattern runs in time linear in the string's length, and the scan never goes back.
+_JSON_TOKENS = re.compile(r'[\[\]{}"]')
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_TOML_TOKENS = re.compile(r"""[\[\]{}"'#]""")
+_TOML_STRINGS = {
+    '"""': re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*"""', re.S),
+    "'''": re.compile(r"'{3}.*?'{3}", re.S),
+    '"': re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'),
+    "'": re.compile(r"'[^'\n]*'"),
+}
 
 
-def nesting_depth(text: str, toml: bool = False) -> int:
-    """The deepest nesting of ``[``/``{`` in ``text``, strings (and TOML comments) left out."""
-    bare = (_TOML_STRINGS if toml else _JSON_STRING).sub("", text)
+def nesting_depth(text: str, toml: bool = False, limit: int | None = None) -> int:
+    """The deepest nesting of ``[``/``{`` in ``text``, strings (and TOML comments) skipped.
+
+    One pass, linear in the length of the text (a hostile file must not make the
+    check itself slow); it stops as soon as the depth exceeds ``limit``. An
+    unterminated string ends the scan: a parser stops with an error there too,
+    before it reaches any nesting after it.
+    """
+    tokens = _TOML_TOKENS if toml else _JSON_TOKENS
     depth = deepest = 0
-    for m in _BRACKETS.finditer(bare):
-        if m.group() in "[{":
+    pos = 0
+    while True:
+        m = tokens.search(text, pos)
+        if m is None:
+            return deepest
+        ch = m.group()
+        if ch in "[{":
             depth += 1
             if depth > deepest:
                 deepest = depth
-        else:
+                if limit is not None and deepest > limit:
+                    return deepest
+            pos = m.end()
+        elif ch in "]}":
             depth -= 1
-    return deepest
+            pos = m.end()
+        elif ch == "#":  # a TOML comment: to the end of the line
+            end = text.find("\n", m.end())
+            if end < 0:
+                return deepest
+            pos = end + 1
+        else:
+            if not toml:
+                pattern = _JSON_STRING
+            elif text.startswith(ch * 3, m.start()):
+                pattern = _TOML_STRINGS[ch * 3]
+            else:
+                pattern = _TOML_STRINGS[ch]
+            sm = pattern.match(text, m.start())
+            if sm is None:
+                return deepest
+            pos = sm.end()
 
 
 def _check_values(obj: Any, where: str, error: type[KwsearchError]) -> None:
@@ -156,7 +193,7 @@ def _constant(name: str) -> Any:
 def loads_json(text: str, source: str = "", *, error: type[KwsearchError] = KwsearchError) -> Any:
     """Parse ``text`` strictly (see the module docstring); ``source`` starts every message."""
     head = f"{source}: " if source else ""
-    if nesting_depth(text) > MAX_DEPTH:
+    if nesting_depth(text, limit=MAX_DEPTH) > MAX_DEPTH:
         raise error(f"{head}not valid JSON: nested more than {MAX_DEPTH} levels deep")
     try:
         obj = json.loads(text, object_pairs_hook=_pairs, parse_int=_int, parse_float=_float,
@@ -180,7 +217,7 @@ def load_json_file(path: str | os.PathLike, *, what: str = "file",
 def loads_toml(text: str, source: str = "", *, error: type[KwsearchError] = KwsearchError) -> Any:
     """Parse TOML ``text`` with the same bounds as JSON (TOML itself forbids duplicate keys)."""
     head = f"{source}: " if source else ""
-    if nesting_depth(text, toml=True) > MAX_DEPTH:
+    if nesting_depth(text, toml=True, limit=MAX_DEPTH) > MAX_DEPTH:
         raise error(f"{head}not valid TOML: nested more than {MAX_DEPTH} levels deep")
     try:
         obj = tomllib.loads(text)
