@@ -484,3 +484,50 @@ def test_the_nesting_scan_of_hostile_text_ends_with_a_clean_error(text, toml):
         (loads_toml if toml else loads_json)(text)
     except KwsearchError as exc:
         assert "\n" not in str(exc)
+
+
+def _corpus() -> list[tuple[str, object, str]]:
+    """The crashers of issue 12 as files: (name, content, the first problem expected)."""
+    pos = start_of_turn()
+    out = []
+
+    def variant(name, change, expected):
+        obj = copy.deepcopy(pos)
+        change(obj)
+        out.append((name, obj, expected))
+
+    variant("lap", lambda p: p["seats"][0].__setitem__("lap", 1), "$.seats[0].lap: unknown key (allowed here: money,")
+    variant("mony", lambda p: p["seats"][0].__setitem__("mony", 5), "$.seats[0].mony: unknown key")
+    variant("awrds", lambda p: p.__setitem__("awrds", {}), "$.awrds: unknown key (allowed here: format,")
+    variant("Round", lambda p: p.__setitem__("Round", 2), "$.Round: unknown key")
+    exact = Game(2).new_initial_state(3, engine="reference").to_json()
+    exact["hidden"]["rng"] = "-1"
+    out.append(("rng", exact, "$.hidden.rng: expected a string of 1 to 16 hexadecimal digits"))
+    variant("undrawn63", lambda p: p["research"]["undrawn"].__setitem__("hire3", 2 ** 63),
+            "$.research.undrawn.hire3: 9223372036854775808 is out of range (expected 0..3)")
+    variant("undrawn8", lambda p: p["research"]["undrawn"].__setitem__("hire3", 10 ** 8),
+            "$.research.undrawn.hire3: 100000000 is out of range (expected 0..3)")
+    variant("laps", lambda p: p["seats"][0].update(laps=1, space=4), "$.seats[0].laps: 1 lap(s) completed, but the "
+                                                                      "award gp1 is free")
+    car = market_engine_pending()
+    for body in (8, 0):
+        obj = copy.deepcopy(car)
+        obj["turn"]["car"] = [body]
+        out.append((f"body{body}", obj, f"$.turn.car[0]: {body} is out of range (expected 1..7)"))
+    out.append(("digits", json.dumps(pos).replace('"money": 0', '"money": ' + "7" * 3000, 1),
+                "not valid JSON: an integer of 3000 digits"))
+    out.append(("brackets", "[" * 100_000, "not valid JSON: nested more than 32 levels deep"))
+    rec = new_record(Game(2), seed=1)
+    rec["setup"]["start_tiles_offered"] = ["A", "a", "B"]
+    out.append(("offered", rec, "setup.start_tiles_offered[1]: start tile a is listed twice"))
+    return out
+
+
+@pytest.mark.parametrize("name, content, expected", _corpus(), ids=[c[0] for c in _corpus()])
+def test_corpus_of_crashers_on_the_command_line(tmp_path, name, content, expected):
+    p = write(tmp_path, content, f"{name}.json")
+    result = run("validate", p)
+    assert result.exit_code != 0 and "Traceback" not in result.output + result.stderr
+    assert f"{p}: {expected}" in result.stderr.splitlines()[0], result.stderr
+    for command in (["show"], ["suggest", "--iterations", "10"]):
+        one_line_error(run(*command, p), str(p), expected.split(":")[0])
