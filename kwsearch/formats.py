@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from .actions import ENGINE_CODE, tile_code
 from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_PRICE, MAX_TILE_VALUE, PREFERENCES, SPECIALTY_STACKS,
                          Components, components_from_dict, default_components)
-from .errors import ComponentError, InvalidPositionError, KwsearchError, key_path
+from .errors import ComponentError, InvalidPositionError, key_path
 
 POSITION_FORMAT = "kwsearch-position/1"
 
@@ -743,8 +743,6 @@ def _parse_rng(ck: "_Checker", value: Any) -> int:
 def _check_awards(ck: "_Checker", st) -> None:
     """States no game reaches: an award the engine gives at once (RULES.md §9) still free
     although its condition holds. An engine would play on from such a state as if it were real."""
-    from .rules import ENGINE_CODE as EC
-
     def free(name: str) -> bool:
         return st.awards[AWARDS.index(name)] < 0
 

@@ -23,7 +23,7 @@ import kwsearch
 from helpers import make_position
 from kwsearch.cli import FiniteFloat, main
 from kwsearch.components import ComponentError, components_from_dict, load_components
-from kwsearch.errors import InvalidPositionError, InvalidRecordError, KwsearchError
+from kwsearch.errors import InvalidRecordError, KwsearchError
 from kwsearch.formats import check_position, position_to_state, read_json
 from kwsearch.jsonload import MAX_DEPTH, loads_json, loads_toml
 from kwsearch.records import new_record, replay

@@ -8,7 +8,6 @@ on in lockstep. Bot specs go to :func:`kwsearch.bots.from_spec`.
 from __future__ import annotations
 
 import math
-import random
 
 import pytest
 from hypothesis import given

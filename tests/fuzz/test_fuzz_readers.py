@@ -17,8 +17,6 @@ from hypothesis import strategies as st
 
 from fuzzing import FUZZ, VOCAB, clean, json_values, lockstep, mutate, sample_states
 from kwsearch.components import DEFAULTS, components_from_dict, load_components
-from kwsearch.engine import convert
-from kwsearch.errors import KwsearchError
 from kwsearch.formats import check_position, position_to_state
 from kwsearch.jsonload import loads_json
 from kwsearch.records import Recorder, replay
