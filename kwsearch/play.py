@@ -333,7 +333,7 @@ def check_resume_settings(record: dict[str, Any], path: Path, *, v6: bool | None
     if v6 is not None and v6 != rec_v6:
         raise PlayError(f"--v6: {path} is a game {'with' if rec_v6 else 'without'} the V6 specialty tiles; "
                         "a resumed game keeps its options (drop --v6)")
-    rec_seed = record.get("seed")
+    rec_seed = record.get("seed", 0)  # a record without a seed is set up from seed 0
     if seed is not None and seed != rec_seed:
         raise PlayError(f"--seed {seed}: {path} was set up with seed {json.dumps(rec_seed)}; a resumed game "
                         "keeps its seed (drop --seed)")
