@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .errors import ComponentError, key_path
+from .errors import ComponentError
+from .jsonload import key_path
 
 # ---------------------------------------------------------------------------
 # Vocabulary (structure of the game, not tunable data)

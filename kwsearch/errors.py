@@ -6,20 +6,6 @@ what was expected, so the CLI can print it as one line.
 
 from __future__ import annotations
 
-import json
-import re
-
-_PLAIN_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_:+-]*")
-
-
-def key_path(parent: str, key: object) -> str:
-    """``parent.key`` for a plain key, ``parent["odd key"]`` (JSON-quoted) otherwise, so a key
-    holding a newline, a dot or a quote can never break an error message's single line."""
-    k = str(key)
-    if _PLAIN_KEY.fullmatch(k):
-        return f"{parent}.{k}" if parent else k
-    return f"{parent}[{json.dumps(k)}]"
-
 
 class KwsearchError(ValueError):
     """Base class of every error kwsearch raises for bad input."""

@@ -27,7 +27,8 @@ from typing import Any, Mapping
 from .actions import ENGINE_CODE, tile_code
 from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_PRICE, MAX_TILE_VALUE, PREFERENCES, SPECIALTY_STACKS,
                          Components, components_from_dict, default_components)
-from .errors import ComponentError, InvalidPositionError, key_path
+from .errors import ComponentError, InvalidPositionError
+from .jsonload import key_path
 
 POSITION_FORMAT = "kwsearch-position/1"
 

@@ -42,6 +42,18 @@ MAX_DEPTH = 32
 MAX_INT_DIGITS = 24
 
 
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_:+-]*")
+
+
+def key_path(parent: str, key: object) -> str:
+    """``parent.key`` for a plain key, ``parent["odd key"]`` (JSON-quoted) otherwise, so a key
+    holding a newline, a dot or a quote can never break an error message's single line."""
+    k = str(key)
+    if _PLAIN_KEY.fullmatch(k):
+        return f"{parent}.{k}" if parent else k
+    return f"{parent}[{json.dumps(k)}]"
+
+
 class _Reject(Exception):
     """Raised inside the JSON parser's hooks; turned into a one-line error by the caller."""
 

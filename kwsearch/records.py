@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .components import SPECIALTY_STACKS, Components, components_from_dict, default_components
-from .errors import ComponentError, IllegalMoveError, InvalidRecordError, KwsearchError, key_path
+from .errors import ComponentError, IllegalMoveError, InvalidRecordError, KwsearchError
+from .jsonload import key_path
 from .formats import POSITION_FORMAT, _parse_chain, position_to_state, read_json
 from .rules import SEAT, SPECIAL, Game, State, is_seat
 
