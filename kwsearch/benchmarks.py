@@ -215,7 +215,8 @@ def write_results(path: str | Path, section: str, begin: str, end: str) -> None:
         text = head + section + tail
     else:
         text = text.rstrip() + "\n\n" + section + "\n"
-    path.write_text(text)
+    from .fileio import write_text_atomic
+    write_text_atomic(path, text, what="results file")
 
 
 

@@ -24,8 +24,8 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except KwsearchError as exc:
-            raise click.ClickException(str(exc)) from None
+        except KwsearchError as exc:  # one line, whatever text of the user's the message quotes
+            raise click.ClickException(str(exc).replace("\r", "\\r").replace("\n", "\\n")) from None
 
 
 class FiniteFloat(click.ParamType):
@@ -60,6 +60,10 @@ def main() -> None:
     """kwsearch — rules engine and search AI for the board game Kraftwagen."""
 
 
+#: A seed a game record can hold (records.py checks the same range): what fits 64 bits, signed or not.
+SEED = click.IntRange(-(1 << 63), (1 << 64) - 1)
+
+
 def _components_option(f):
     return click.option("--components", "components_file", type=click.Path(dir_okay=False),
                         help="A component override file (JSON or TOML, docs/components.md).")(f)
@@ -68,7 +72,7 @@ def _components_option(f):
 @main.command()
 @click.option("--players", "-n", type=click.IntRange(2, 4), default=4, show_default=True,
               help="Number of players.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random set-up.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the random set-up.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), required=True,
               help="Where to write the game record (must not exist unless --force).")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
@@ -198,7 +202,7 @@ def validate(file: str, is_components: bool) -> None:
     obj = read_json(file)
     fmt = obj.get("format") if isinstance(obj, dict) else None
     if fmt == POSITION_FORMAT:
-        problems = check_position(obj)
+        problems = check_position(obj, reachable=True)
         if problems:
             for path, msg in problems:
                 click.echo(f"{file}: {path}: {msg}", err=True)
@@ -312,18 +316,24 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
 # ---------------------------------------------------------------------------
 
 
+def _given(ctx: click.Context, name: str) -> bool:
+    """Whether the option ``name`` was given by the user (not its default)."""
+    from click.core import ParameterSource
+    return ctx.get_parameter_source(name) in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+
 @main.command()
 @click.option("--seats", default=None, metavar="SEATS",
               help="Comma-separated seats: human or a bot spec, e.g. human,ismcts:seconds=2,heuristic,heuristic.")
 @click.option("--mirror", is_flag=True,
               help="Follow a game on a real table: every seat human, the program asks which cards come up.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the set-up, the deck and the bots.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the set-up, the deck and the bots.")
 @click.option("--record", "record_file", type=click.Path(dir_okay=False), default=None,
               help="Where the game record is saved after every move (default: kwsearch-game-SEED.json; "
                    "never overwritten — pick a new name or --resume it).")
 @click.option("--resume", "resume_file", type=click.Path(dir_okay=False), default=None,
               help="Continue the game in this record (its seats unless --seats is given).")
-@click.option("--hint-iterations", type=click.IntRange(min=1), default=5000, show_default=True,
+@click.option("--hint-iterations", type=click.IntRange(1, 1_000_000_000), default=5000, show_default=True,
               help="Search iterations behind '?' hints.")
 @click.option("--v6", is_flag=True, help="Play with the V6 specialty tiles.")
 @click.option("--names", default=None,
@@ -336,8 +346,8 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
     At your turn: a number from the menu or a move in notation; '?' for hints,
     'undo' to take back your last decision, 'cards' for the research cards, 'help' for the rest.
     """
-    from .play import HUMAN, PlayError, Quit, Session, check_mirror, load_for_resume, mirror_setup, \
-        new_game_record, parse_names, parse_seats, seats_of_record
+    from .play import HUMAN, PlayError, Quit, Session, check_mirror, check_resume_settings, load_for_resume, \
+        mirror_setup, new_game_record, parse_names, parse_seats, seats_of_record
 
     if help_cards:
         from .components import default_components
@@ -360,6 +370,11 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
         if resume_file:
             path = Path(resume_file)
             record = load_for_resume(path)
+            seed_given = _given(click.get_current_context(), "seed")
+            check_resume_settings(record, path, v6=True if v6 else None, seed=seed if seed_given else None,
+                                  mirror=mirror)
+            if not seed_given and isinstance(record.get("seed"), int):
+                seed = record["seed"]  # the bots of a resumed game draw from the record's seed
             seat_list = parse_seats(seats, record["players"]) if seats else seats_of_record(record, path)
             mirror = mirror or bool(record.get("mirror"))
             if record_file:

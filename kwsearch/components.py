@@ -20,13 +20,12 @@ mapping. Both raise :class:`~kwsearch.errors.ComponentError` naming the field.
 from __future__ import annotations
 
 import copy
-import json
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import ComponentError
+from .jsonload import key_path
 
 # ---------------------------------------------------------------------------
 # Vocabulary (structure of the game, not tunable data)
@@ -350,19 +349,12 @@ def load_components(path: str | Path) -> Components:
     Raises :class:`ComponentError` whose message starts with the file name and
     names the offending field.
     """
+    from .jsonload import load_json_file, load_toml_file
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise ComponentError(f"{p}: cannot read component file ({exc.strerror})") from None
-    try:
-        if p.suffix.lower() == ".toml":
-            data = tomllib.loads(raw.decode("utf-8"))
-        else:
-            data = json.loads(raw.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        kind = "TOML" if p.suffix.lower() == ".toml" else "JSON"
-        raise ComponentError(f"{p}: not valid {kind}: {exc}") from None
+    if p.suffix.lower() == ".toml":
+        data = load_toml_file(p, what="component file", error=ComponentError)
+    else:
+        data = load_json_file(p, what="component file", error=ComponentError)
     try:
         return components_from_dict(data)
     except ComponentError as exc:
@@ -385,12 +377,12 @@ def components_from_dict(overrides: Mapping[str, Any]) -> Components:
         if key == "marks" or key.startswith("_"):
             continue
         if key not in DEFAULTS:
-            raise ComponentError(f"{key}: unknown field (known: {', '.join(sorted(DEFAULTS))})")
+            raise ComponentError(f"{key_path('', key)}: unknown field (known: {', '.join(sorted(DEFAULTS))})")
         if isinstance(DEFAULTS[key], dict) and isinstance(value, Mapping):
             for sub in value:
                 if str(sub) not in DEFAULTS[key]:
                     raise ComponentError(
-                        f"{key}.{sub}: unknown key (known: {', '.join(DEFAULTS[key])})")
+                        f"{key_path(key, sub)}: unknown key (known: {', '.join(DEFAULTS[key])})")
             merged[key].update({str(k): v for k, v in value.items()})
         else:
             merged[key] = copy.deepcopy(value)
@@ -444,7 +436,7 @@ def _keys(entry: Mapping[str, Any], field: str, allowed: tuple[str, ...]) -> Non
     """
     for k in entry:
         if not (isinstance(k, str) and k.startswith("_")) and k not in allowed:
-            raise ComponentError(f"{field}.{k}: unknown key (known: {', '.join(allowed)})")
+            raise ComponentError(f"{key_path(field, k)}: unknown key (known: {', '.join(allowed)})")
 
 
 def _actions(value: Any, field: str, allowed: tuple[str, ...], max_len: int = 4) -> tuple[str, ...]:
@@ -515,9 +507,11 @@ def _build(d: dict[str, Any]) -> Components:
             raise ComponentError(f"start_tiles[{i}]: expected an object with \"name\" and \"actions\"")
         _keys(t, f"start_tiles[{i}]", ("name", "actions"))
         name = t["name"]
-        if not isinstance(name, str) or not name.isalnum() or name in names:
-            raise ComponentError(f"start_tiles[{i}].name: expected a unique alphanumeric name, got {name!r}")
-        names.add(name)
+        # unique ignoring case: the notation ("start a") and the formats match names ignoring case
+        if not isinstance(name, str) or not name.isalnum() or name.lower() in names:
+            raise ComponentError(f"start_tiles[{i}].name: expected a unique alphanumeric name (unique "
+                                 f"ignoring case), got {name!r}")
+        names.add(name.lower())
         starts.append(StartTile(i, name, _actions(t["actions"], f"start_tiles[{i}].actions", ALL_ACTIONS, 4)))
 
     sd = d["start_development"]

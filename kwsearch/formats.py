@@ -19,14 +19,16 @@ Fields a person writing a position by hand may leave out (they are derived):
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, Mapping
 
 from .actions import ENGINE_CODE, tile_code
-from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_TILE_VALUE, PREFERENCES, SPECIALTY_STACKS,
+from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_PRICE, MAX_TILE_VALUE, PREFERENCES, SPECIALTY_STACKS,
                          Components, components_from_dict, default_components)
-from .errors import ComponentError, InvalidPositionError, KwsearchError
+from .errors import ComponentError, InvalidPositionError
+from .jsonload import key_path
 
 POSITION_FORMAT = "kwsearch-position/1"
 
@@ -133,8 +135,17 @@ def _overrides(c: Components) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 
 
+_MISSING = object()  # a required field that is absent (already reported by _Checker.obj)
+
+
 class _Checker:
-    """Collects problems with JSON paths while decoding a position."""
+    """Collects problems with JSON paths while decoding a position.
+
+    ``null`` is never a default: a field is either left out (then its default or
+    derived value applies) or holds a value of its type; ``null`` is accepted only
+    where the format says "or null" (``turn``, ``components``, an award's holder, a
+    seat's ``start_tile``).
+    """
 
     def __init__(self) -> None:
         self.problems: list[tuple[str, str]] = []
@@ -142,55 +153,115 @@ class _Checker:
     def err(self, path: str, msg: str) -> None:
         self.problems.append((path, msg))
 
+    def keys(self, value: Any, path: str, allowed) -> None:
+        """Report every key of the object ``value`` that the format does not define at ``path``."""
+        if not isinstance(value, Mapping):
+            return
+        allowed = tuple(allowed)
+        for k in value:
+            if k not in allowed and not (isinstance(k, str) and k.startswith("_")):  # "_...": a comment
+                self.err(key_path(path, k), f"unknown key (allowed here: {', '.join(allowed)})")
+
     def obj(self, parent: Any, key: str, path: str, default: Any = KeyError) -> Any:
         if not isinstance(parent, Mapping):
-            return default if default is not KeyError else None
+            return _MISSING if default is KeyError else default
         if key not in parent:
             if default is KeyError:
                 self.err(f"{path}.{key}", "missing")
-                return None
+                return _MISSING
             return default
         return parent[key]
 
     def int(self, value: Any, path: str, lo: int | None = None, hi: int | None = None,
             default: int = 0) -> int:
+        if value is _MISSING:
+            return default
         if isinstance(value, bool) or not isinstance(value, int):
-            if value is not None:
-                self.err(path, f"expected an integer, got {json.dumps(value)}")
+            self.err(path, f"expected an integer, got {_show(value)}")
             return default
         if lo is not None and value < lo or hi is not None and value > hi:
             rng = f"{lo}..{hi}" if hi is not None else f"at least {lo}"
-            self.err(path, f"{value} is out of range (expected {rng})")
+            self.err(path, f"{_show(value)} is out of range (expected {rng})")
+            return default
+        return value
+
+    def bool(self, value: Any, path: str, default: bool = False) -> bool:
+        if value is _MISSING:
+            return default
+        if not isinstance(value, bool):
+            self.err(path, f"expected true or false, got {_show(value)}")
             return default
         return value
 
     def list(self, value: Any, path: str) -> list:
-        if value is None:
+        if value is _MISSING:
             return []
         if not isinstance(value, list):
-            self.err(path, f"expected a list, got {type(value).__name__}")
+            self.err(path, f"expected a list, got {_show(value)}")
             return []
         return value
 
     def mapping(self, value: Any, path: str) -> Mapping:
-        if value is None:
+        if value is _MISSING:
             return {}
         if not isinstance(value, Mapping):
-            self.err(path, f"expected an object, got {type(value).__name__}")
+            self.err(path, f"expected an object, got {_show(value)}")
             return {}
         return value
 
 
-def check_position(obj: Any, components: Components | None = None) -> list[tuple[str, str]]:
-    """All problems of a position object, as ``(json_path, message)`` pairs (empty: valid)."""
-    _, problems = _decode(obj, components, seed=0)
+def _show(value: Any) -> str:
+    """A bad value for a message: its JSON when short, else a description (a message stays short)."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    if len(text) <= 60:
+        return text
+    if isinstance(value, Mapping):
+        return f"an object of {len(value)} keys"
+    if isinstance(value, list):
+        return f"a list of {len(value)} entries"
+    return text[:57] + "..."
+
+
+#: The keys each object of a position may hold (docs/formats.md, "Fields").
+_KEYS = {
+    "$": ("format", "players", "v6", "components", "round", "phase", "chain", "research", "buyers", "prices",
+          "market", "supply", "awards", "start_tiles_offered", "seats", "turn", "pending", "specialty", "hidden"),
+    "research": ("display", "discard", "undrawn"),
+    "buyers": ("stacks", "active", "white", "track"),
+    "active": ("preference", "daimler"),
+    "market": ("owner", "body", "engine", "workers", "price", "body_bonus", "engine_bonus"),
+    "supply": ("body", "engine"),
+    "seat": ("money", "supply", "canteen", "workshops", "gp_engine", "laps", "space", "start_tile",
+             "developments", "inactive", "engineers", "markers"),
+    "markers": ("maybach", "horch", "daimler", "diesel", "benz"),
+    "turn": ("seat", "remaining", "marker_placed", "car"),
+    "hidden": ("deck", "rng", "specialty"),
+}
+
+
+def check_position(obj: Any, components: Components | None = None, reachable: bool = False
+                   ) -> list[tuple[str, str]]:
+    """All problems of a position object, as ``(json_path, message)`` pairs (empty: valid).
+
+    ``reachable=True`` (what ``kwsearch validate`` and every command reading a file
+    use) also rejects states no game can reach although an engine would play on
+    from them, e.g. a car with a completed lap while the first-lap award is free
+    (docs/formats.md, "What is checked"). Without it a test may still build such a
+    hypothetical position.
+    """
+    _, problems = _decode(obj, components, seed=0, reachable=reachable)
     return problems
 
 
 def position_to_state(obj: Any, seed: int = 0, components: Components | None = None,
-                      source: str | None = None):
-    """Decode a position object into a State; raises InvalidPositionError listing every problem."""
-    st, problems = _decode(obj, components, seed)
+                      source: str | None = None, reachable: bool = False):
+    """Decode a position object into a State; raises InvalidPositionError listing every problem.
+
+    ``reachable``: see :func:`check_position`."""
+    st, problems = _decode(obj, components, seed, reachable=reachable)
     if problems:
         raise InvalidPositionError(problems, source)
     return st
@@ -198,25 +269,18 @@ def position_to_state(obj: Any, seed: int = 0, components: Components | None = N
 
 def load_position_file(path: str | Path, seed: int = 0):
     """Read a position file; errors name the file."""
-    obj = read_json(path)
-    return position_to_state(obj, seed=seed, source=str(path))
+    obj = read_json(path, what="position file")
+    return position_to_state(obj, seed=seed, source=str(path), reachable=True)
 
 
-def read_json(path: str | Path) -> Any:
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise KwsearchError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise KwsearchError(f"{p}: cannot read ({exc})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise KwsearchError(f"{p}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+def read_json(path: str | Path, what: str = "file") -> Any:
+    """Read a JSON file strictly and within bounds (:mod:`kwsearch.jsonload`); errors name the file."""
+    from .jsonload import load_json_file
+    return load_json_file(path, what=what)
 
 
-def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 - one flat checklist
+def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - one flat checklist
+            reachable: bool = False):
     from . import rules
     from .rules import SEAT, TASKS, Game, State
 
@@ -224,16 +288,14 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
     if not isinstance(obj, Mapping):
         return None, [("$", f"expected a JSON object, got {type(obj).__name__}")]
     fmt = obj.get("format")
+    ck.keys(obj, "$", _KEYS["$"])
     if fmt != POSITION_FORMAT:
-        ck.err("$.format", f"expected {POSITION_FORMAT!r}, got {json.dumps(fmt)}")
+        ck.err("$.format", f"expected {POSITION_FORMAT!r}, got {_show(fmt)}")
     n = obj.get("players")
     if isinstance(n, bool) or n not in (2, 3, 4):
-        ck.err("$.players", f"expected 2, 3 or 4, got {json.dumps(n)}")
+        ck.err("$.players", f"expected 2, 3 or 4, got {_show(n)}")
         return None, ck.problems
-    v6 = obj.get("v6", False)
-    if not isinstance(v6, bool):
-        ck.err("$.v6", f"expected true or false, got {json.dumps(v6)}")
-        v6 = False
+    v6 = ck.bool(obj.get("v6", _MISSING), "$.v6")
     comp = components
     if comp is None:
         raw = obj.get("components")
@@ -257,17 +319,17 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
     def card(value: Any, path: str, kind: str | None = None) -> int | None:
         ct = names.get(value.lower()) if isinstance(value, str) else None
         if ct is None:
-            ck.err(path, f"unknown research card {json.dumps(value)}")
+            ck.err(path, f"unknown research card {_show(value)}")
             return None
         if kind and ct.kind != kind:
             ck.err(path, f"{ct.name} is a {ct.kind} card, expected a {kind}")
             return None
         return ct.index
 
-    st.round = ck.int(obj.get("round"), "$.round", 1, c.rounds, default=1)
+    st.round = ck.int(obj.get("round", _MISSING), "$.round", 1, c.rounds, default=1)
     phase = obj.get("phase")
     if phase not in PHASES:
-        ck.err("$.phase", f"expected one of {', '.join(PHASES)}, got {json.dumps(phase)}")
+        ck.err("$.phase", f"expected one of {', '.join(PHASES)}, got {_show(phase)}")
         phase = "action"
     st.phase = phase
 
@@ -275,10 +337,10 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
     start_names = {t.name.lower(): t.index for t in c.start_tiles}
     offered_raw = obj.get("start_tiles_offered", [t.name for t in c.start_tiles][:c.start_tiles_offered[n]])
     offered = []
-    for i, v in enumerate(ck.list(offered_raw, "$.start_tiles_offered")):
+    for i, v in enumerate(offered_raw := ck.list(offered_raw, "$.start_tiles_offered")):
         t = start_names.get(v.lower()) if isinstance(v, str) else None
         if t is None or t in offered:
-            ck.err(f"$.start_tiles_offered[{i}]", f"unknown or repeated start tile {json.dumps(v)}")
+            ck.err(f"$.start_tiles_offered[{i}]", f"unknown or repeated start tile {_show(v)}")
         else:
             offered.append(t)
     if len(offered) != c.start_tiles_offered[n] and offered_raw is not None:
@@ -287,7 +349,7 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
     st.offered = sorted(offered)
 
     # --- seats -----------------------------------------------------------
-    seats_raw = ck.list(obj.get("seats"), "$.seats")
+    seats_raw = ck.list(ck.obj(obj, "seats", "$"), "$.seats")
     if len(seats_raw) != n:
         ck.err("$.seats", f"expected {n} seats for players={n}, got {len(seats_raw)}")
     owned = Counter()
@@ -296,10 +358,11 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
     for si, sraw in enumerate(seats_raw[:n]):
         p = f"$.seats[{si}]"
         sr = ck.mapping(sraw, p)
+        ck.keys(sr, p, _KEYS["seat"])
         s = st.seats[si]
         s.money = ck.int(ck.obj(sr, "money", p), f"{p}.money", 0, MAX_MONEY)
-        sup = ck.obj(sr, "supply", p, None)
-        supply_given.append(None if sup is None else ck.int(sup, f"{p}.supply", 0, c.workers_per_player))
+        sup = ck.obj(sr, "supply", p, _MISSING)
+        supply_given.append(None if sup is _MISSING else ck.int(sup, f"{p}.supply", 0, c.workers_per_player))
         s.canteen = ck.int(ck.obj(sr, "canteen", p), f"{p}.canteen", 0, c.workers_per_player)
         s.workshops = []
         ws = ck.list(ck.obj(sr, "workshops", p), f"{p}.workshops")
@@ -308,8 +371,8 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
         for wi, w in enumerate(ws):
             code = _parse_tile(w)
             if code is None:
-                ck.err(f"{p}.workshops[{wi}]", f"expected \"body V\" or \"engine V\" with V in 1..{MAX_TILE_VALUE}, "
-                                               f"got {json.dumps(w)}")
+                ck.err(f"{p}.workshops[{wi}]", f"expected \"body V\" or \"engine V\" (or \"BV\" / \"EV\" as the "
+                                               f"board shows them) with V in 1..{MAX_TILE_VALUE}, got {_show(w)}")
             else:
                 s.workshops.append(code)
         s.workshops.sort()
@@ -328,7 +391,7 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
         if stn is not None:
             t = start_names.get(stn.lower()) if isinstance(stn, str) else None
             if t is None:
-                ck.err(f"{p}.start_tile", f"unknown start tile {json.dumps(stn)}")
+                ck.err(f"{p}.start_tile", f"unknown start tile {_show(stn)}")
             elif t not in offered:
                 ck.err(f"{p}.start_tile", f"start tile {stn} was not offered")
             elif t in taken_start:
@@ -352,18 +415,19 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
                     ck.err(f"{p}.engineers[{ei}]", f"{e} listed twice")
                 s.engineers |= bit
                 owned[t] += 1
-        mk = ck.mapping(ck.obj(sr, "markers", p, None), f"{p}.markers")
+        mk = ck.mapping(ck.obj(sr, "markers", p, _MISSING), f"{p}.markers")
+        ck.keys(mk, f"{p}.markers", _KEYS["markers"])
         full = {"maybach": list(c.maybach_markers), "horch": list(c.horch_markers),
                 "daimler": list(c.daimler_markers)}
         for eng, allowed in full.items():
             has = s.has(eng)
-            vals = mk.get(eng, allowed if has else [])
+            vals = mk.get(eng, list(allowed) if has else [])
             vals = ck.list(vals, f"{p}.markers.{eng}")
             good = []
             for vi, v in enumerate(vals):
                 if v not in allowed or v in good or not has:
                     why = "its engineer is not owned" if not has else f"expected values from {allowed}, once each"
-                    ck.err(f"{p}.markers.{eng}[{vi}]", f"marker {json.dumps(v)}: {why}")
+                    ck.err(f"{p}.markers.{eng}[{vi}]", f"marker {_show(v)}: {why}")
                 else:
                     good.append(v)
             setattr(s, eng, sorted(good))
@@ -373,7 +437,8 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
             setattr(s, eng, v)
 
     # --- research cards --------------------------------------------------
-    res = ck.mapping(obj.get("research"), "$.research")
+    res = ck.mapping(obj.get("research", _MISSING), "$.research")
+    ck.keys(res, "$.research", _KEYS["research"])
     for key in ("display", "discard"):
         dst = []
         for i, v in enumerate(ck.list(ck.obj(res, key, "$.research", []), f"$.research.{key}")):
@@ -384,17 +449,18 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
     if len(st.display) > 2:
         ck.err("$.research.display", f"at most 2 cards are face up, got {len(st.display)}")
     seen = owned + Counter(st.display) + Counter(st.discard)
-    undrawn_raw = res.get("undrawn") if isinstance(res, Mapping) else None
+    undrawn_raw = res.get("undrawn", _MISSING)
     undrawn: Counter = Counter()
-    if undrawn_raw is None:
+    if undrawn_raw is _MISSING:
         for ct in c.card_types:
             left = ct.count - seen[ct.index]
             if left > 0:
                 undrawn[ct.index] = left
     else:
         for k, v in ck.mapping(undrawn_raw, "$.research.undrawn").items():
-            t = card(k, f"$.research.undrawn.{k}")
-            cnt = ck.int(v, f"$.research.undrawn.{k}", 0)
+            t = card(k, key_path("$.research.undrawn", k))
+            # bounded by the game's count before use: a count of 10^8 would build a deck of 10^8 cards
+            cnt = ck.int(v, key_path("$.research.undrawn", k), 0, c.card_types[t].count if t is not None else None)
             if t is not None:
                 undrawn[t] += cnt
     for ct in c.card_types:
@@ -406,20 +472,18 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
             else:
                 ck.err("$.research", f"card {ct.name} appears {total} times ({where}); the game has {ct.count} "
                                      "(missing cards)")
-    hidden = obj.get("hidden")
+    hidden = obj.get("hidden", _MISSING)
     deck: list[int] = []
-    if hidden is not None:
+    if hidden is not _MISSING:
         hd = ck.mapping(hidden, "$.hidden")
-        for i, v in enumerate(ck.list(hd.get("deck"), "$.hidden.deck")):
+        ck.keys(hd, "$.hidden", _KEYS["hidden"])
+        for i, v in enumerate(ck.list(hd.get("deck", []), "$.hidden.deck")):
             t = card(v, f"$.hidden.deck[{i}]")
             if t is not None:
                 deck.append(t)
         if Counter(deck) != undrawn:
             ck.err("$.hidden.deck", "the deck order must be a permutation of the undrawn cards")
-        try:
-            st.rng = int(str(hd.get("rng", "0")), 16)
-        except ValueError:
-            ck.err("$.hidden.rng", f"expected a hexadecimal number, got {json.dumps(hd.get('rng'))}")
+        st.rng = _parse_rng(ck, hd.get("rng", "0"))
     else:
         deck = sorted(undrawn.elements())
         st.rng = rules.rng_shuffle(rules.seed_to_rng(seed), deck)
@@ -427,12 +491,12 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
 
     # --- chain -----------------------------------------------------------
     chain = []
-    for i, v in enumerate(ck.list(obj.get("chain"), "$.chain")):
+    for i, v in enumerate(ck.list(ck.obj(obj, "chain", "$"), "$.chain")):
         e = _parse_chain(v, n, c, game.v6)
         if e is None:
             special = ' or "special X" (a specialty tile)' if game.v6 else ""
             ck.err(f"$.chain[{i}]", f"expected \"seat S\" (S in 0..{n - 1}) or \"tile T\" "
-                                    f"(T in 0..{len(c.action_tiles) - 1}){special}, got {json.dumps(v)}")
+                                    f"(T in 0..{len(c.action_tiles) - 1}){special}, got {_show(v)}")
         else:
             chain.append(e)
     specials = [e for e in chain if e >= rules.SPECIAL]
@@ -451,14 +515,17 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
         _decode_specialty(ck, obj, st, specials)
 
     # --- buyers, prices, market -----------------------------------------
-    by = ck.mapping(obj.get("buyers"), "$.buyers")
+    by = ck.mapping(obj.get("buyers", _MISSING), "$.buyers")
+    ck.keys(by, "$.buyers", _KEYS["buyers"])
     stacks = ck.mapping(by.get("stacks"), "$.buyers.stacks") if "stacks" in by else None
+    ck.keys(stacks, "$.buyers.stacks", PREFERENCES)
     for i, v in enumerate(ck.list(by.get("active", []), "$.buyers.active")):
         path = f"$.buyers.active[{i}]"
         a = ck.mapping(v, path)
+        ck.keys(a, path, _KEYS["active"])
         pref = a.get("preference")
         if pref not in PREFERENCES:
-            ck.err(f"{path}.preference", f"expected one of {', '.join(PREFERENCES)}, got {json.dumps(pref)}")
+            ck.err(f"{path}.preference", f"expected one of {', '.join(PREFERENCES)}, got {_show(pref)}")
             continue
         d = ck.int(a.get("daimler", 0), f"{path}.daimler", 0)
         if d and d not in c.daimler_markers:
@@ -470,8 +537,8 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
     for i, pref in enumerate(PREFERENCES):
         left = c.buyers_per_preference - st.active.count(i)
         if stacks is not None:
-            v = ck.int(stacks.get(pref), f"$.buyers.stacks.{pref}", 0, c.buyers_per_preference)
-            if v != left and v is not None:
+            v = ck.int(stacks.get(pref, _MISSING), f"$.buyers.stacks.{pref}", 0, c.buyers_per_preference, left)
+            if v != left:
                 ck.err(f"$.buyers.stacks.{pref}", f"{v} in the stack plus {st.active.count(i)} active is not "
                                                   f"the game's {c.buyers_per_preference} {pref} buyers")
             st.stacks[i] = v
@@ -480,6 +547,7 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
                 ck.err("$.buyers.active", f"more than {c.buyers_per_preference} active {pref} buyers")
             st.stacks[i] = max(0, left)
     white = ck.mapping(by.get("white", {}), "$.buyers.white")
+    ck.keys(white, "$.buyers.white", PREFERENCES)
     st.white = [ck.int(white.get(p, 0), f"$.buyers.white.{p}", 0, MAX_WHITE) for p in PREFERENCES]
     st.track = ck.int(by.get("track", game.track_start), "$.buyers.track", 0, game.track_start, game.track_start)
 
@@ -492,12 +560,13 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
     for i, v in enumerate(market_raw):
         path = f"$.market[{i}]"
         m = ck.mapping(v, path)
+        ck.keys(m, path, _KEYS["market"])
         owner = ck.int(ck.obj(m, "owner", path), f"{path}.owner", 0, n - 1)
         body = ck.int(ck.obj(m, "body", path), f"{path}.body", 1, MAX_TILE_VALUE, 1)
         engine = ck.int(ck.obj(m, "engine", path), f"{path}.engine", 1, MAX_TILE_VALUE, 1)
         workers = ck.int(ck.obj(m, "workers", path), f"{path}.workers", 1, c.workers_per_player, 1)
         price = ck.int(ck.obj(m, "price", path), f"{path}.price", 0)
-        if price not in series:
+        if "price" in m and price not in series:
             ck.err(f"{path}.price", f"{price} is not a price marker of round {st.round} {list(series)}")
         elif price in used_prices:
             ck.err(f"{path}.price", f"price marker {price} is on two cars")
@@ -509,8 +578,8 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
         if eb and eb not in c.horch_markers:
             ck.err(f"{path}.engine_bonus", f"expected 0 or a Horch marker {list(c.horch_markers)}")
         st.market.append([owner, body, engine, workers, price, bb, eb])
-    prices_raw = obj.get("prices")
-    if prices_raw is not None:
+    prices_raw = obj.get("prices", _MISSING)
+    if prices_raw is not _MISSING:
         st.prices = []
         for i, v in enumerate(ck.list(prices_raw, "$.prices")):
             pv = ck.int(v, f"$.prices[{i}]", 0)
@@ -526,7 +595,7 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
     aw = ck.mapping(obj.get("awards", {}), "$.awards")
     for k, v in aw.items():
         if k not in AWARDS:
-            ck.err(f"$.awards.{k}", f"unknown award (expected one of {', '.join(AWARDS)})")
+            ck.err(key_path("$.awards", k), f"unknown award (expected one of {', '.join(AWARDS)})")
         elif v is not None:
             st.awards[AWARDS.index(k)] = ck.int(v, f"$.awards.{k}", 0, n - 1, -1)
 
@@ -534,31 +603,41 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
     turn = obj.get("turn")
     if turn is not None:
         tr = ck.mapping(turn, "$.turn")
-        st.turn_seat = ck.int(tr.get("seat"), "$.turn.seat", 0, n - 1, 0)
+        ck.keys(tr, "$.turn", _KEYS["turn"])
+        st.turn_seat = ck.int(tr.get("seat", 0), "$.turn.seat", 0, n - 1, 0)
         rem = ck.list(tr.get("remaining", []), "$.turn.remaining")
         for i, r in enumerate(rem):
             if r not in ALL_ACTIONS:
-                ck.err(f"$.turn.remaining[{i}]", f"unknown action {json.dumps(r)}")
+                ck.err(f"$.turn.remaining[{i}]", f"unknown action {_show(r)}")
         st.remaining = sorted((r for r in rem if r in ALL_ACTIONS), key=ALL_ACTIONS.index)
-        st.marker_placed = bool(tr.get("marker_placed", False))
-        st.car = [ck.int(v, f"$.turn.car[{i}]", 0) for i, v in enumerate(ck.list(tr.get("car", []), "$.turn.car"))]
-        if len(st.car) > 4:
+        st.marker_placed = ck.bool(tr.get("marker_placed", False), "$.turn.marker_placed")
+        car_raw = ck.list(tr.get("car", []), "$.turn.car")
+        if len(car_raw) > 4:
             ck.err("$.turn.car", "a car under construction has at most body, engine, workers and price")
+        # Each part range-checked before an engine sees it (a body 8 would crash one engine, a body 0
+        # make the two disagree): body and engine a tile value, workers 1..workers, price a marker of the round.
+        car_bounds = ((1, MAX_TILE_VALUE, "body"), (1, MAX_TILE_VALUE, "engine"),
+                      (1, c.workers_per_player, "workers"), (1, MAX_PRICE, "price"))
+        st.car = [ck.int(v, f"$.turn.car[{i}]", lo, hi, lo)
+                  for i, (v, (lo, hi, _)) in enumerate(zip(car_raw[:4], car_bounds))]
+        if len(st.car) == 4 and st.car[3] not in c.price_markers[st.round - 1]:
+            ck.err("$.turn.car[3]", f"price {st.car[3]} is not a price marker of round {st.round} "
+                                    f"{list(c.price_markers[st.round - 1])}")
     car_price = st.car[3] if len(st.car) >= 4 else None
-    if prices_raw is None:  # derived: the round's markers not on a car (nor on the car being built)
+    if prices_raw is _MISSING:  # derived: the round's markers not on a car (nor on the car being built)
         st.prices = [p for p in series if p not in used_prices and p != car_price] \
             if st.phase in ("setup", "action") else []
     elif car_price is not None and car_price in st.prices:
         ck.err("$.prices", f"price marker {car_price} is on the car under construction ($.turn.car[3])")
-    pending = obj.get("pending")
-    if pending is None:
+    pending = obj.get("pending", _MISSING)
+    if pending is _MISSING:
         st.tasks = _default_tasks(st)
     else:
         st.tasks = []
         for i, t in enumerate(ck.list(pending, "$.pending")):
             if (not isinstance(t, list) or len(t) != 2 or t[0] not in TASKS
                     or isinstance(t[1], bool) or not isinstance(t[1], int)):
-                ck.err(f"$.pending[{i}]", f"expected [task, integer] with a task from rules.TASKS, got {json.dumps(t)}")
+                ck.err(f"$.pending[{i}]", f"expected [task, integer] with a task from rules.TASKS, got {_show(t)}")
             else:
                 bounds = _task_arg_bounds(t[0], n, c)
                 if bounds is not None and t[1] not in bounds:
@@ -616,19 +695,23 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
                        f"{len(s.dev_active)}, on the market {on_market + in_car}, track marker and lap counter 2); "
                        f"each seat has {c.workers_per_player}")
 
+    if reachable:
+        _check_awards(ck, st)
+
     # --- tiles -----------------------------------------------------------
     in_play_body, in_play_engine = tiles_in_play(st)
-    sup = obj.get("supply")
+    sup = obj.get("supply", _MISSING)
+    ck.keys(sup, "$.supply", _KEYS["supply"])
     for kind, totals, in_play in (("body", c.body_tiles, in_play_body), ("engine", c.engine_tiles, in_play_engine)):
         derived = [totals[v - 1] - in_play[v] for v in range(1, MAX_TILE_VALUE + 1)]
         for v in range(1, MAX_TILE_VALUE + 1):
             if derived[v - 1] < 0:
                 ck.err(f"$.supply.{kind}", f"{in_play[v]} {kind} tiles of value {v} are in play; "
                                            f"the game has {totals[v - 1]}")
-        if sup is None:
+        if sup is _MISSING:
             vals = [max(0, d) for d in derived]
         else:
-            given_list = ck.list(ck.mapping(sup, "$.supply").get(kind), f"$.supply.{kind}")
+            given_list = ck.list(ck.mapping(sup, "$.supply").get(kind, _MISSING), f"$.supply.{kind}")
             if len(given_list) != MAX_TILE_VALUE:
                 ck.err(f"$.supply.{kind}", f"expected {MAX_TILE_VALUE} counts (values 1..7), got {len(given_list)}")
                 vals = [max(0, d) for d in derived]
@@ -654,6 +737,50 @@ def _decode(obj: Any, components: Components | None, seed: int):  # noqa: C901 -
     if st.phase != "over" and not st._legal:
         return None, [("$.pending", "the pending decision has no legal option")]
     return st, []
+
+
+def _parse_rng(ck: "_Checker", value: Any) -> int:
+    """``hidden.rng``: the 64-bit generator state as 1 to 16 hex digits (so it lies in [0, 2^64))."""
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9a-fA-F]{1,16}", value):
+        ck.err("$.hidden.rng", f"expected a string of 1 to 16 hexadecimal digits (the 64-bit generator "
+                               f"state), got {_show(value)}")
+        return 0
+    return int(value, 16)
+
+
+def _check_awards(ck: "_Checker", st) -> None:
+    """States no game reaches: an award the engine gives at once (RULES.md §9) still free
+    although its condition holds. An engine would play on from such a state as if it were real."""
+    def free(name: str) -> bool:
+        return st.awards[AWARDS.index(name)] < 0
+
+    def need(path: str, name: str, why: str) -> None:
+        if free(name):
+            ck.err(path, f"{why}, but the award {name} is free: the engine gives it at once (RULES.md §9); "
+                         f"give \"awards\": {{\"{name}\": SEAT}}")
+
+    for si, s in enumerate(st.seats):
+        p = f"$.seats[{si}]"
+        if s.laps >= 1:
+            need(f"{p}.laps", "gp1", f"{s.laps} lap(s) completed")
+        if s.laps >= 2:
+            need(f"{p}.laps", "gp2", f"{s.laps} laps completed")
+        if bin(s.engineers).count("1") >= 3:
+            need(f"{p}.engineers", "engineers", "the seat owns three engineers")
+        if sum(1 for car in st.market if car[0] == si) >= 2:
+            need("$.market", "market", f"seat {si} has two cars on the market")
+        # workshops only: a Diesel change alters a market car's tiles without placing one
+        bodies = [w for w in s.workshops if w < ENGINE_CODE]
+        engines = [w - ENGINE_CODE for w in s.workshops if w > ENGINE_CODE]
+        for name, tiles, v, what in (("body3", bodies, 3, "a body of value 3 or more"),
+                                     ("body6", bodies, 6, "a body of value 6 or more"),
+                                     ("engine4", engines, 4, "an engine of value 4 or more"),
+                                     ("engine7", engines, 7, "an engine of value 7")):
+            if any(t >= v for t in tiles):
+                need(f"{p}.workshops", name, f"{what} is in a workshop")
+    for i, pref in enumerate(PREFERENCES):
+        if st.active.count(i) >= 2:
+            need("$.buyers.active", "buyer", f"two {pref} buyers are active")
 
 
 _OUTSIDE_TURN = ("setup", "turn", "benz", "race", "sales", "round_end")
@@ -755,8 +882,13 @@ def _default_tasks(st) -> list[list]:
 
 
 def _parse_tile(v: Any) -> int | None:
+    """A workshop tile: ``"body V"`` / ``"engine V"``, or as the board prints it, ``"BV"`` / ``"EV"``."""
     if not isinstance(v, str):
         return None
+    m = re.fullmatch(r"\s*([bBeE])([1-9])\s*", v)
+    if m:
+        val = int(m.group(2))
+        return tile_code("body" if m.group(1) in "bB" else "engine", val) if val <= MAX_TILE_VALUE else None
     parts = v.strip().lower().split()
     if len(parts) != 2 or parts[0] not in ("body", "engine") or not parts[1].isdigit():
         return None
@@ -811,7 +943,7 @@ def _decode_specialty(ck: "_Checker", obj: Mapping[str, Any], st, in_chain: list
             except KeyError:
                 t = None
             if t is None:
-                ck.err(f"{path}[{i}]", f"unknown specialty tile {json.dumps(name)} "
+                ck.err(f"{path}[{i}]", f"unknown specialty tile {_show(name)} "
                                        f"(expected one of {', '.join(x.name for x in sp)})")
             elif t.stack != r:
                 ck.err(f"{path}[{i}]", f"specialty tile {t.name} belongs to stack {t.stack_name}, not {letters[r]}")
@@ -822,11 +954,11 @@ def _decode_specialty(ck: "_Checker", obj: Mapping[str, Any], st, in_chain: list
                 out.append(t.index)
         return out
 
-    raw = obj.get("specialty")
+    raw = obj.get("specialty", _MISSING)
     spec = ck.mapping(raw, "$.specialty")
     for k in spec:
         if k not in ("undrawn", "used"):
-            ck.err(f"$.specialty.{k}", "unknown key (expected undrawn, used)")
+            ck.err(key_path("$.specialty", k), "unknown key (expected undrawn, used)")
     used_raw = ck.mapping(spec.get("used", {}), "$.specialty.used")
     undrawn_raw = ck.mapping(spec.get("undrawn"), "$.specialty.undrawn") if "undrawn" in spec else None
     for part, m in (("used", used_raw), ("undrawn", undrawn_raw or {})):
@@ -843,11 +975,12 @@ def _decode_specialty(ck: "_Checker", obj: Mapping[str, Any], st, in_chain: list
     missing = [t.name for t in sp if t.index not in where and (undrawn_raw is not None or t.stack >= nst)]
     if missing:
         ck.err("$.specialty", f"every specialty tile is in the chain, undrawn or used; missing: {', '.join(missing)}")
-    hidden = obj.get("hidden")
-    hd = ck.mapping(hidden, "$.hidden") if hidden is not None else {}
-    order = hd.get("specialty")
-    if order is not None:
+    hidden = obj.get("hidden", _MISSING)
+    hd = ck.mapping(hidden, "$.hidden") if isinstance(hidden, Mapping) else {}
+    order = hd.get("specialty", _MISSING)
+    if order is not _MISSING:
         om = ck.mapping(order, "$.hidden.specialty")
+        ck.keys(om, "$.hidden.specialty", letters)
         for r, letter in enumerate(letters):
             path = f"$.hidden.specialty.{letter}"
             names = ck.list(om.get(letter, []), path)
@@ -859,7 +992,7 @@ def _decode_specialty(ck: "_Checker", obj: Mapping[str, Any], st, in_chain: list
                     idx.append(-1)
             if sorted(idx) != sorted(st.spec_undrawn[r]):
                 ck.err(path, f"the order of stack {letter} must be a permutation of its undrawn tiles "
-                             f"{sorted(sp[t].name for t in st.spec_undrawn[r])}, got {json.dumps(names)}")
+                             f"{sorted(sp[t].name for t in st.spec_undrawn[r])}, got {_show(names)}")
             else:
                 st.spec_undrawn[r] = idx
     else:

@@ -47,10 +47,17 @@ Model (docs/openspiel.md)
   player's information state is the whole public history, and
   :meth:`KraftwagenState.resample_from_infostate` returns the same history with
   the engine's (unused) deck and stack orders reshuffled.
+* **Tensors**: the observation and information-state tensors (the same vector)
+  encode the engine's observation as one-hots and counts; :func:`tensor_layout`
+  names the parts (docs/openspiel.md, "Observations"), so
+  ``open_spiel.python.rl_environment.Environment("kraftwagen")`` works.
+* **Serialization**: states pickle (``random_sim_test(..., serialize=True)``);
+  the engine state pickles as its exact JSON form (registered with ``copyreg``).
 """
 
 from __future__ import annotations
 
+import copyreg
 import hashlib
 import json
 import time
@@ -64,9 +71,11 @@ import numpy as np
 from open_spiel.python.algorithms import ismcts, mcts
 
 from . import actions as A
-from .components import MAX_ACTION_TILES, MAX_CARD_TYPES, MAX_SPECIAL, MAX_START_TILES, default_components
+from ._fast import FastState
+from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_ACTION_TILES, MAX_CARD_TYPES, MAX_PRICE, MAX_SPECIAL,
+                         MAX_START_TILES, MAX_TILE_VALUE, PREFERENCES, default_components)
 from .engine import convert
-from .rules import TERMINAL, Game, State, seed_to_rng, win_shares
+from .rules import TASKS, TERMINAL, Game, State, seed_to_rng, win_shares
 from .seeds import derive_seed
 
 CH_TILE = 0                            # + action tile id: the next tile of the chain
@@ -94,9 +103,9 @@ _GAME_TYPE = pyspiel.GameType(
     max_num_players=4,
     min_num_players=2,
     provides_information_state_string=True,
-    provides_information_state_tensor=False,
+    provides_information_state_tensor=True,
     provides_observation_string=True,
-    provides_observation_tensor=False,
+    provides_observation_tensor=True,
     parameter_specification={"players": 2, "v6": False},
 )
 
@@ -121,9 +130,14 @@ class _Shared:
         #: V6: the specialty tiles of each stack (stack r is drawn from in round r + 1)
         self.stacks = [tuple(t.index for t in c.specialty_stack(r)) for r in range(kw.num_stacks)]
         self.special_names = [t.name for t in c.specialty_tiles]
+        self.layout = tensor_layout(kw)
 
     def __deepcopy__(self, memo):
         return self
+
+    def __reduce__(self):
+        # Serialized states (pickle, pyspiel.serialize_game_and_state) name the game, not its tables.
+        return _shared_for, (self.n, self.v6)
 
 
 class KraftwagenGame(pyspiel.Game):
@@ -144,7 +158,7 @@ class KraftwagenGame(pyspiel.Game):
             utility_sum=1.0,
             max_game_length=MAX_GAME_LENGTH)
         super().__init__(_GAME_TYPE, info, params)
-        self._shared = _Shared(kw)
+        self._shared = _shared_for(int(n), kw.v6)
 
     @property
     def kw_game(self) -> Game:
@@ -170,7 +184,7 @@ class KraftwagenGame(pyspiel.Game):
     def make_py_observer(self, iig_obs_type=None, params=None):
         if params:
             raise ValueError(f"kraftwagen observer: no parameters expected, got {params!r}")
-        return KraftwagenObserver(iig_obs_type)
+        return KraftwagenObserver(iig_obs_type, self)
 
 
 class KraftwagenState(pyspiel.State):
@@ -314,20 +328,39 @@ class KraftwagenState(pyspiel.State):
 
 
 class KraftwagenObserver:
-    """OpenSpiel observer (strings only; ``tensor`` is None).
+    """OpenSpiel observer: strings and tensors (docs/openspiel.md, "Observations").
 
     With ``perfect_recall`` (the information state) the string is the whole public
     history — every action and chance outcome is seen by all players; otherwise it
     is :meth:`KraftwagenState.public_string`, the same for every player.
+
+    The tensor (:func:`tensor_layout`) encodes what the seat sees: the engine's
+    observation (the position of ``kwsearch-position/1``) as one-hots and counts,
+    plus who observes and whether a chance event is under way. The information-state
+    tensor is the same tensor: nothing is private, and the public position is all
+    that the history tells a player about the future (the hidden card order is
+    never decided before it is revealed).
     """
 
-    def __init__(self, iig_obs_type=None):
+    def __init__(self, iig_obs_type=None, game: "KraftwagenGame | None" = None):
         self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        self.tensor = None
+        self._shared = game._shared if game is not None else None
+        if self._shared is None:
+            self.tensor = None
+            self.dict = {}
+            return
+        layout = self._shared.layout
+        self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in layout), np.float32)
         self.dict = {}
+        k = 0
+        for name, shape in layout:
+            size = int(np.prod(shape))
+            self.dict[name] = self.tensor[k:k + size].reshape(shape)
+            k += size
 
     def set_from(self, state, player):
-        pass
+        if self.tensor is not None:
+            _encode(self.dict, state, player)
 
     def string_from(self, state, player):
         if self.perfect_recall:
@@ -395,6 +428,197 @@ def _build(g: _Shared, done: tuple):
         stacks[0].append(first)
     ref = State._from_setup(g.kw, tiles, deck, offered, seed_to_rng(0), stacks)
     return convert(ref, "fast")
+
+
+# ---------------------------------------------------------------------------
+# Observation tensors
+# ---------------------------------------------------------------------------
+
+
+def tensor_layout(kw: Game) -> list[tuple[str, tuple[int, ...]]]:
+    """The named parts of the observation tensor of ``kw``, in order, with their shapes.
+
+    docs/openspiel.md ("Observations") describes each part; a test checks the two
+    agree. Sizes depend on the player count and (with V6) the specialty tiles.
+    """
+    c = kw.components
+    n = kw.num_players
+    T = len(c.card_types)
+    ntiles = len(c.action_tiles)
+    nspec = len(c.specialty_tiles) if kw.v6 else 0
+    chain_len = ntiles + n + (1 if kw.v6 else 0)
+    seat = (3 + 2 * MAX_TILE_VALUE + 3 + len(c.start_tiles) + 1 + 2 * T + len(ENGINEERS)
+            + len(c.maybach_markers) + len(c.horch_markers) + len(c.daimler_markers) + 2)
+    layout = [
+        ("observer", (n,)),
+        ("to_move", (n,)),
+        ("chance", (2,)),
+        ("phase", (4,)),
+        ("round", (c.rounds,)),
+        ("chain", (chain_len, ntiles + n + nspec)),
+        ("display", (T,)),
+        ("discard", (T,)),
+        ("undrawn", (T,)),
+        ("buyer_stacks", (len(PREFERENCES),)),
+        ("buyers_active", (kw.buyer_spaces + c.benz_markers, len(PREFERENCES) + 1)),
+        ("white", (len(PREFERENCES),)),
+        ("track", (1,)),
+        ("prices", (MAX_PRICE,)),
+        ("market", (kw.market_size, 1 + n + 6)),
+        ("supply", (2 * MAX_TILE_VALUE,)),
+        ("awards", (len(AWARDS), n + 1)),
+        ("start_tiles_offered", (len(c.start_tiles),)),
+        ("seats", (n, seat)),
+        ("turn", (1 + n + len(ALL_ACTIONS) + 1 + 4,)),
+        ("pending", (2 * len(TASKS) + 1,)),
+    ]
+    if kw.v6:
+        layout.append(("specialty", (nspec, 3)))
+    return layout
+
+
+def _encode(d: dict, state: "KraftwagenState", player: int) -> None:
+    """Fill the named views ``d`` of an observer's tensor for ``player`` (see :func:`tensor_layout`)."""
+    for v in d.values():
+        v.fill(0.0)
+    g = state._g
+    kw = g.kw
+    c = kw.components
+    n = g.n
+    if 0 <= player < n:
+        d["observer"][player] = 1.0
+    if state._setup is not None:
+        d["chance"][0] = 1.0
+        return
+    if state._pending is not None:
+        d["chance"][1] = 1.0
+    obs = state._st.observation()
+    cp = state._st.current_player()
+    if state._pending is None and 0 <= cp < n:
+        d["to_move"][cp] = 1.0
+    d["phase"][("setup", "action", "scoring", "over").index(obs["phase"])] = 1.0
+    d["round"][obs["round"] - 1] = 1.0
+    ntiles = len(c.action_tiles)
+    for i, e in enumerate(obs["chain"]):
+        kind, name = e.split(" ", 1)
+        col = (int(name) if kind == "tile" else ntiles + int(name) if kind == "seat"
+               else ntiles + n + c.specialty_tile(name).index)
+        d["chain"][i, col] = 1.0
+    card = {ct.name: ct.index for ct in c.card_types}
+    res = obs["research"]
+    for name in res["display"]:
+        d["display"][card[name]] += 1.0
+    for name in res["discard"]:
+        d["discard"][card[name]] += 1.0
+    for name, k in res["undrawn"].items():
+        d["undrawn"][card[name]] = k
+    by = obs["buyers"]
+    for i, p in enumerate(PREFERENCES):
+        d["buyer_stacks"][i] = by["stacks"][p]
+        d["white"][i] = by["white"][p]
+    for i, a in enumerate(by["active"]):
+        d["buyers_active"][i, PREFERENCES.index(a["preference"])] = 1.0
+        d["buyers_active"][i, len(PREFERENCES)] = a["daimler"]
+    d["track"][0] = by["track"]
+    for p in obs["prices"]:
+        d["prices"][p - 1] = 1.0
+    for i, m in enumerate(obs["market"]):
+        row = d["market"][i]
+        row[0] = 1.0
+        row[1 + m["owner"]] = 1.0
+        row[1 + n:] = (m["body"], m["engine"], m["workers"], m["price"], m["body_bonus"], m["engine_bonus"])
+    d["supply"][:] = obs["supply"]["body"] + obs["supply"]["engine"]
+    for i, a in enumerate(AWARDS):
+        holder = obs["awards"][a]
+        d["awards"][i, 0 if holder is None else 1 + holder] = 1.0
+    starts = {t.name: t.index for t in c.start_tiles}
+    for name in obs["start_tiles_offered"]:
+        d["start_tiles_offered"][starts[name]] = 1.0
+    T = len(c.card_types)
+    for si, s in enumerate(obs["seats"]):
+        row = d["seats"][si]
+        row[0:3] = (s["money"], s["supply"], s["canteen"])
+        k = 3
+        for w in s["workshops"]:
+            kind, v = w.split()
+            row[k + (0 if kind == "body" else MAX_TILE_VALUE) + int(v) - 1] += 1.0
+        k += 2 * MAX_TILE_VALUE
+        row[k:k + 3] = (s["gp_engine"], s["laps"], s["space"])
+        k += 3
+        row[k + (len(c.start_tiles) if s["start_tile"] is None else starts[s["start_tile"]])] = 1.0
+        k += len(c.start_tiles) + 1
+        for name in s["developments"]:
+            row[k + card[name]] += 1.0
+        k += T
+        for name in s["inactive"]:
+            row[k + card[name]] += 1.0
+        k += T
+        for name in s["engineers"]:
+            row[k + ENGINEERS.index(c.card_types[card[name]].engineer)] = 1.0
+        k += len(ENGINEERS)
+        mk = s["markers"]
+        for eng, values in (("maybach", c.maybach_markers), ("horch", c.horch_markers),
+                            ("daimler", c.daimler_markers)):
+            for j, v in enumerate(values):
+                row[k + j] = 1.0 if v in mk[eng] else 0.0
+            k += len(values)
+        row[k:k + 2] = (mk["diesel"], mk["benz"])
+    tr = obs["turn"]
+    if tr is not None:
+        t = d["turn"]
+        t[0] = 1.0
+        t[1 + tr["seat"]] = 1.0
+        for a in tr["remaining"]:
+            t[1 + n + ALL_ACTIONS.index(a)] += 1.0
+        t[1 + n + len(ALL_ACTIONS)] = 1.0 if tr["marker_placed"] else 0.0
+        for j, v in enumerate(tr["car"]):
+            t[2 + n + len(ALL_ACTIONS) + j] = v
+    pend = d["pending"]
+    for kind, _ in obs["pending"]:
+        pend[TASKS.index(kind)] += 1.0
+    if obs["pending"]:
+        kind, arg = obs["pending"][-1]
+        pend[len(TASKS) + TASKS.index(kind)] = 1.0
+        pend[2 * len(TASKS)] = arg
+    if kw.v6:
+        sp = d["specialty"]
+        for e in obs["chain"]:
+            if e.startswith("special "):
+                sp[c.specialty_tile(e.split(" ", 1)[1]).index, 0] = 1.0
+        for part, col in (("undrawn", 1), ("used", 2)):
+            for names in obs["specialty"][part].values():
+                for name in names:
+                    sp[c.specialty_tile(name).index, col] = 1.0
+
+
+# ---------------------------------------------------------------------------
+# Serialization: pickle and pyspiel.serialize_game_and_state
+# ---------------------------------------------------------------------------
+
+_SHARED: dict[tuple[int, bool], _Shared] = {}
+
+
+def _shared_for(n: int, v6: bool) -> _Shared:
+    """The game constants of the default-component game (``players``, ``v6``), built once."""
+    key = (int(n), bool(v6))
+    if key not in _SHARED:
+        _SHARED[key] = _Shared(Game(key[0], v6=key[1]))
+    return _SHARED[key]
+
+
+def _fast_from_json(obj):
+    return FastState.from_json(obj)
+
+
+def _reduce_fast(st: FastState):
+    """Pickle a fast engine state as its exact JSON form (``to_json``: the position plus the
+    hidden deck order and generator state), from which ``from_json`` rebuilds an equal state."""
+    return _fast_from_json, (st.to_json(),)
+
+
+# OpenSpiel serializes a Python state by pickling its attributes, among them the engine
+# state; the Cython class does not pickle itself, so it is registered here.
+copyreg.pickle(FastState, _reduce_fast)
 
 
 # ---------------------------------------------------------------------------

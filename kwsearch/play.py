@@ -128,7 +128,7 @@ class Session:
                      if spec != HUMAN}
         self.state: State = replay(record, source=str(path))
         self.state.score_log = []  # scorings explain themselves (kwsearch.scoring)
-        self.record["setup"]["seats"] = list(seats)
+        self.record.setdefault("setup", {})["seats"] = list(seats)  # a typed-in record may have no setup
         if names is not None:
             check_names(names, len(seats))
             self.record["setup"]["names"] = list(names)
@@ -384,7 +384,7 @@ def mirror_setup(record: dict[str, Any], ask: Callable[[str], str], say: Callabl
 
 def load_for_resume(path: Path) -> dict[str, Any]:
     from .formats import read_json
-    obj = read_json(path)
+    obj = read_json(path, what="game record")
     if not isinstance(obj, dict) or obj.get("format") != RECORD_FORMAT:
         got = obj.get("format") if isinstance(obj, dict) else None
         raise PlayError(f"{path}: format: expected {RECORD_FORMAT!r} (a game record), got {json.dumps(got)}")
@@ -392,10 +392,31 @@ def load_for_resume(path: Path) -> dict[str, Any]:
     return obj
 
 
+def check_resume_settings(record: dict[str, Any], path: Path, *, v6: bool | None = None,
+                          seed: int | None = None, mirror: bool | None = None) -> None:
+    """Refuse settings given with ``--resume`` that contradict the record (``None``: not given).
+
+    A resumed game keeps the record's options; silently ignoring ``--v6`` or
+    ``--seed`` would let a user believe they changed something they did not.
+    """
+    rec_v6 = bool(record.get("v6", False))
+    if v6 is not None and v6 != rec_v6:
+        raise PlayError(f"--v6: {path} is a game {'with' if rec_v6 else 'without'} the V6 specialty tiles; "
+                        "a resumed game keeps its options (drop --v6)")
+    rec_seed = record.get("seed", 0)  # a record without a seed is set up from seed 0
+    if seed is not None and seed != rec_seed:
+        raise PlayError(f"--seed {seed}: {path} was set up with seed {json.dumps(rec_seed)}; a resumed game "
+                        "keeps its seed (drop --seed)")
+    if mirror and not record.get("mirror"):
+        raise PlayError(f"--mirror: {path} is not a mirror-mode game (its deck is the program's); a resumed game "
+                        "keeps its mode (drop --mirror)")
+
+
 def seats_of_record(record: dict[str, Any], path: Path) -> list[str]:
     seats = record.get("setup", {}).get("seats")
     if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
-        raise PlayError(f"{path}: setup.seats: expected a list of seat specs (human or a bot spec)")
+        raise PlayError(f"{path}: setup.seats: expected a list of seat specs (human or a bot spec); "
+                        "pass --seats to choose them")
     try:
         return parse_seats(",".join(seats), record.get("players"))
     except PlayError as exc:
@@ -403,5 +424,5 @@ def seats_of_record(record: dict[str, Any], path: Path) -> list[str]:
             from None
 
 
-__all__ = ["HUMAN", "Session", "PlayError", "Quit", "parse_seats", "parse_names", "check_names", "new_game_record", "mirror_setup",
-           "load_for_resume", "seats_of_record", "write_record", "check_mirror"]
+__all__ = ["HUMAN", "Session", "PlayError", "Quit", "parse_seats", "parse_names", "check_names", "new_game_record",
+           "mirror_setup", "load_for_resume", "check_resume_settings", "seats_of_record", "write_record", "check_mirror"]

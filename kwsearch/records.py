@@ -27,20 +27,78 @@ from typing import Any, Callable, Mapping
 
 from .components import SPECIALTY_STACKS, Components, components_from_dict, default_components
 from .errors import ComponentError, IllegalMoveError, InvalidRecordError, KwsearchError
+from .jsonload import key_path
 from .formats import POSITION_FORMAT, _parse_chain, position_to_state, read_json
 from .rules import SEAT, SPECIAL, Game, State, is_seat
 
 RECORD_FORMAT = "kwsearch-game/1"
 REVEAL = "reveal"
 
+#: The keys a record and its ``setup`` may hold (keys starting with "_" are comments).
+_KEYS = {
+    "": ("format", "players", "v6", "components", "seed", "setup", "events", "result", "mirror", "scoring"),
+    "setup": ("seats", "names", "chain", "start_tiles_offered", "display"),
+    "result": ("money",),
+}
+#: The longest seat name or bot spec in ``setup.seats``.
+MAX_SEAT_TEXT = 200
+
+
+def _check_keys(obj: Mapping[str, Any], where: str) -> None:
+    for k in obj:
+        if k not in _KEYS[where] and not (isinstance(k, str) and k.startswith("_")):
+            path = key_path(where, k)
+            raise InvalidRecordError(f"{path}: unknown key (allowed{' in ' + where if where else ''}: "
+                                     f"{', '.join(_KEYS[where])})")
+
+
+def _check_header(rec: Mapping[str, Any], n: int) -> None:
+    """The parts of a record the replay does not read: unknown keys, ``setup.seats``,
+    ``mirror``, the shape of ``result``; ``null`` is never a default."""
+    _check_keys(rec, "")
+    for key in ("seed", "setup", "events", "result", "mirror", "scoring", "v6", "players"):
+        if key in rec and rec[key] is None:
+            raise InvalidRecordError(f"{key}: null is not allowed (leave the key out for its default)")
+    if "mirror" in rec and not isinstance(rec["mirror"], bool):
+        raise InvalidRecordError(f"mirror: expected true or false, got {_short(rec['mirror'])}")
+    setup = rec.get("setup")
+    if isinstance(setup, Mapping):
+        _check_keys(setup, "setup")
+        for key in _KEYS["setup"]:
+            if key in setup and setup[key] is None:
+                raise InvalidRecordError(f"setup.{key}: null is not allowed (leave the key out for its default)")
+        for key, what in (("seats", "seat names or bot specs"), ("names", "display names")):
+            if key not in setup:
+                continue
+            seats = setup[key]
+            if (not isinstance(seats, list) or len(seats) != n
+                    or not all(isinstance(x, str) and 0 < len(x) <= MAX_SEAT_TEXT and x.isprintable() for x in seats)):
+                raise InvalidRecordError(f"setup.{key}: expected a list of {n} {what} (non-empty "
+                                         f"printable texts of at most {MAX_SEAT_TEXT} characters), got "
+                                         f"{_short(seats)}")
+    res = rec.get("result")
+    if res is not None:
+        if not isinstance(res, Mapping):
+            raise InvalidRecordError(f"result: expected an object {{\"money\": [...]}}, got {_short(res)}")
+        _check_keys(res, "result")
+        money = res.get("money")
+        if (not isinstance(money, list) or len(money) != n
+                or not all(isinstance(m, int) and not isinstance(m, bool) for m in money)):
+            raise InvalidRecordError(f"result.money: expected {n} integers, got {_short(money)}")
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
 
 def _options(obj: Mapping[str, Any], components: Components | None) -> Game:
     n = obj.get("players")
     if isinstance(n, bool) or n not in (2, 3, 4):
-        raise InvalidRecordError(f"players: expected 2, 3 or 4, got {json.dumps(n)}")
+        raise InvalidRecordError(f"players: expected 2, 3 or 4, got {_short(n)}")
     v6 = obj.get("v6", False)
     if not isinstance(v6, bool):
-        raise InvalidRecordError(f"v6: expected true or false, got {json.dumps(v6)}")
+        raise InvalidRecordError(f"v6: expected true or false, got {_short(v6)}")
     if components is None:
         raw = obj.get("components")
         try:
@@ -87,8 +145,8 @@ def _setup_state(rec: Mapping[str, Any], game: Game) -> State:
     c = game.components
     n = game.num_players
     seed = rec.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise InvalidRecordError(f"seed: expected an integer, got {json.dumps(seed)}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not -(1 << 63) <= seed < 1 << 64:
+        raise InvalidRecordError(f"seed: expected an integer in -2^63..2^64-1, got {_short(seed)}")
     base = game.new_initial_state(seed, engine="reference")  # default set-up and deck order from the seed
     setup = rec.get("setup")
     if setup is None:
@@ -111,7 +169,7 @@ def _setup_state(rec: Mapping[str, Any], game: Game) -> State:
             if e is None:
                 also = " or \"special X\"" if game.v6 else ""
                 raise InvalidRecordError(f"setup.chain[{i}]: expected \"seat S\" or \"tile T\"{also}, "
-                                         f"got {json.dumps(v)}")
+                                         f"got {_short(v)}")
             chain.append(e)
         want = [SEAT + s for s in range(n)]
         special = chain[-1:] if game.v6 else []
@@ -124,7 +182,7 @@ def _setup_state(rec: Mapping[str, Any], game: Game) -> State:
             t = special[0] - SPECIAL if special[0] >= SPECIAL else -1
             if t < 0 or c.specialty_tiles[t].stack != 0:
                 raise InvalidRecordError(f"setup.chain[{len(chain) - 1}]: a V6 set-up ends with one specialty "
-                                         f"tile of stack A (\"special A1\"), got {json.dumps(chain_raw[-1])}")
+                                         f"tile of stack A (\"special A1\"), got {_short(chain_raw[-1])}")
             stacks[0].remove(t)
             stacks[0].append(t)
     # Start-tile offer.
@@ -136,8 +194,11 @@ def _setup_state(rec: Mapping[str, Any], game: Game) -> State:
         if not isinstance(offer_raw, list) or any(not isinstance(v, str) or v.lower() not in by_name
                                                    for v in offer_raw):
             raise InvalidRecordError(f"setup.start_tiles_offered: expected names from "
-                                     f"{[t.name for t in c.start_tiles]}, got {json.dumps(offer_raw)}")
+                                     f"{[t.name for t in c.start_tiles]}, got {_short(offer_raw)}")
         offered = [by_name[v.lower()] for v in offer_raw]
+        for i, t in enumerate(offered):
+            if t in offered[:i]:  # the engines would then see different games
+                raise InvalidRecordError(f"setup.start_tiles_offered[{i}]: start tile {offer_raw[i]} is listed twice")
         if len(set(offered)) != c.start_tiles_offered[n]:
             raise InvalidRecordError(f"setup.start_tiles_offered: expected {c.start_tiles_offered[n]} different "
                                      f"start tiles for {n} players, got {len(set(offered))}")
@@ -163,7 +224,7 @@ def _card(game: Game, v: Any, where: str) -> int:
         for ct in game.components.card_types:
             if ct.name.lower() == v.strip().lower():
                 return ct.index
-    raise InvalidRecordError(f"{where}: unknown research card {json.dumps(v)} "
+    raise InvalidRecordError(f"{where}: unknown research card {_short(v)} "
                              f"(expected one of {', '.join(ct.name for ct in game.components.card_types)})")
 
 
@@ -274,8 +335,9 @@ def _replay(record: Mapping[str, Any], upto: int | None, components: Components 
     if not isinstance(record, Mapping):
         raise InvalidRecordError("expected a JSON object")
     if record.get("format") != RECORD_FORMAT:
-        raise InvalidRecordError(f"format: expected {RECORD_FORMAT!r}, got {json.dumps(record.get('format'))}")
+        raise InvalidRecordError(f"format: expected {RECORD_FORMAT!r}, got {_short(record.get('format'))}")
     game = _options(record, components)
+    _check_header(record, game.num_players)
     state = _setup_state(record, game)
     events = record.get("events", [])
     if not isinstance(events, list):
@@ -293,7 +355,7 @@ def _replay(record: Mapping[str, Any], upto: int | None, components: Components 
             break
         ev = events[i]
         if not isinstance(ev, str):
-            raise InvalidRecordError(f"event {i}: expected a string, got {json.dumps(ev)}", i, str(ev))
+            raise InvalidRecordError(f"event {i}: expected a string, got {_short(ev)}", i, str(ev))
         if _is_reveal(ev):
             raise InvalidRecordError(f"event {i}: {ev!r} follows no decision that turned up cards", i, ev)
         # The reveals that follow this decision say which cards it turned up.
@@ -333,6 +395,13 @@ def _replay(record: Mapping[str, Any], upto: int | None, components: Components 
         i = j
     if upto is not None and decisions < upto:
         raise InvalidRecordError(f"ply {upto}: the record has only {decisions} decisions")
+    result = record.get("result")
+    if upto is None and isinstance(result, Mapping):
+        if not state.is_terminal():
+            raise InvalidRecordError("result: the record has a result but its game is not over")
+        if list(result["money"]) != state.money():
+            raise InvalidRecordError(f"result.money: {result['money']} differs from the money of the replayed "
+                                     f"game {state.money()}")
     return state
 
 
@@ -412,6 +481,6 @@ def load_file(path: str | Path, ply: int | None = None, seed: int = 0) -> tuple[
     if fmt == POSITION_FORMAT:
         if ply is not None:
             raise KwsearchError(f"{path}: --ply applies to game records, this is a position file")
-        return position_to_state(obj, seed=seed, source=str(path)), obj
+        return position_to_state(obj, seed=seed, source=str(path), reachable=True), obj
     raise KwsearchError(f"{path}: format: expected {RECORD_FORMAT!r} or {POSITION_FORMAT!r}, "
-                        f"got {json.dumps(fmt)}")
+                        f"got {_short(fmt)}")

@@ -47,7 +47,7 @@ def through_setup(game, seed: int):
 @pytest.mark.parametrize("players", PLAYERS)
 def test_openspiel_random_sim_test_passes(players, v6):
     game = pyspiel.load_game("kraftwagen", {"players": players, "v6": v6})
-    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
 
 
 def test_game_type_and_parameters():
@@ -399,3 +399,128 @@ def test_a_time_budget_too_short_for_one_simulation_still_gives_a_move():
     bot = from_spec("openspiel-ismcts:seconds=0.000001", seed=1)
     assert bot.step(state) in state.legal_actions()
     assert bot.last_iterations == 2  # the root's expansion and one simulation through it
+
+
+# ---------------------------------------------------------------------------
+# Serialization, tensors, rl_environment (issue 12)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players, v6", [(2, False), (3, True)])
+def test_a_pickled_state_continues_exactly(players, v6):
+    import pickle
+    game = kos.load(players, v6)
+    for seed in range(3):
+        state, rng = through_setup(game, seed)
+        for _ in range(seed * 40):
+            if state.is_terminal():
+                break
+            state.apply_action(sample(state, rng))
+        copy = pickle.loads(pickle.dumps(state))
+        text = pyspiel.serialize_game_and_state(game, state)
+        _, again = pyspiel.deserialize_game_and_state(text)
+        for other in (copy, again):
+            assert other.history() == state.history() and str(other) == str(state)
+            assert other.observation_string(0) == state.observation_string(0)
+            assert other.information_state_string(1) == state.information_state_string(1)
+            assert other.kw_state == state.kw_state  # the hidden deck order and generator too
+        rng2 = np.random.RandomState(seed + 100)
+        while not state.is_terminal():
+            a = sample(state, rng2)
+            state.apply_action(a)
+            copy.apply_action(a)
+            assert copy.legal_actions() == state.legal_actions()
+        assert copy.returns() == state.returns()
+
+
+def test_fast_state_pickles_as_its_exact_json_form():
+    import pickle
+    from kwsearch.rules import random_game
+    st = convert(Game(3, v6=True).new_initial_state(4, engine="reference"), "fast")
+    for a in st.legal_actions()[:1]:
+        st.apply(a)
+    back = pickle.loads(pickle.dumps(st))
+    assert back == st and back.to_json() == st.to_json()
+    assert random_game  # the module imports cleanly next to the registration
+
+
+@pytest.mark.parametrize("players, v6", [(2, False), (4, False), (3, True)])
+def test_tensors_are_declared_and_encode_the_position(players, v6):
+    game = kos.load(players, v6)
+    gt = game.get_type()
+    assert gt.provides_observation_tensor and gt.provides_information_state_tensor
+    layout = kos.tensor_layout(game.kw_game)
+    size = sum(int(np.prod(shape)) for _, shape in layout)
+    assert game.observation_tensor_size() == game.information_state_tensor_size() == size
+    from open_spiel.python.observation import make_observation
+    obs = make_observation(game)
+    assert list(obs.dict) == [name for name, _ in layout]
+    state, rng = through_setup(game, 7)
+    seen = 0
+    while not state.is_terminal():
+        if not state.is_chance_node():
+            p = state.current_player()
+            t = np.asarray(state.observation_tensor(p))
+            assert t.shape == (size,) and np.all(np.isfinite(t))
+            assert t.tolist() == list(state.information_state_tensor(p))
+            obs.set_from(state, p)
+            d = obs.dict
+            assert d["observer"][p] == 1 and d["observer"].sum() == 1
+            assert d["to_move"][p] == 1 and d["to_move"].sum() == 1
+            assert d["chain"].sum(axis=1).tolist() == [1.0] * d["chain"].shape[0]
+            assert d["seats"][:, 0].tolist() == state.money()
+            pos = state.kw_state.observation()
+            assert d["undrawn"].sum() == sum(pos["research"]["undrawn"].values())
+            assert d["supply"].tolist() == pos["supply"]["body"] + pos["supply"]["engine"]
+            assert d["awards"].sum() == 10
+            seen += 1
+        state.apply_action(sample(state, rng))
+    assert seen > 20
+    first = game.new_initial_state()
+    t = np.asarray(first.observation_tensor(0))
+    assert t[players + players] == 1.0  # chance[0]: the set-up is being drawn
+
+
+@pytest.mark.parametrize("players, v6", [(2, False), (3, True)])
+def test_rl_environment_plays_whole_games(players, v6):
+    from open_spiel.python import rl_environment
+    env = rl_environment.Environment("kraftwagen", players=players, v6=v6,
+                                     chance_event_sampler=rl_environment.ChanceEventSampler(seed=5))
+    size = env.observation_spec()["info_state"][0]
+    assert size == kos.load(players, v6).information_state_tensor_size()
+    assert env.action_spec()["num_actions"] == kos.A.NUM_ACTIONS
+    rng = np.random.RandomState(players)
+    for _ in range(2):
+        ts = env.reset()
+        steps = 0
+        while not ts.last():
+            p = ts.observations["current_player"]
+            legal = ts.observations["legal_actions"][p]
+            assert len(ts.observations["info_state"][p]) == size
+            ts = env.step([int(rng.choice(legal))])
+            steps += 1
+        assert steps > 30 and sum(ts.rewards) == pytest.approx(1.0)
+
+
+DOC = __import__("pathlib").Path(__file__).resolve().parent.parent / "docs" / "openspiel.md"
+
+
+def test_doc_states_the_true_num_distinct_actions():
+    import re
+    text = DOC.read_text()
+    row = re.search(r"^\| num_distinct_actions \| (\d+) \|", text, re.M)
+    assert row, "docs/openspiel.md has no num_distinct_actions row"
+    assert int(row.group(1)) == kos.A.NUM_ACTIONS == kos.load(2).num_distinct_actions()
+
+
+def test_doc_lists_the_tensor_layout():
+    import re
+    text = DOC.read_text()
+    section = text.split("## Observations", 1)[1].split("\n## ", 1)[0]
+    names = re.findall(r"^\| `(\w+)` \|", section, re.M)
+    assert names == [name for name, _ in kos.tensor_layout(Game(3, v6=True))]
+    for players, v6 in ((2, False), (4, False), (3, True)):
+        size = kos.load(players, v6).observation_tensor_size()
+        assert f"{size}" in section.split("|", 1)[0], (players, v6, size)
+    from kwsearch.rules import TASKS
+    assert f"2 × {len(TASKS)} + 1" in section

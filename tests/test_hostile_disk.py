@@ -1,0 +1,149 @@
+"""A full disk (issue 12): never a traceback, never a 0-byte or partial file that blocks the next run,
+never a user's file lost; temporary files have unique names.
+
+Two ways to fill the disk: a patched writer that raises ``ENOSPC`` (everywhere),
+and a real 64 KiB tmpfs (where this process may mount one; skipped otherwise).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import kwsearch.fileio as fileio
+from kwsearch.cli import main
+from kwsearch.errors import KwsearchError
+from kwsearch.records import replay
+
+pytestmark = pytest.mark.one_engine
+
+
+def run(*args, input=None):
+    try:
+        r = CliRunner(mix_stderr=False)  # click < 8.2
+    except TypeError:
+        r = CliRunner()
+    return r.invoke(main, [str(a) for a in args], input=input, catch_exceptions=False)
+
+
+def one_line_error(result, *fragments: str) -> str:
+    assert result.exit_code != 0, result.output
+    err = result.stderr.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "Traceback" not in result.output and "Traceback" not in err
+    for f in fragments:
+        assert f in err, (f, err)
+    return err
+
+
+@pytest.fixture
+def full_disk(monkeypatch):
+    """Every write through kwsearch.fileio fails with ENOSPC once the data is handed to the disk."""
+    def no_space(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(fileio.os, "fsync", no_space)
+    return monkeypatch
+
+
+def test_new_on_a_full_disk_leaves_nothing_behind(tmp_path, full_disk):
+    out = tmp_path / "g.json"
+    one_line_error(run("new", "-o", out), f"{out}: cannot write the file (No space left on device)")
+    assert list(tmp_path.iterdir()) == []  # neither the target nor a temporary file
+    full_disk.undo()
+    assert run("new", "-o", out).exit_code == 0  # nothing blocks the next run
+    replay(json.loads(out.read_text()))
+
+
+def test_a_failed_overwrite_keeps_the_old_file(tmp_path, full_disk):
+    out = tmp_path / "g.json"
+    out.write_text("the user's own content")
+    one_line_error(run("new", "-o", out, "--force"), "No space left on device")
+    assert out.read_text() == "the user's own content"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json"]
+
+
+def test_play_on_a_full_disk_does_not_block_the_next_game(tmp_path, full_disk):
+    rec = tmp_path / "g.json"
+    one_line_error(run("play", "--seats", "human,human", "--record", rec, input="quit\n"),
+                   "cannot write the game record (No space left on device)")
+    assert list(tmp_path.iterdir()) == []
+    full_disk.undo()
+    assert run("play", "--seats", "human,human", "--record", rec, input="quit\n").exit_code == 0
+
+
+def test_play_loses_nothing_saved_when_the_disk_fills_mid_game(tmp_path, monkeypatch):
+    rec = tmp_path / "g.json"
+    assert run("play", "--seats", "human,human", "--seed", "2", "--record", rec, input="1\n1\nquit\n").exit_code == 0
+    saved = rec.read_text()
+    monkeypatch.setattr(fileio.os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space")))
+    one_line_error(run("play", "--resume", rec, input="1\nquit\n"), "cannot write the game record")
+    assert rec.read_text() == saved  # the last good record
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.json"]
+    monkeypatch.undo()
+    assert run("play", "--resume", rec, input="quit\n").exit_code == 0
+
+
+def test_a_users_tmp_file_is_never_touched(tmp_path):
+    out = tmp_path / "x.json"
+    mine = tmp_path / "x.json.tmp"
+    mine.write_text("mine")
+    assert run("new", "-o", out).exit_code == 0
+    assert mine.read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.json", "x.json.tmp"]
+
+
+def test_write_json_atomic_names_the_file_and_cleans_up(tmp_path, full_disk):
+    with pytest.raises(KwsearchError, match=r"x.json: cannot write the game record \(No space left on device\)"):
+        fileio.write_json_atomic(tmp_path / "x.json", {"a": 1}, what="game record")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture
+def tiny_tmpfs(tmp_path):
+    """A real 64 KiB tmpfs at ``tmp_path / "disk"``; skipped where mounting is not permitted."""
+    mnt = tmp_path / "disk"
+    mnt.mkdir()
+    if not shutil.which("mount") or os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)], capture_output=True)
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.decode().strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+
+
+def _fill(folder: Path) -> Path:
+    """Fill the file system of ``folder`` until a write fails; returns the filler file."""
+    filler = folder / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(fd, b"\0" * 512)
+    except OSError as exc:
+        assert exc.errno == errno.ENOSPC
+    finally:
+        os.close(fd)
+    return filler
+
+
+def test_a_real_full_disk(tiny_tmpfs):
+    filler = _fill(tiny_tmpfs)
+    out = tiny_tmpfs / "g.json"
+    one_line_error(run("new", "-o", out), f"{out}: cannot write the file", "No space left on device")
+    assert sorted(p.name for p in tiny_tmpfs.iterdir()) == ["filler"]
+    rec = tiny_tmpfs / "p.json"
+    one_line_error(run("play", "--seats", "human,human", "--record", rec, input="quit\n"), "No space left")
+    assert sorted(p.name for p in tiny_tmpfs.iterdir()) == ["filler"]
+    filler.unlink()
+    assert run("new", "-o", out).exit_code == 0
+    assert run("play", "--seats", "human,human", "--record", rec, input="quit\n").exit_code == 0
+    replay(json.loads(rec.read_text()))
