@@ -235,7 +235,7 @@ _KEYS = {
     "market": ("owner", "body", "engine", "workers", "price", "body_bonus", "engine_bonus"),
     "supply": ("body", "engine"),
     "seat": ("money", "supply", "canteen", "workshops", "gp_engine", "laps", "space", "start_tile",
-             "developments", "inactive", "engineers", "markers"),
+             "developments", "inactive", "engineers", "markers", "gp_engine_tile"),
     "markers": ("maybach", "horch", "daimler", "diesel", "benz"),
     "turn": ("seat", "remaining", "marker_placed", "car"),
     "hidden": ("deck", "rng", "specialty"),

@@ -408,7 +408,7 @@ def test_toml_integer_of_thousands_digits_is_refused():
 @pytest.mark.parametrize("text", ["nan", "inf", "-inf", "NaN", "Infinity", "0", "-1", "abc"])
 def test_finite_float_refuses_nan_inf_and_non_positive(text):
     @click.command()
-    @click.option("--seconds", type=FiniteFloat())
+    @click.option("--seconds", type=FiniteFloat(min=0, min_open=True))
     def cmd(seconds):
         click.echo(seconds)
 
