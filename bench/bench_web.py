@@ -40,7 +40,7 @@ def _wait(driver, script: str, timeout: float = 20.0):
 
 def measure(tries: int) -> list[float]:
     with tempfile.TemporaryDirectory() as games:
-        with running_server(["examples/game-2p.json"], games_dir=Path(games)) as url, chromium() as driver:
+        with running_server(["examples/game-2p.json"], games_dir=Path(games), cwd=ROOT) as url, chromium() as driver:
             driver.get(url)
             _wait(driver, "return document.querySelectorAll('#moves .mv').length > 60")
             nodes = [3 + (k * 7) % 60 for k in range(tries)]

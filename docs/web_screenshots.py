@@ -39,7 +39,7 @@ def main() -> int:
     out = ROOT / "docs"
     with tempfile.TemporaryDirectory() as games:
         args = ["examples/game-2p.json", "--review", "examples/game-2p.review.json"]
-        with running_server(args, games_dir=Path(games)) as url, chromium(1500, 1020) as driver:
+        with running_server(args, games_dir=Path(games), cwd=ROOT) as url, chromium(1500, 1020) as driver:
             driver.get(url)
             _wait(driver, "return document.querySelectorAll('#moves .mv').length > 60")
             # the board in the middle of the game, with a what-if variation in the move list

@@ -20,6 +20,7 @@ pytest.importorskip("sse_starlette")
 pytest.importorskip("uvicorn")
 
 from kwsearch.web.browser import browser_missing, chromium, fetch_text, running_server  # noqa: E402
+from helpers import subprocess_env  # noqa: E402
 
 pytestmark = [pytest.mark.one_engine,
               pytest.mark.skipif(browser_missing() is not None, reason=f"no headless browser: {browser_missing()}")]
@@ -31,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def board(tmp_path_factory):
     games = tmp_path_factory.mktemp("games")
     with running_server(["examples/game-2p.json", "--review", "examples/game-2p.review.json",
-                         "--analysis-seconds", "60"], games_dir=games) as url:
+                         "--analysis-seconds", "60"], games_dir=games, cwd=ROOT) as url:
         with chromium() as driver:
             driver.set_script_timeout(20)
             driver.board_url = url
@@ -204,9 +205,9 @@ def test_play_a_game_against_a_bot_to_its_end(board, tmp_path):
     # save it from the page and read it back with the CLI
     out = tmp_path / "downloaded.json"
     out.write_text(fetch_text(board, js(board, "return document.querySelector('#save-record').href")))
-    show = subprocess.run([sys.executable, "-m", "kwsearch.cli", "show", str(out)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=60)
+    show = subprocess.run([sys.executable, "-P", "-m", "kwsearch.cli", "show", str(out)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=60, env=subprocess_env())
     assert show.returncode == 0, show.stderr
     assert "Game over" in show.stdout
-    assert subprocess.run([sys.executable, "-m", "kwsearch.cli", "show", str(saved)], capture_output=True,
-                          cwd=ROOT, timeout=60).returncode == 0
+    assert subprocess.run([sys.executable, "-P", "-m", "kwsearch.cli", "show", str(saved)], capture_output=True,
+                          cwd=ROOT, timeout=60, env=subprocess_env()).returncode == 0

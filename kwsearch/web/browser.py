@@ -56,15 +56,19 @@ def free_port() -> int:
 @contextlib.contextmanager
 def running_server(args: list[str], *, games_dir: Path, cwd: Path | None = None,
                    timeout: float = 30.0) -> Iterator[str]:
-    """``kwsearch serve ARGS`` on a free 127.0.0.1 port until the block ends; yields its URL."""
+    """``kwsearch serve ARGS`` on a free 127.0.0.1 port until the block ends; yields its URL.
+
+    The server runs in ``cwd`` (default: the current folder), so relative file names in ``ARGS``
+    are read from there; it imports the same ``kwsearch`` as this process (installed or a checkout).
+    """
     root = Path(__file__).resolve().parents[2]
     env = dict(os.environ)
     env["PYTHONPATH"] = str(root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     for attempt in range(3):  # another process may take the port between choosing and binding
         port = free_port()
         log = tempfile.TemporaryFile("w+")  # a file, not a pipe: a full pipe would block the server
-        proc = subprocess.Popen([sys.executable, "-m", "kwsearch.cli", "serve", *args, "--port", str(port),
-                                 "--games-dir", str(games_dir)], cwd=str(cwd or root), env=env,
+        proc = subprocess.Popen([sys.executable, "-P", "-m", "kwsearch.cli", "serve", *args, "--port", str(port),
+                                 "--games-dir", str(games_dir)], cwd=str(cwd or Path.cwd()), env=env,
                                 stdout=log, stderr=subprocess.STDOUT, text=True)
         url = f"http://127.0.0.1:{port}/"
         deadline = time.monotonic() + timeout
