@@ -50,7 +50,21 @@ cdef enum:
     MAX_MARKET = 8
     MAX_TASKS = 24
     MAX_LEGAL = 96      # options of one decision (caller's buffer size)
-    ENGINE_CODE = 8
+    ENGINE_CODE = 8     # workshop code of an engine of value v: ENGINE_CODE + v
+    MAX_VALUE = 7       # body and engine tiles have values 1..MAX_VALUE
+    PRICE_BITS = 32     # price-marker values are 0..31 (bit v of KState.prices)
+    MAX_BUYERS = 5      # active buyers (four spaces + Benz's fifth); Daimler ids are marker * MAX_BUYERS + buyer
+
+# The fields of a market car (KState.market[i]), in the order of the reference's market lists.
+cdef enum:
+    CAR_OWNER = 0
+    CAR_BODY
+    CAR_ENGINE
+    CAR_WORKERS
+    CAR_PRICE
+    CAR_BODY_BONUS      # Maybach marker value on it (0 = none)
+    CAR_ENGINE_BONUS    # Horch marker value on it (0 = none)
+    CAR_FIELDS
 
 # Phases (rules.SETUP, ACTION, SCORING, OVER)
 cdef enum:
@@ -104,6 +118,13 @@ cdef enum:
     AK_BUYER
     AK_GP_ENGINE2
     AK_GP_START2
+
+# Buyer preferences, in the order of components.PREFERENCES.
+cdef enum:
+    PREF_BODY = 0
+    PREF_ENGINE
+    PREF_PRESTIGE       # judged by the workers on a car
+    PREF_PRICE
 
 # Specialty-tile bonuses, in the order of components.SPECIALTY_BONUSES.
 cdef enum:
@@ -175,14 +196,14 @@ ctypedef struct KState:
     int8_t cards[MAX_CARDS]  # deck from the bottom, discard from the top (see above)
     int8_t stacks[4]      # buyers left in each preference's stack
     int8_t nactive        # active buyers (Benz's fifth included)
-    int8_t active[5]      # their preferences, in order
-    int8_t active_daimler[5]  # Daimler bonus on each (0 = none)
+    int8_t active[MAX_BUYERS]  # their preferences, in order
+    int8_t active_daimler[MAX_BUYERS]  # Daimler bonus on each (0 = none)
     int8_t white[4]       # white money next to each stack
     int8_t track          # buyer-track marker
     int8_t nmarket
-    int8_t market[MAX_MARKET][7]  # owner, body, engine, workers, price, body bonus, engine bonus
-    int8_t supply_body[7]     # tiles in the supply by value 1..7
-    int8_t supply_engine[7]
+    int8_t market[MAX_MARKET][CAR_FIELDS]  # CAR_* fields
+    int8_t supply_body[MAX_VALUE]  # tiles in the supply by value 1..MAX_VALUE
+    int8_t supply_engine[MAX_VALUE]
     int8_t awards[10]     # owner of each award, -1 free
     uint8_t offered       # bit t: start tile t is offered
     int8_t turn_seat      # seat whose turn (or start tile) it is, -1 between turns
@@ -261,9 +282,10 @@ ctypedef struct Comp:
 cdef int k_legal(KState* s, const Comp* c, int16_t* buf) noexcept nogil
 cdef void k_apply(KState* s, const Comp* c, int action) noexcept nogil
 cdef void k_determinize(KState* s, const Comp* c, uint64_t seed) noexcept nogil
-cdef void k_playout(KState* s, const Comp* c, uint64_t* rng) noexcept nogil
+# Both playouts return the number of decisions taken.
+cdef int k_playout(KState* s, const Comp* c, uint64_t* rng) noexcept nogil
 # Playout with the cheap tempo policy (kwsearch._search ROLLOUTS "tempo"); trace may be NULL.
-cdef void k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap) noexcept nogil
+cdef int k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap) noexcept nogil
 cdef uint64_t k_next(uint64_t* s) noexcept nogil
 
 

@@ -1,16 +1,35 @@
 # cython: language_level=3
 """The fast engine: the reference rules (kwsearch/rules.py) on a flat C struct.
 
-The struct and its invariants are documented in ``_fast.pxd``. Every function
-here mirrors the reference method of the same name (``_task_*`` -> ``t_*``,
-``_choose_*`` -> ``c_*``); ``tests/test_fast_differential.py`` runs both engines
-in lockstep. Component data comes from :class:`kwsearch.components.Components`
+The struct and its invariants are documented in ``_fast.pxd``. The task machine
+mirrors the reference one method for one function, under the same name, so the
+two read side by side:
+
+* ``rules.State._task_X`` -> ``task_X``. A task with a decision returns the
+  number of its options (written into ``buf``) or -1 when it did its work without
+  asking; an automatic task (``body``, ``engine``, ``gp``, ``gp_engine``,
+  ``gp_start``, ``end_turn``, ``race``, ``sales``, ``round_end``, ``special``)
+  returns nothing and is popped by ``step`` before it runs — so where the
+  reference pushes one to run next (``_start_action``, ``_take_card``,
+  ``_task_special``), the C code calls it at once and pays no push, pop or
+  dispatch.
+* ``rules.State._choose_X`` -> ``choose_X`` (the option chosen, the task's argument).
+* ``rules.State._step`` / ``_resolve`` / ``_run`` -> ``step`` / ``resolve`` /
+  ``run_opts``: ``step`` and ``resolve`` only dispatch on the top task's kind.
+* The reference's helpers (``_begin_tile``, ``_start_action``, ``_take_card``,
+  ``_put_in_workshop``, ``_draw_special``, ...) -> the ``cdef inline`` functions
+  above the task machine, named without the leading underscore.
+
+``tests/test_fast_differential.py`` runs both engines in lockstep;
+``tests/test_fast_fingerprint.py`` pins the fast engine's seeded games, random
+streams included. Component data comes from :class:`kwsearch.components.Components`
 and is copied into a :c:type:`Comp` when a :class:`FastGame` is made: nothing of
 the game's data is written here.
 
 Python API: :class:`FastState` has the methods of :class:`kwsearch.rules.State`
-plus :meth:`FastState.playout`. C API (for the search): ``k_legal``,
-``k_apply``, ``k_determinize``, ``k_playout`` — all ``nogil``.
+plus :meth:`FastState.playout`. C API (for the search, all ``nogil``):
+``k_legal``, ``k_apply``, ``k_determinize``, ``k_playout`` and
+``k_playout_tempo`` (the search's tempo rollout policy).
 """
 
 from libc.stdlib cimport free, malloc
@@ -72,12 +91,13 @@ if tuple(_C.SPECIALTY_BONUSES) != ("engine", "body", "gp_engine", "canteen_money
     raise ImportError("kwsearch._fast was built for another components.SPECIALTY_BONUSES order; rebuild the extension")
 if _R.SEAT != SEAT or _R.SPECIAL != SPECIAL or _C.MAX_SPECIAL != MAX_SPECIAL:
     raise ImportError("kwsearch._fast was built for other chain codes (rules.SEAT / SPECIAL); rebuild the extension")
+if tuple(_C.PREFERENCES) != ("body", "engine", "prestige", "price"):
+    raise ImportError("kwsearch._fast was built for another components.PREFERENCES order; rebuild the extension")
 if tuple(_C.ALL_ACTIONS) != ("hire", "body", "engine", "gp", "research", "buyer", "gp_engine2", "gp_start2"):
     raise ImportError("kwsearch._fast was built for another components.ALL_ACTIONS order; rebuild the extension")
 
 _PHASES = (_R.SETUP, _R.ACTION, _R.SCORING, _R.OVER)
 _TASK_INDEX = {name: i for i, name in enumerate(_R.TASKS)}
-_PRICE_PREF = 3  # components.PREFERENCES.index("price")
 
 # ---------------------------------------------------------------------------
 # Random numbers: splitmix64 and Fisher-Yates, as rules.rng_next / rng_shuffle
@@ -332,7 +352,7 @@ cdef inline int bonus_commutes(KState* s, const Comp* c, int t) noexcept nogil:
             return 1
         if kind == AK_GP:
             v = p.gp_engine + 1
-            return v > 7 or s.supply_engine[v - 1] == 0
+            return v > MAX_VALUE or s.supply_engine[v - 1] == 0
         return 0
     if b == BN_CANTEEN_MONEY:
         if kind == AK_BODY or kind == AK_ENGINE or kind == AK_GP or kind == AK_GP_ENGINE2 or kind == AK_GP_START2:
@@ -343,7 +363,7 @@ cdef inline int bonus_commutes(KState* s, const Comp* c, int t) noexcept nogil:
     if b == BN_REMOVE_CAR:
         v = 0
         for k in range(s.nmarket):
-            if s.market[k][0] == s.turn_seat:
+            if s.market[k][CAR_OWNER] == s.turn_seat:
                 v = 1
         if not v:
             return 1
@@ -357,27 +377,9 @@ cdef inline int bonus_commutes(KState* s, const Comp* c, int t) noexcept nogil:
     return s.ndiscard == 0 and kind != AK_RESEARCH
 
 
-cdef inline void special_order(KState* s, const Comp* c, int t, int bonus_first) noexcept nogil:
-    """rules._choose_special_order (the task already popped)."""
-    if bonus_first:
-        begin_tile(s, s.turn_seat, &c.spec_action[t], 1)
-        push(s, TK_SPECIAL, t)
-    else:
-        push(s, TK_SPECIAL, t)
-        begin_tile(s, s.turn_seat, &c.spec_action[t], 1)
-
-
-cdef inline void card_order(KState* s, int engine_first) noexcept nogil:
-    """rules._choose_card_order (the task already popped)."""
-    if engine_first:
-        push(s, TK_BODY, 0)
-        push(s, TK_ENGINE, 0)
-    else:
-        push(s, TK_ENGINE, 0)
-        push(s, TK_BODY, 0)
-
-
 cdef inline void start_action(KState* s, const Comp* c, int kind) noexcept nogil:
+    """rules.State._start_action. An automatic task (done at once, no decision) is called
+    directly instead of pushed: it would be the next task run anyway."""
     cdef int i
     for i in range(s.nrem):
         if s.remaining[i] == kind:
@@ -389,15 +391,15 @@ cdef inline void start_action(KState* s, const Comp* c, int kind) noexcept nogil
     if kind == AK_HIRE:
         push(s, TK_HIRE, 1)
     elif kind == AK_GP_ENGINE2:
-        push(s, TK_GP_ENGINE, c.gp_start_engine)
+        task_gp_engine(s, c, c.gp_start_engine)
     elif kind == AK_GP_START2:
-        push(s, TK_GP_START, c.gp_start_space)
+        task_gp_start(s, c, c.gp_start_space)
     elif kind == AK_GP:
-        push(s, TK_GP, s.seats[s.turn_seat].gp_engine)
+        task_gp(s, c, s.seats[s.turn_seat].gp_engine)
     elif kind == AK_BODY:
-        push(s, TK_BODY, 0)
+        task_body(s, c, 0)
     elif kind == AK_ENGINE:
-        push(s, TK_ENGINE, 0)
+        task_engine(s, c, 0)
     elif kind == AK_RESEARCH:
         push(s, TK_RESEARCH, 0)
     else:
@@ -414,15 +416,15 @@ cdef inline void take_card(KState* s, const Comp* c, int seat, int t) noexcept n
         else:
             p.inactive[c.card_devslot[t]] += 1
         if c.card_tile[t] == 1:  # taken even while inactive (RULES.md §5.1)
-            push(s, TK_BODY, 0)
+            task_body(s, c, 0)  # automatic tasks are called, not pushed (see start_action)
         elif c.card_tile[t] == 2:
-            push(s, TK_ENGINE, 0)
+            task_engine(s, c, 0)
     elif kind == 1:
         discard(s, t)
         if c.card_effect[t] == 0:
             push(s, TK_HIRE, c.card_amount[t])
         elif c.card_effect[t] == 1:
-            push(s, TK_GP, c.card_amount[t])
+            task_gp(s, c, c.card_amount[t])
         else:
             push(s, TK_CARD_ORDER, 0)
     else:
@@ -457,8 +459,8 @@ cdef inline int take_tile(KState* s, int is_engine, int value) noexcept nogil:
         supply = &s.supply_engine[0]
     else:
         supply = &s.supply_body[0]
-    if value > 7:
-        value = 7
+    if value > MAX_VALUE:
+        value = MAX_VALUE
     for v in range(value, 0, -1):
         if supply[v - 1] > 0:
             supply[v - 1] -= 1
@@ -562,26 +564,26 @@ cdef inline void add_buyer(KState* s, const Comp* c, int seat, int pref) noexcep
 
 cdef inline int diesel_options(KState* s, int car, int16_t* buf) noexcept nogil:
     cdef int8_t* m = s.market[car]
-    cdef SeatS* p = &s.seats[m[0]]
+    cdef SeatS* p = &s.seats[m[CAR_OWNER]]
     cdef int n = 0, i, w, last = -1, v
     for i in range(p.nwork):
         w = p.work[i]
-        if w < ENGINE_CODE and w != m[1] and w != last:
+        if w < ENGINE_CODE and w != m[CAR_BODY] and w != last:
             buf[n] = A_DIESEL_BODY + w - 1
             n += 1
             last = w
     last = -1
     for i in range(p.nwork):
         w = p.work[i]
-        if w > ENGINE_CODE and w - ENGINE_CODE != m[2] and w != last:
+        if w > ENGINE_CODE and w - ENGINE_CODE != m[CAR_ENGINE] and w != last:
             buf[n] = A_DIESEL_ENGINE + w - ENGINE_CODE - 1
             n += 1
             last = w
-    for v in range(1, m[3] + p.canteen + 1):
-        if v != m[3]:
+    for v in range(1, m[CAR_WORKERS] + p.canteen + 1):
+        if v != m[CAR_WORKERS]:
             buf[n] = A_DIESEL_WORKERS + v - 1
             n += 1
-    for v in range(32):
+    for v in range(PRICE_BITS):
         if (s.prices >> v) & 1:
             buf[n] = A_DIESEL_PRICE + v
             n += 1
@@ -591,7 +593,7 @@ cdef inline int diesel_options(KState* s, int car, int16_t* buf) noexcept nogil:
 cdef inline int car_by_price(KState* s, int price) noexcept nogil:
     cdef int i
     for i in range(s.nmarket):
-        if s.market[i][4] == price:
+        if s.market[i][CAR_PRICE] == price:
             return i
     return -1
 
@@ -647,7 +649,7 @@ cdef inline int draw_special(KState* s, const Comp* c, int r) noexcept nogil:
 cdef inline void remove_market_car(KState* s, int i) noexcept nogil:
     cdef int j, k
     for j in range(i, s.nmarket - 1):
-        for k in range(7):
+        for k in range(CAR_FIELDS):
             s.market[j][k] = s.market[j + 1][k]
     s.nmarket -= 1
 
@@ -666,697 +668,989 @@ cdef inline int distinct_work(SeatS* p, int base, int16_t* buf, int n) noexcept 
     return n
 
 
-cdef int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
-    """Do the top task and return -1, or return the number of options in buf."""
-    cdef int kind = s.tasks[s.ntasks - 1][0]
-    cdef int arg = s.tasks[s.ntasks - 1][1]
-    cdef int n = 0, i, j, t, seat, k, w, last, total
+cdef int task_setup(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_setup."""
+    cdef int n = 0, i, t, ok
+    s.actor = <int8_t>arg
+    for t in range(c.nstart):
+        if (s.offered >> t) & 1:
+            ok = 1
+            for i in range(s.nplayers):
+                if s.seats[i].start_tile == t:
+                    ok = 0
+            if ok:
+                buf[n] = A_START + t
+                n += 1
+    return n
+
+
+cdef void choose_setup(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_setup."""
+    cdef int t
+    t = action - A_START
+    s.seats[arg].start_tile = <int8_t>t
+    pop(s)
+    begin_tile(s, arg, c.start_act[t], c.start_nact[t])
+
+
+cdef int task_turn(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_turn."""
+    cdef int n = 0, i, seat
+    s.phase = PH_ACTION
+    seat = s.chain[0] - SEAT
+    s.turn_seat = <int8_t>seat
+    s.actor = <int8_t>seat
+    for i in range(c.ntiles):  # every action tile is always in the chain
+        buf[i] = A_TILE + i
+    n = c.ntiles
+    for i in range(s.nchain):  # and, with V6, one specialty tile
+        if s.chain[i] >= SPECIAL:
+            buf[n] = A_SPECIAL_TILE + s.chain[i] - SPECIAL
+            n += 1
+    return n
+
+
+cdef void choose_turn(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_turn."""
+    cdef int t, seat, i
+    if action >= A_SPECIAL_TILE:
+        t = SPECIAL + action - A_SPECIAL_TILE
+    else:
+        t = action - A_TILE
+    seat = s.chain[0] - SEAT
+    for i in range(s.nchain):
+        if s.chain[i] == t:
+            s.chain[i] = s.chain[0]
+            break
+    for i in range(s.nchain - 1):
+        s.chain[i] = s.chain[i + 1]
+    s.marker_placed = 0
+    pop(s)
+    push(s, TK_END_TURN, 0)
+    push(s, TK_DIESEL, 0)
+    push(s, TK_DAIMLER, 0)
+    push(s, TK_MARKET, 0)
+    if t < SEAT:
+        s.chain[s.nchain - 1] = <int8_t>t
+        begin_tile(s, seat, c.tile_act[t], c.tile_nact[t])
+    else:  # a specialty tile: discarded, replaced at once; then the order of action and bonus
+        t -= SPECIAL
+        discard_special(s, c, t)
+        s.chain[s.nchain - 1] = <int8_t>(SPECIAL + draw_special(s, c, s.round - 1))
+        s.turn_seat = <int8_t>seat
+        push(s, TK_SPECIAL_ORDER, t)
+
+
+cdef void choose_special_order(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_special_order: the specialty tile ``arg``'s standard action, then its bonus
+    (A_ORDER_ACTION), or the bonus first."""
+    pop(s)
+    if action == A_ORDER_BONUS:
+        begin_tile(s, s.turn_seat, &c.spec_action[arg], 1)
+        push(s, TK_SPECIAL, arg)
+    else:
+        push(s, TK_SPECIAL, arg)  # under the tile: the bonus after the action
+        begin_tile(s, s.turn_seat, &c.spec_action[arg], 1)
+
+
+cdef int task_special_order(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_special_order."""
+    if bonus_commutes(s, c, arg):
+        choose_special_order(s, c, A_ORDER_ACTION, arg)
+        return -1
+    s.actor = s.turn_seat
+    buf[0] = A_ORDER_ACTION
+    buf[1] = A_ORDER_BONUS
+    return 2
+
+
+cdef int task_tile(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_tile."""
+    cdef int i, j, nk, nc, ok
     cdef int kinds[8]
     cdef int contested[8]
-    cdef int nk, nc, ok
     cdef SeatS* p
-    cdef int body, engine
-    cdef int cars[12][3]
-    cdef int ncars, a, b
-    cdef int best, bestv, bestp, value, owner, price, mult
-    cdef int sold[MAX_MARKET]
-
-    if kind == TK_SETUP:
-        s.actor = <int8_t>arg
-        for t in range(c.nstart):
-            if (s.offered >> t) & 1:
-                ok = 1
-                for i in range(s.nplayers):
-                    if s.seats[i].start_tile == t:
-                        ok = 0
-                if ok:
-                    buf[n] = A_START + t
-                    n += 1
-        return n
-
-    if kind == TK_TURN:
-        s.phase = PH_ACTION
-        seat = s.chain[0] - SEAT
-        s.turn_seat = <int8_t>seat
-        s.actor = <int8_t>seat
-        for i in range(c.ntiles):  # every action tile is always in the chain
-            buf[i] = A_TILE + i
-        n = c.ntiles
-        for i in range(s.nchain):  # and, with V6, one specialty tile
-            if s.chain[i] >= SPECIAL:
-                buf[n] = A_SPECIAL_TILE + s.chain[i] - SPECIAL
-                n += 1
-        return n
-
-    if kind == TK_TILE:
-        if s.nrem == 0:
-            pop(s)
-            return -1
-        nk = 0
-        for i in range(s.nrem):
-            if nk == 0 or kinds[nk - 1] != s.remaining[i]:
-                kinds[nk] = s.remaining[i]
-                nk += 1
-        p = &s.seats[s.turn_seat]
-        nc = 0
-        for i in range(nk):
-            ok = 1
-            for j in range(nk):
-                if not commutes(kinds[i], kinds[j], p, c):
-                    ok = 0
-                    break
-            if not ok:
-                contested[nc] = kinds[i]
-                nc += 1
-        if nc >= 2:
-            s.actor = s.turn_seat
-            for i in range(nc):
-                buf[i] = A_DO + contested[i]
-            return nc
-        start_action(s, c, kinds[0])
+    if s.nrem == 0:
+        pop(s)
         return -1
+    nk = 0
+    for i in range(s.nrem):
+        if nk == 0 or kinds[nk - 1] != s.remaining[i]:
+            kinds[nk] = s.remaining[i]
+            nk += 1
+    p = &s.seats[s.turn_seat]
+    nc = 0
+    for i in range(nk):
+        ok = 1
+        for j in range(nk):
+            if not commutes(kinds[i], kinds[j], p, c):
+                ok = 0
+                break
+        if not ok:
+            contested[nc] = kinds[i]
+            nc += 1
+    if nc >= 2:
+        s.actor = s.turn_seat
+        for i in range(nc):
+            buf[i] = A_DO + contested[i]
+        return nc
+    start_action(s, c, kinds[0])
+    return -1
 
-    if kind == TK_HIRE:
-        seat = s.turn_seat
-        p = &s.seats[seat]
-        n = arg
-        while n > 0 and p.supply > 0:
-            nk = 0
+
+cdef void choose_tile(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_tile."""
+    start_action(s, c, action - A_DO)
+
+
+cdef int task_hire(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_hire."""
+    cdef int n = 0, j, seat, k, nk
+    cdef int kinds[8]
+    cdef SeatS* p
+    seat = s.turn_seat
+    p = &s.seats[seat]
+    n = arg
+    while n > 0 and p.supply > 0:
+        nk = 0
+        for k in range(c.ndev):
+            if p.inactive[k]:
+                kinds[nk if nk < 8 else 7] = k
+                nk += 1
+        if nk >= 2:
+            s.tasks[s.ntasks - 1][1] = <int8_t>n
+            s.actor = <int8_t>seat
+            j = 0
             for k in range(c.ndev):
                 if p.inactive[k]:
-                    kinds[nk if nk < 8 else 7] = k
-                    nk += 1
-            if nk >= 2:
-                s.tasks[s.ntasks - 1][1] = <int8_t>n
-                s.actor = <int8_t>seat
-                j = 0
-                for k in range(c.ndev):
-                    if p.inactive[k]:
-                        buf[j] = A_ACTIVATE + c.dev_type[k]
-                        j += 1
-                return j
-            p.supply -= 1
-            n -= 1
-            if nk == 1:
-                p.inactive[kinds[0]] -= 1
-                p.active[kinds[0]] += 1
-            else:
-                p.canteen += 1
-        pop(s)
-        if p.supply == 0:
-            award(s, c, seat, AW_WORKER)
-        return -1
-
-    if kind == TK_RESEARCH:
-        if s.ndisplay == 0:
-            pop(s)
-            return -1
-        s.actor = s.turn_seat
-        buf[0] = A_RESEARCH + s.display[0]
-        n = 1
-        if s.ndisplay == 2 and s.display[1] != s.display[0]:
-            buf[1] = A_RESEARCH + s.display[1]
-            n = 2
-        return n
-
-    if kind == TK_BODY or kind == TK_ENGINE:
-        pop(s)
-        value = arg
-        if value == 0:
-            research_points(s, c, s.turn_seat, &body, &engine)
-            value = body if kind == TK_BODY else engine
-        w = take_tile(s, kind == TK_ENGINE, value)
-        if w:
-            if kind == TK_BODY:
-                push(s, TK_PLACE, w)
-            else:
-                push(s, TK_ENGINE_DEST, w)
-        return -1
-
-    if kind == TK_ENGINE_DEST:
-        s.actor = s.turn_seat
-        buf[0] = A_ENGINE_WORKSHOP
-        buf[1] = A_ENGINE_GP
-        return 2
-
-    if kind == TK_PLACE:
-        p = &s.seats[s.turn_seat]
-        if p.nwork < 3:
-            pop(s)
-            put_in_workshop(s, c, arg)
-            return -1
-        s.actor = s.turn_seat
-        return distinct_work(p, A_GIVEUP, buf, n)
-
-    if kind == TK_GP:
-        pop(s)
-        seat = s.turn_seat
-        if has(&s.seats[seat], EN_PORSCHE):
-            arg += 1
-        move_car(s, c, seat, arg)
-        return -1
-
-    if kind == TK_BUYER:
-        if s.nactive >= c.buyer_spaces:
-            pop(s)
-            if s.track > 0:
-                s.track -= 1
-            return -1
-        for i in range(4):
-            if s.stacks[i] > 0:
-                buf[n] = A_BUYER + i
-                n += 1
-        if n == 0:
-            pop(s)
-            return -1
-        s.actor = s.turn_seat
-        return n
-
-    if kind == TK_GP_ENGINE:
-        pop(s)
-        if s.supply_engine[arg - 1] > 0 and arg > s.seats[s.turn_seat].gp_engine:
-            s.supply_engine[arg - 1] -= 1
-            install_gp_engine(s, arg)
-        return -1
-
-    if kind == TK_GP_START:
-        pop(s)
-        while occupied(s, c, s.turn_seat, arg):
-            arg = arg % c.lap + 1
-        if s.seats[s.turn_seat].space == 0:
-            s.seats[s.turn_seat].space = <int8_t>arg
-        return -1
-
-    if kind == TK_MARKET:
-        p = &s.seats[s.turn_seat]
-        ok = 0
-        for i in range(p.nwork):
-            if p.work[i] > ENGINE_CODE:
-                ok = 1
-        buf[0] = A_MARKET_PASS
-        n = 1
-        last = -1
-        for i in range(p.nwork):
-            if p.work[i] < ENGINE_CODE and p.work[i] != last:
-                buf[n] = A_MARKET_BODY + p.work[i] - 1
-                n += 1
-                last = p.work[i]
-        if n == 1 or not ok or p.canteen < 1 or s.prices == 0 or s.nmarket >= c.market_size:
-            pop(s)
-            return -1
-        s.actor = s.turn_seat
-        return n
-
-    if kind == TK_MARKET_ENGINE:
-        s.actor = s.turn_seat
-        p = &s.seats[s.turn_seat]
-        last = -1
-        for i in range(p.nwork):
-            if p.work[i] > ENGINE_CODE and p.work[i] != last:
-                buf[n] = A_MARKET_ENGINE + p.work[i] - ENGINE_CODE - 1
-                n += 1
-                last = p.work[i]
-        return n
-
-    if kind == TK_MARKET_WORKERS:
-        s.actor = s.turn_seat
-        for i in range(1, s.seats[s.turn_seat].canteen + 1):
-            buf[n] = A_MARKET_WORKERS + i - 1
-            n += 1
-        return n
-
-    if kind == TK_MARKET_PRICE:
-        s.actor = s.turn_seat
-        for i in range(32):
-            if (s.prices >> i) & 1:
-                buf[n] = A_MARKET_PRICE + i
-                n += 1
-        return n
-
-    if kind == TK_MARKET_MARKER:
-        s.actor = s.turn_seat
-        p = &s.seats[s.turn_seat]
-        buf[0] = A_MARKET_NO_MARKER
-        n = 1
-        if not s.marker_placed:
-            for i in range(4):
-                if c.slot_value[i]:
-                    if i < 2 and (p.maybach >> i) & 1:
-                        buf[n] = A_MARKET_MARKER + i
-                        n += 1
-                    elif i >= 2 and (p.horch >> (i - 2)) & 1:
-                        buf[n] = A_MARKET_MARKER + i
-                        n += 1
-        return n
-
-    if kind == TK_DAIMLER:
-        p = &s.seats[s.turn_seat]
-        if p.daimler == 0 or s.marker_placed:
-            pop(s)
-            return -1
-        nc = 0
-        for b in range(s.nactive):
-            if s.active_daimler[b] == 0:
-                nc += 1
-        if nc == 0:
-            pop(s)
-            return -1
-        s.actor = s.turn_seat
-        buf[0] = A_DAIMLER_PASS
-        n = 1
-        for a in range(c.ndaimler):
-            if (p.daimler >> a) & 1:
-                for b in range(s.nactive):
-                    if s.active_daimler[b] == 0:
-                        buf[n] = A_DAIMLER + a * 5 + b
-                        n += 1
-        return n
-
-    if kind == TK_DIESEL:
-        seat = s.turn_seat
-        if s.seats[seat].diesel <= 0:
-            pop(s)
-            return -1
-        buf[0] = A_DIESEL_PASS
-        n = 1
-        for i in range(s.nmarket):
-            if s.market[i][0] == seat and diesel_options(s, i, buf + n) > 0:
-                buf[n] = A_DIESEL_CAR + s.market[i][4]
-                n += 1
-        if n == 1:
-            pop(s)
-            return -1
-        s.actor = <int8_t>seat
-        return n
-
-    if kind == TK_DIESEL_CHANGE:
-        s.actor = s.turn_seat
-        return diesel_options(s, car_by_price(s, arg), buf)
-
-    if kind == TK_END_TURN:
-        pop(s)
-        while s.chain[0] < SEAT or s.chain[0] >= SPECIAL:
-            t = s.chain[0]
-            for i in range(s.nchain - 1):
-                s.chain[i] = s.chain[i + 1]
-            if t >= SPECIAL and c.spec_stack[t - SPECIAL] < s.round - 1:
-                # An earlier round's specialty tile passed by everyone: replaced [book 9.0].
-                discard_special(s, c, t - SPECIAL)
-                t = SPECIAL + draw_special(s, c, s.round - 1)
-            s.chain[s.nchain - 1] = <int8_t>t
-        s.turn_seat = -1
-        s.marker_placed = 0
-        if s.nmarket >= c.market_size or s.track == 0:
-            s.phase = PH_SCORING
-            push(s, TK_ROUND_END, 0)
-            push(s, TK_SALES, 0)
-            push(s, TK_RACE, 0)
-            for i in range(s.nplayers):
-                if s.seats[i].benz > 0:
-                    push(s, TK_BENZ, i)
+                    buf[j] = A_ACTIVATE + c.dev_type[k]
+                    j += 1
+            return j
+        p.supply -= 1
+        n -= 1
+        if nk == 1:
+            p.inactive[kinds[0]] -= 1
+            p.active[kinds[0]] += 1
         else:
-            push(s, TK_TURN, 0)
-        return -1
+            p.canteen += 1
+    pop(s)
+    if p.supply == 0:
+        award(s, c, seat, AW_WORKER)
+    return -1
 
-    if kind == TK_BENZ:
-        buf[0] = A_BENZ_PASS
-        n = 1
+
+cdef void choose_hire(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_hire."""
+    cdef int k
+    cdef SeatS* p
+    p = &s.seats[s.turn_seat]
+    p.supply -= 1
+    k = c.card_devslot[action - A_ACTIVATE]
+    p.inactive[k] -= 1
+    p.active[k] += 1
+    s.tasks[s.ntasks - 1][1] = <int8_t>(arg - 1)
+
+
+cdef int task_research(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_research."""
+    cdef int n = 0
+    if s.ndisplay == 0:
+        pop(s)
+        return -1
+    s.actor = s.turn_seat
+    buf[0] = A_RESEARCH + s.display[0]
+    n = 1
+    if s.ndisplay == 2 and s.display[1] != s.display[0]:
+        buf[1] = A_RESEARCH + s.display[1]
+        n = 2
+    return n
+
+
+cdef void choose_research(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_research."""
+    cdef int t
+    pop(s)
+    t = action - A_RESEARCH
+    if s.display[0] == t:
+        if s.ndisplay == 2:
+            discard(s, s.display[1])
+    else:
+        discard(s, s.display[0])
+    s.ndisplay = 0
+    refill_display(s)
+    take_card(s, c, s.turn_seat, t)
+
+
+cdef void choose_card_order(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_card_order: the body first (A_ORDER_BODY) or the engine first."""
+    pop(s)
+    if action == A_ORDER_ENGINE:
+        push(s, TK_BODY, 0)
+        push(s, TK_ENGINE, 0)
+    else:
+        push(s, TK_ENGINE, 0)
+        push(s, TK_BODY, 0)
+
+
+cdef int task_card_order(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_card_order."""
+    if s.seats[s.turn_seat].nwork <= 1:
+        choose_card_order(s, c, A_ORDER_BODY, 0)
+        return -1
+    s.actor = s.turn_seat
+    buf[0] = A_ORDER_BODY
+    buf[1] = A_ORDER_ENGINE
+    return 2
+
+
+cdef void task_body(KState* s, const Comp* c, int arg) noexcept nogil:
+    """rules.State._task_body: the best body tile up to ``arg`` (0: the research points) to a workshop."""
+    cdef int w, body, engine
+    if arg == 0:
+        research_points(s, c, s.turn_seat, &body, &engine)
+        arg = body
+    w = take_tile(s, 0, arg)
+    if w:
+        push(s, TK_PLACE, w)
+
+
+cdef void task_engine(KState* s, const Comp* c, int arg) noexcept nogil:
+    """rules.State._task_engine: the best engine tile up to ``arg`` (0: the research points), whose
+    place the seat then chooses."""
+    cdef int w, body, engine
+    if arg == 0:
+        research_points(s, c, s.turn_seat, &body, &engine)
+        arg = engine
+    w = take_tile(s, 1, arg)
+    if w:
+        push(s, TK_ENGINE_DEST, w)
+
+
+cdef int task_engine_dest(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_engine_dest."""
+    s.actor = s.turn_seat
+    buf[0] = A_ENGINE_WORKSHOP
+    buf[1] = A_ENGINE_GP
+    return 2
+
+
+cdef void choose_engine_dest(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_engine_dest."""
+    pop(s)
+    if action == A_ENGINE_WORKSHOP:
+        push(s, TK_PLACE, ENGINE_CODE + arg)
+    else:
+        install_gp_engine(s, arg)
+
+
+cdef int task_place(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_place."""
+    cdef int n = 0
+    cdef SeatS* p
+    p = &s.seats[s.turn_seat]
+    if p.nwork < 3:
+        pop(s)
+        put_in_workshop(s, c, arg)
+        return -1
+    s.actor = s.turn_seat
+    return distinct_work(p, A_GIVEUP, buf, n)
+
+
+cdef void choose_place(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_place."""
+    cdef int old
+    cdef SeatS* p
+    pop(s)
+    p = &s.seats[s.turn_seat]
+    old = action - A_GIVEUP
+    remove_work(p, old)
+    return_tile(s, old)
+    put_in_workshop(s, c, arg)
+
+
+cdef void task_gp(KState* s, const Comp* c, int arg) noexcept nogil:
+    """rules.State._task_gp."""
+    cdef int seat
+    seat = s.turn_seat
+    if has(&s.seats[seat], EN_PORSCHE):
+        arg += 1
+    move_car(s, c, seat, arg)
+
+
+cdef void task_gp_engine(KState* s, const Comp* c, int arg) noexcept nogil:
+    """rules.State._task_gp_engine."""
+    if s.supply_engine[arg - 1] > 0 and arg > s.seats[s.turn_seat].gp_engine:
+        s.supply_engine[arg - 1] -= 1
+        install_gp_engine(s, arg)
+
+
+cdef void task_gp_start(KState* s, const Comp* c, int arg) noexcept nogil:
+    """rules.State._task_gp_start."""
+    while occupied(s, c, s.turn_seat, arg):
+        arg = arg % c.lap + 1
+    if s.seats[s.turn_seat].space == 0:
+        s.seats[s.turn_seat].space = <int8_t>arg
+
+
+cdef int task_buyer(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_buyer."""
+    cdef int n = 0, i
+    if s.nactive >= c.buyer_spaces:
+        pop(s)
+        if s.track > 0:
+            s.track -= 1
+        return -1
+    for i in range(4):
+        if s.stacks[i] > 0:
+            buf[n] = A_BUYER + i
+            n += 1
+    if n == 0:
+        pop(s)
+        return -1
+    s.actor = s.turn_seat
+    return n
+
+
+cdef void choose_buyer(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_buyer."""
+    pop(s)
+    add_buyer(s, c, s.turn_seat, action - A_BUYER)
+
+
+cdef int task_market(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_market."""
+    cdef int n = 0, i, last, ok
+    cdef SeatS* p
+    p = &s.seats[s.turn_seat]
+    ok = 0
+    for i in range(p.nwork):
+        if p.work[i] > ENGINE_CODE:
+            ok = 1
+    buf[0] = A_MARKET_PASS
+    n = 1
+    last = -1
+    for i in range(p.nwork):
+        if p.work[i] < ENGINE_CODE and p.work[i] != last:
+            buf[n] = A_MARKET_BODY + p.work[i] - 1
+            n += 1
+            last = p.work[i]
+    if n == 1 or not ok or p.canteen < 1 or s.prices == 0 or s.nmarket >= c.market_size:
+        pop(s)
+        return -1
+    s.actor = s.turn_seat
+    return n
+
+
+cdef void choose_market(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_market."""
+    cdef int v
+    cdef int8_t* car
+    pop(s)
+    if action == A_MARKET_PASS:
+        return
+    v = action - A_MARKET_BODY + 1
+    remove_work(&s.seats[s.turn_seat], v)
+    s.car[0] = <int8_t>v
+    s.ncar = 1
+    push(s, TK_MARKET_ENGINE, 0)
+
+
+cdef int task_market_engine(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_market_engine."""
+    cdef int n = 0, i, last
+    cdef SeatS* p
+    s.actor = s.turn_seat
+    p = &s.seats[s.turn_seat]
+    last = -1
+    for i in range(p.nwork):
+        if p.work[i] > ENGINE_CODE and p.work[i] != last:
+            buf[n] = A_MARKET_ENGINE + p.work[i] - ENGINE_CODE - 1
+            n += 1
+            last = p.work[i]
+    return n
+
+
+cdef void choose_market_engine(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_market_engine."""
+    cdef int v
+    cdef int8_t* car
+    v = action - A_MARKET_ENGINE + 1
+    remove_work(&s.seats[s.turn_seat], ENGINE_CODE + v)
+    s.car[s.ncar] = <int8_t>v
+    s.ncar += 1
+    s.tasks[s.ntasks - 1][0] = TK_MARKET_WORKERS
+
+
+cdef int task_market_workers(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_market_workers."""
+    cdef int n = 0, i
+    s.actor = s.turn_seat
+    for i in range(1, s.seats[s.turn_seat].canteen + 1):
+        buf[n] = A_MARKET_WORKERS + i - 1
+        n += 1
+    return n
+
+
+cdef void choose_market_workers(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_market_workers."""
+    cdef int v
+    cdef int8_t* car
+    v = action - A_MARKET_WORKERS + 1
+    s.seats[s.turn_seat].canteen -= v
+    s.car[s.ncar] = <int8_t>v
+    s.ncar += 1
+    s.tasks[s.ntasks - 1][0] = TK_MARKET_PRICE
+
+
+cdef int task_market_price(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_market_price."""
+    cdef int n = 0, i
+    s.actor = s.turn_seat
+    for i in range(32):
+        if (s.prices >> i) & 1:
+            buf[n] = A_MARKET_PRICE + i
+            n += 1
+    return n
+
+
+cdef void choose_market_price(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_market_price."""
+    cdef int v
+    cdef int8_t* car
+    v = action - A_MARKET_PRICE
+    s.prices &= ~(<uint32_t>1 << v)
+    s.car[s.ncar] = <int8_t>v
+    s.ncar += 1
+    s.tasks[s.ntasks - 1][0] = TK_MARKET_MARKER
+
+
+cdef int task_market_marker(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_market_marker."""
+    cdef int n = 0, i
+    cdef SeatS* p
+    s.actor = s.turn_seat
+    p = &s.seats[s.turn_seat]
+    buf[0] = A_MARKET_NO_MARKER
+    n = 1
+    if not s.marker_placed:
         for i in range(4):
-            if s.stacks[i] > 0:
-                buf[n] = A_BENZ + i
-                n += 1
-        if n == 1:
-            pop(s)
-            return -1
-        s.actor = <int8_t>arg
-        return n
+            if c.slot_value[i]:
+                if i < 2 and (p.maybach >> i) & 1:
+                    buf[n] = A_MARKET_MARKER + i
+                    n += 1
+                elif i >= 2 and (p.horch >> (i - 2)) & 1:
+                    buf[n] = A_MARKET_MARKER + i
+                    n += 1
+    return n
 
-    if kind == TK_RACE:
+
+cdef void choose_market_marker(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_market_marker."""
+    cdef int seat, i, k
+    cdef SeatS* p
+    cdef int8_t* car
+    pop(s)
+    seat = s.turn_seat
+    p = &s.seats[seat]
+    car = s.market[s.nmarket]
+    car[CAR_OWNER] = <int8_t>seat
+    car[CAR_BODY] = s.car[0]
+    car[CAR_ENGINE] = s.car[1]
+    car[CAR_WORKERS] = s.car[2]
+    car[CAR_PRICE] = s.car[3]
+    car[CAR_BODY_BONUS] = 0
+    car[CAR_ENGINE_BONUS] = 0
+    if action != A_MARKET_NO_MARKER:
+        i = action - A_MARKET_MARKER
+        if i < 2:
+            p.maybach &= <uint8_t>~(1 << i)
+            car[CAR_BODY_BONUS] = c.slot_value[i]
+        else:
+            p.horch &= <uint8_t>~(1 << (i - 2))
+            car[CAR_ENGINE_BONUS] = c.slot_value[i]
+        s.marker_placed = 1
+    s.nmarket += 1
+    s.ncar = 0
+    k = 0
+    for i in range(s.nmarket):
+        if s.market[i][CAR_OWNER] == seat:
+            k += 1
+    if k >= 2:
+        award(s, c, seat, AW_MARKET)
+
+
+cdef int task_daimler(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_daimler."""
+    cdef int n = 0, nc, a, b
+    cdef SeatS* p
+    p = &s.seats[s.turn_seat]
+    if p.daimler == 0 or s.marker_placed:
         pop(s)
-        ncars = 0
-        for i in range(s.nplayers):
-            if s.seats[i].space > 0:
-                cars[ncars][0] = s.seats[i].laps
-                cars[ncars][1] = s.seats[i].space
-                cars[ncars][2] = i
-                ncars += 1
-        for i in range(c.nneutral):
-            cars[ncars][0] = 0
-            cars[ncars][1] = c.neutral[i]
-            cars[ncars][2] = -1
-            ncars += 1
-        for k in range(c.nplace):  # selection of the k-th best (laps, space, seat)
-            if k >= ncars:
-                break
-            best = k
-            for i in range(k + 1, ncars):
-                if (cars[i][0] > cars[best][0] or (cars[i][0] == cars[best][0] and
-                        (cars[i][1] > cars[best][1] or (cars[i][1] == cars[best][1] and cars[i][2] > cars[best][2])))):
-                    best = i
-            for j in range(3):
-                w = cars[k][j]
-                cars[k][j] = cars[best][j]
-                cars[best][j] = w
-            if cars[k][2] >= 0:
-                s.seats[cars[k][2]].money += c.place_money[k]
-        for i in range(s.nplayers):
-            s.seats[i].money += lap_money(c, s.seats[i].laps)
         return -1
-
-    if kind == TK_SALES:
+    nc = 0
+    for b in range(s.nactive):
+        if s.active_daimler[b] == 0:
+            nc += 1
+    if nc == 0:
         pop(s)
-        for i in range(s.nmarket):
-            sold[i] = 0
-        for b in range(s.nactive):
-            a = s.active[b]
-            best = -1
-            bestv = 0
-            bestp = 0
-            for i in range(s.nmarket):
-                if sold[i]:
-                    continue
-                if a == 0:
-                    value = s.market[i][1] + s.market[i][5]
-                elif a == 1:
-                    value = s.market[i][2] + s.market[i][6]
-                elif a == 2:
-                    value = s.market[i][3]
-                else:
-                    value = 0
-                if best < 0 or value > bestv or (value == bestv and s.market[i][4] < bestp):
-                    best = i
-                    bestv = value
-                    bestp = s.market[i][4]
-            if best < 0:
-                continue
-            sold[best] = 1
-            owner = s.market[best][0]
-            price = s.market[best][4]
-            mult = 1
-            if a == _PRICE_PREF_C:
-                mult = c.opel_mult if has(&s.seats[owner], EN_OPEL) else c.price_mult
-            s.seats[owner].money += price * mult + s.active_daimler[b]
         return -1
+    s.actor = s.turn_seat
+    buf[0] = A_DAIMLER_PASS
+    n = 1
+    for a in range(c.ndaimler):
+        if (p.daimler >> a) & 1:
+            for b in range(s.nactive):
+                if s.active_daimler[b] == 0:
+                    buf[n] = A_DAIMLER + a * MAX_BUYERS + b
+                    n += 1
+    return n
 
-    if kind == TK_ROUND_END:
+
+cdef void choose_daimler(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_daimler."""
+    cdef int m, b
+    pop(s)
+    if action == A_DAIMLER_PASS:
+        return
+    m = (action - A_DAIMLER) // MAX_BUYERS
+    b = (action - A_DAIMLER) % MAX_BUYERS
+    s.seats[s.turn_seat].daimler &= <uint8_t>~(1 << m)
+    s.active_daimler[b] = c.daimler[m]
+    s.marker_placed = 1
+
+
+cdef int task_diesel(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_diesel."""
+    cdef int n = 0, i, seat
+    seat = s.turn_seat
+    if s.seats[seat].diesel <= 0:
         pop(s)
-        for i in range(s.nmarket):
-            s.supply_body[s.market[i][1] - 1] += 1
-            s.supply_engine[s.market[i][2] - 1] += 1
-            s.seats[s.market[i][0]].supply += s.market[i][3]
-        s.nmarket = 0
-        for i in range(s.nactive):
-            s.stacks[s.active[i]] += 1
-        s.nactive = 0
+        return -1
+    buf[0] = A_DIESEL_PASS
+    n = 1
+    for i in range(s.nmarket):
+        if s.market[i][CAR_OWNER] == seat and diesel_options(s, i, buf + n) > 0:
+            buf[n] = A_DIESEL_CAR + s.market[i][CAR_PRICE]
+            n += 1
+    if n == 1:
+        pop(s)
+        return -1
+    s.actor = <int8_t>seat
+    return n
+
+
+cdef void choose_diesel(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_diesel."""
+    pop(s)
+    if action != A_DIESEL_PASS:
+        push(s, TK_DIESEL_CHANGE, action - A_DIESEL_CAR)
+
+
+cdef int task_diesel_change(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_diesel_change."""
+    s.actor = s.turn_seat
+    return diesel_options(s, car_by_price(s, arg), buf)
+
+
+cdef void choose_diesel_change(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_diesel_change."""
+    cdef int v
+    cdef SeatS* p
+    cdef int8_t* car
+    pop(s)
+    push(s, TK_DIESEL, 0)  # the next marker may follow in the same turn (RULES.md §5.3)
+    car = s.market[car_by_price(s, arg)]
+    p = &s.seats[car[CAR_OWNER]]
+    p.diesel -= 1
+    if action < A_DIESEL_ENGINE:
+        v = action - A_DIESEL_BODY + 1
+        remove_work(p, v)
+        return_tile(s, car[CAR_BODY])
+        car[CAR_BODY] = <int8_t>v
+    elif action < A_DIESEL_WORKERS:
+        v = action - A_DIESEL_ENGINE + 1
+        remove_work(p, ENGINE_CODE + v)
+        return_tile(s, ENGINE_CODE + car[CAR_ENGINE])
+        car[CAR_ENGINE] = <int8_t>v
+    elif action < A_DIESEL_PRICE:
+        v = action - A_DIESEL_WORKERS + 1
+        p.canteen -= v - car[CAR_WORKERS]
+        car[CAR_WORKERS] = <int8_t>v
+    else:
+        v = action - A_DIESEL_PRICE
+        s.prices &= ~(<uint32_t>1 << v)
+        s.prices |= <uint32_t>1 << car[CAR_PRICE]
+        car[CAR_PRICE] = <int8_t>v
+
+
+cdef void task_end_turn(KState* s, const Comp* c, int arg) noexcept nogil:
+    """rules.State._task_end_turn."""
+    cdef int i, t
+    while s.chain[0] < SEAT or s.chain[0] >= SPECIAL:
+        t = s.chain[0]
+        for i in range(s.nchain - 1):
+            s.chain[i] = s.chain[i + 1]
+        if t >= SPECIAL and c.spec_stack[t - SPECIAL] < s.round - 1:
+            # An earlier round's specialty tile passed by everyone: replaced [book 9.0].
+            discard_special(s, c, t - SPECIAL)
+            t = SPECIAL + draw_special(s, c, s.round - 1)
+        s.chain[s.nchain - 1] = <int8_t>t
+    s.turn_seat = -1
+    s.marker_placed = 0
+    if s.nmarket >= c.market_size or s.track == 0:
+        s.phase = PH_SCORING
+        push(s, TK_ROUND_END, 0)
+        push(s, TK_SALES, 0)
+        push(s, TK_RACE, 0)
         for i in range(s.nplayers):
-            s.seats[i].laps = 0
-            s.seats[i].space = 0
-        s.prices = 0
-        if s.round >= c.rounds:
-            s.phase = PH_OVER
-            return -1
-        s.round += 1
-        prepare_round(s, c)
-        s.phase = PH_ACTION
+            if s.seats[i].benz > 0:
+                push(s, TK_BENZ, i)
+    else:
         push(s, TK_TURN, 0)
-        return -1
 
-    if kind == TK_SPECIAL:
+
+cdef int task_benz(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_benz."""
+    cdef int n = 0, i
+    buf[0] = A_BENZ_PASS
+    n = 1
+    for i in range(4):
+        if s.stacks[i] > 0:
+            buf[n] = A_BENZ + i
+            n += 1
+    if n == 1:
         pop(s)
-        seat = s.turn_seat
-        p = &s.seats[seat]
-        k = c.spec_bonus[arg]
-        if k == BN_ENGINE:
-            push(s, TK_ENGINE, c.spec_value[arg])
-        elif k == BN_BODY:
-            push(s, TK_BODY, c.spec_value[arg])
-        elif k == BN_GP_ENGINE:
-            w = p.gp_engine + 1
-            if w <= 7 and s.supply_engine[w - 1] > 0:
-                s.supply_engine[w - 1] -= 1
-                install_gp_engine(s, w)
-        elif k == BN_CANTEEN_MONEY:
-            p.money += c.spec_value[arg] * p.canteen
-        elif k == BN_REMOVE_CAR:
-            push(s, TK_REMOVE, c.spec_value[arg])
-        elif k == BN_SELL_TILE:
-            push(s, TK_SELL, 0)
-        elif s.ndiscard > 0:  # research with the top discard
-            t = s.cards[MAX_CARDS - s.ndiscard]
-            s.ndiscard -= 1
-            take_card(s, c, seat, t)
         return -1
+    s.actor = <int8_t>arg
+    return n
 
-    if kind == TK_SELL:
-        p = &s.seats[s.turn_seat]
-        if p.nwork == 0:
-            pop(s)
-            return -1
-        s.actor = s.turn_seat
-        buf[0] = A_SELL_PASS
-        return distinct_work(p, A_SELL, buf, 1)
 
-    if kind == TK_REMOVE:
-        seat = s.turn_seat
-        buf[0] = A_REMOVE_PASS
-        n = 1
+cdef void choose_benz(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_benz."""
+    pop(s)
+    if action == A_BENZ_PASS:
+        return
+    s.seats[arg].benz -= 1
+    add_buyer(s, c, arg, action - A_BENZ)
+
+
+cdef void task_race(KState* s, const Comp* c, int arg) noexcept nogil:
+    """rules.State._task_race."""
+    cdef int i, j, seat, k, w, ncars, best
+    cdef int cars[12][3]
+    ncars = 0
+    for i in range(s.nplayers):
+        if s.seats[i].space > 0:
+            cars[ncars][0] = s.seats[i].laps
+            cars[ncars][1] = s.seats[i].space
+            cars[ncars][2] = i
+            ncars += 1
+    for i in range(c.nneutral):
+        cars[ncars][0] = 0
+        cars[ncars][1] = c.neutral[i]
+        cars[ncars][2] = -1
+        ncars += 1
+    for k in range(c.nplace):  # selection of the k-th best (laps, space, seat)
+        if k >= ncars:
+            break
+        best = k
+        for i in range(k + 1, ncars):
+            if (cars[i][0] > cars[best][0] or (cars[i][0] == cars[best][0] and
+                    (cars[i][1] > cars[best][1] or (cars[i][1] == cars[best][1] and cars[i][2] > cars[best][2])))):
+                best = i
+        for j in range(3):
+            w = cars[k][j]
+            cars[k][j] = cars[best][j]
+            cars[best][j] = w
+        if cars[k][2] >= 0:
+            s.seats[cars[k][2]].money += c.place_money[k]
+    for i in range(s.nplayers):
+        s.seats[i].money += lap_money(c, s.seats[i].laps)
+
+
+cdef void task_sales(KState* s, const Comp* c, int arg) noexcept nogil:
+    """rules.State._task_sales."""
+    cdef int i, a, b, best, bestv, bestp, value, owner, price, mult
+    cdef int sold[MAX_MARKET]
+    for i in range(s.nmarket):
+        sold[i] = 0
+    for b in range(s.nactive):
+        a = s.active[b]
+        best = -1
+        bestv = 0
+        bestp = 0
         for i in range(s.nmarket):
-            if s.market[i][0] == seat:
-                buf[n] = A_REMOVE_CAR + s.market[i][4]
-                n += 1
-        if n == 1:
-            pop(s)
-            return -1
-        s.actor = <int8_t>seat
-        return n
+            if sold[i]:
+                continue
+            if a == PREF_BODY:
+                value = s.market[i][CAR_BODY] + s.market[i][CAR_BODY_BONUS]
+            elif a == PREF_ENGINE:
+                value = s.market[i][CAR_ENGINE] + s.market[i][CAR_ENGINE_BONUS]
+            elif a == PREF_PRESTIGE:
+                value = s.market[i][CAR_WORKERS]
+            else:
+                value = 0
+            if best < 0 or value > bestv or (value == bestv and s.market[i][CAR_PRICE] < bestp):
+                best = i
+                bestv = value
+                bestp = s.market[i][CAR_PRICE]
+        if best < 0:
+            continue
+        sold[best] = 1
+        owner = s.market[best][CAR_OWNER]
+        price = s.market[best][CAR_PRICE]
+        mult = 1
+        if a == PREF_PRICE:
+            mult = c.opel_mult if has(&s.seats[owner], EN_OPEL) else c.price_mult
+        s.seats[owner].money += price * mult + s.active_daimler[b]
 
-    if kind == TK_CARD_ORDER:
-        if s.seats[s.turn_seat].nwork <= 1:
-            pop(s)
-            card_order(s, 0)
-            return -1
-        s.actor = s.turn_seat
-        buf[0] = A_ORDER_BODY
-        buf[1] = A_ORDER_ENGINE
-        return 2
 
-    if kind == TK_SPECIAL_ORDER:
-        if bonus_commutes(s, c, arg):
-            pop(s)
-            special_order(s, c, arg, 0)
-            return -1
-        s.actor = s.turn_seat
-        buf[0] = A_ORDER_ACTION
-        buf[1] = A_ORDER_BONUS
-        return 2
+cdef void task_round_end(KState* s, const Comp* c, int arg) noexcept nogil:
+    """rules.State._task_round_end."""
+    cdef int i
+    for i in range(s.nmarket):
+        s.supply_body[s.market[i][CAR_BODY] - 1] += 1
+        s.supply_engine[s.market[i][CAR_ENGINE] - 1] += 1
+        s.seats[s.market[i][CAR_OWNER]].supply += s.market[i][CAR_WORKERS]
+    s.nmarket = 0
+    for i in range(s.nactive):
+        s.stacks[s.active[i]] += 1
+    s.nactive = 0
+    for i in range(s.nplayers):
+        s.seats[i].laps = 0
+        s.seats[i].space = 0
+    s.prices = 0
+    if s.round >= c.rounds:
+        s.phase = PH_OVER
+        return
+    s.round += 1
+    prepare_round(s, c)
+    s.phase = PH_ACTION
+    push(s, TK_TURN, 0)
+
+
+cdef void task_special(KState* s, const Comp* c, int arg) noexcept nogil:
+    """rules.State._task_special."""
+    cdef int t, seat, k, w
+    cdef SeatS* p
+    seat = s.turn_seat
+    p = &s.seats[seat]
+    k = c.spec_bonus[arg]
+    if k == BN_ENGINE:
+        task_engine(s, c, c.spec_value[arg])
+    elif k == BN_BODY:
+        task_body(s, c, c.spec_value[arg])
+    elif k == BN_GP_ENGINE:
+        w = p.gp_engine + 1
+        if w <= MAX_VALUE and s.supply_engine[w - 1] > 0:
+            s.supply_engine[w - 1] -= 1
+            install_gp_engine(s, w)
+    elif k == BN_CANTEEN_MONEY:
+        p.money += c.spec_value[arg] * p.canteen
+    elif k == BN_REMOVE_CAR:
+        push(s, TK_REMOVE, c.spec_value[arg])
+    elif k == BN_SELL_TILE:
+        push(s, TK_SELL, 0)
+    elif s.ndiscard > 0:  # research with the top discard
+        t = s.cards[MAX_CARDS - s.ndiscard]
+        s.ndiscard -= 1
+        take_card(s, c, seat, t)
+
+
+cdef int task_sell(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_sell."""
+    cdef SeatS* p
+    p = &s.seats[s.turn_seat]
+    if p.nwork == 0:
+        pop(s)
+        return -1
+    s.actor = s.turn_seat
+    buf[0] = A_SELL_PASS
+    return distinct_work(p, A_SELL, buf, 1)
+
+
+cdef void choose_sell(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_sell."""
+    cdef int v
+    cdef SeatS* p
+    pop(s)
+    if action == A_SELL_PASS:
+        return
+    v = action - A_SELL
+    p = &s.seats[s.turn_seat]
+    remove_work(p, v)
+    return_tile(s, v)
+    p.money += v - ENGINE_CODE if v > ENGINE_CODE else v
+
+
+cdef int task_remove(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """rules.State._task_remove."""
+    cdef int n = 0, i, seat
+    seat = s.turn_seat
+    buf[0] = A_REMOVE_PASS
+    n = 1
+    for i in range(s.nmarket):
+        if s.market[i][CAR_OWNER] == seat:
+            buf[n] = A_REMOVE_CAR + s.market[i][CAR_PRICE]
+            n += 1
+    if n == 1:
+        pop(s)
+        return -1
+    s.actor = <int8_t>seat
+    return n
+
+
+cdef void choose_remove(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """rules.State._choose_remove."""
+    cdef int i
+    cdef int8_t* car
+    pop(s)
+    if action == A_REMOVE_PASS:
+        return
+    i = car_by_price(s, action - A_REMOVE_CAR)
+    car = s.market[i]
+    s.supply_body[car[CAR_BODY] - 1] += 1
+    s.supply_engine[car[CAR_ENGINE] - 1] += 1
+    s.seats[car[CAR_OWNER]].supply += car[CAR_WORKERS]
+    s.prices |= <uint32_t>1 << car[CAR_PRICE]
+    s.seats[car[CAR_OWNER]].money += arg
+    remove_market_car(s, i)
+
+cdef int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
+    """Do the top task and return -1, or return the number of options in buf (rules.State._step)."""
+    cdef int kind = s.tasks[s.ntasks - 1][0]
+    cdef int arg = s.tasks[s.ntasks - 1][1]
+    if kind == TK_SETUP:
+        return task_setup(s, c, arg, buf)
+    elif kind == TK_TURN:
+        return task_turn(s, c, arg, buf)
+    elif kind == TK_TILE:
+        return task_tile(s, c, arg, buf)
+    elif kind == TK_HIRE:
+        return task_hire(s, c, arg, buf)
+    elif kind == TK_RESEARCH:
+        return task_research(s, c, arg, buf)
+    elif kind == TK_BODY:
+        pop(s)
+        task_body(s, c, arg)
+        return -1
+    elif kind == TK_ENGINE:
+        pop(s)
+        task_engine(s, c, arg)
+        return -1
+    elif kind == TK_ENGINE_DEST:
+        return task_engine_dest(s, c, arg, buf)
+    elif kind == TK_PLACE:
+        return task_place(s, c, arg, buf)
+    elif kind == TK_GP:
+        pop(s)
+        task_gp(s, c, arg)
+        return -1
+    elif kind == TK_BUYER:
+        return task_buyer(s, c, arg, buf)
+    elif kind == TK_GP_ENGINE:
+        pop(s)
+        task_gp_engine(s, c, arg)
+        return -1
+    elif kind == TK_GP_START:
+        pop(s)
+        task_gp_start(s, c, arg)
+        return -1
+    elif kind == TK_MARKET:
+        return task_market(s, c, arg, buf)
+    elif kind == TK_MARKET_ENGINE:
+        return task_market_engine(s, c, arg, buf)
+    elif kind == TK_MARKET_WORKERS:
+        return task_market_workers(s, c, arg, buf)
+    elif kind == TK_MARKET_PRICE:
+        return task_market_price(s, c, arg, buf)
+    elif kind == TK_MARKET_MARKER:
+        return task_market_marker(s, c, arg, buf)
+    elif kind == TK_DAIMLER:
+        return task_daimler(s, c, arg, buf)
+    elif kind == TK_DIESEL:
+        return task_diesel(s, c, arg, buf)
+    elif kind == TK_DIESEL_CHANGE:
+        return task_diesel_change(s, c, arg, buf)
+    elif kind == TK_END_TURN:
+        pop(s)
+        task_end_turn(s, c, arg)
+        return -1
+    elif kind == TK_BENZ:
+        return task_benz(s, c, arg, buf)
+    elif kind == TK_RACE:
+        pop(s)
+        task_race(s, c, arg)
+        return -1
+    elif kind == TK_SALES:
+        pop(s)
+        task_sales(s, c, arg)
+        return -1
+    elif kind == TK_ROUND_END:
+        pop(s)
+        task_round_end(s, c, arg)
+        return -1
+    elif kind == TK_SPECIAL:
+        pop(s)
+        task_special(s, c, arg)
+        return -1
+    elif kind == TK_SELL:
+        return task_sell(s, c, arg, buf)
+    elif kind == TK_REMOVE:
+        return task_remove(s, c, arg, buf)
+    elif kind == TK_CARD_ORDER:
+        return task_card_order(s, c, arg, buf)
+    elif kind == TK_SPECIAL_ORDER:
+        return task_special_order(s, c, arg, buf)
     return 0
 
 
-cdef int _PRICE_PREF_C = 3
-
-
 cdef void resolve(KState* s, const Comp* c, int action) noexcept nogil:
+    """Apply the chosen option of the top task (rules.State._resolve)."""
     cdef int kind = s.tasks[s.ntasks - 1][0]
     cdef int arg = s.tasks[s.ntasks - 1][1]
-    cdef int t, seat, i, v, old, k, m, b
-    cdef SeatS* p
-    cdef int8_t* car
-
     if kind == TK_SETUP:
-        t = action - A_START
-        s.seats[arg].start_tile = <int8_t>t
-        pop(s)
-        begin_tile(s, arg, c.start_act[t], c.start_nact[t])
+        choose_setup(s, c, action, arg)
     elif kind == TK_TURN:
-        if action >= A_SPECIAL_TILE:
-            t = SPECIAL + action - A_SPECIAL_TILE
-        else:
-            t = action - A_TILE
-        seat = s.chain[0] - SEAT
-        for i in range(s.nchain):
-            if s.chain[i] == t:
-                s.chain[i] = s.chain[0]
-                break
-        for i in range(s.nchain - 1):
-            s.chain[i] = s.chain[i + 1]
-        s.marker_placed = 0
-        pop(s)
-        push(s, TK_END_TURN, 0)
-        push(s, TK_DIESEL, 0)
-        push(s, TK_DAIMLER, 0)
-        push(s, TK_MARKET, 0)
-        if t < SEAT:
-            s.chain[s.nchain - 1] = <int8_t>t
-            begin_tile(s, seat, c.tile_act[t], c.tile_nact[t])
-        else:  # a specialty tile: discarded, replaced at once; then the order of action and bonus
-            t -= SPECIAL
-            discard_special(s, c, t)
-            s.chain[s.nchain - 1] = <int8_t>(SPECIAL + draw_special(s, c, s.round - 1))
-            s.turn_seat = <int8_t>seat
-            push(s, TK_SPECIAL_ORDER, t)
+        choose_turn(s, c, action, arg)
     elif kind == TK_TILE:
-        start_action(s, c, action - A_DO)
+        choose_tile(s, c, action, arg)
     elif kind == TK_HIRE:
-        p = &s.seats[s.turn_seat]
-        p.supply -= 1
-        k = c.card_devslot[action - A_ACTIVATE]
-        p.inactive[k] -= 1
-        p.active[k] += 1
-        s.tasks[s.ntasks - 1][1] = <int8_t>(arg - 1)
+        choose_hire(s, c, action, arg)
     elif kind == TK_RESEARCH:
-        pop(s)
-        t = action - A_RESEARCH
-        if s.display[0] == t:
-            if s.ndisplay == 2:
-                discard(s, s.display[1])
-        else:
-            discard(s, s.display[0])
-        s.ndisplay = 0
-        refill_display(s)
-        take_card(s, c, s.turn_seat, t)
+        choose_research(s, c, action, arg)
     elif kind == TK_ENGINE_DEST:
-        pop(s)
-        if action == A_ENGINE_WORKSHOP:
-            push(s, TK_PLACE, ENGINE_CODE + arg)
-        else:
-            install_gp_engine(s, arg)
+        choose_engine_dest(s, c, action, arg)
     elif kind == TK_PLACE:
-        pop(s)
-        p = &s.seats[s.turn_seat]
-        old = action - A_GIVEUP
-        remove_work(p, old)
-        return_tile(s, old)
-        put_in_workshop(s, c, arg)
+        choose_place(s, c, action, arg)
     elif kind == TK_BUYER:
-        pop(s)
-        add_buyer(s, c, s.turn_seat, action - A_BUYER)
+        choose_buyer(s, c, action, arg)
     elif kind == TK_MARKET:
-        pop(s)
-        if action == A_MARKET_PASS:
-            return
-        v = action - A_MARKET_BODY + 1
-        remove_work(&s.seats[s.turn_seat], v)
-        s.car[0] = <int8_t>v
-        s.ncar = 1
-        push(s, TK_MARKET_ENGINE, 0)
+        choose_market(s, c, action, arg)
     elif kind == TK_MARKET_ENGINE:
-        v = action - A_MARKET_ENGINE + 1
-        remove_work(&s.seats[s.turn_seat], ENGINE_CODE + v)
-        s.car[s.ncar] = <int8_t>v
-        s.ncar += 1
-        s.tasks[s.ntasks - 1][0] = TK_MARKET_WORKERS
+        choose_market_engine(s, c, action, arg)
     elif kind == TK_MARKET_WORKERS:
-        v = action - A_MARKET_WORKERS + 1
-        s.seats[s.turn_seat].canteen -= v
-        s.car[s.ncar] = <int8_t>v
-        s.ncar += 1
-        s.tasks[s.ntasks - 1][0] = TK_MARKET_PRICE
+        choose_market_workers(s, c, action, arg)
     elif kind == TK_MARKET_PRICE:
-        v = action - A_MARKET_PRICE
-        s.prices &= ~(<uint32_t>1 << v)
-        s.car[s.ncar] = <int8_t>v
-        s.ncar += 1
-        s.tasks[s.ntasks - 1][0] = TK_MARKET_MARKER
+        choose_market_price(s, c, action, arg)
     elif kind == TK_MARKET_MARKER:
-        pop(s)
-        seat = s.turn_seat
-        p = &s.seats[seat]
-        car = s.market[s.nmarket]
-        car[0] = <int8_t>seat
-        car[1] = s.car[0]
-        car[2] = s.car[1]
-        car[3] = s.car[2]
-        car[4] = s.car[3]
-        car[5] = 0
-        car[6] = 0
-        if action != A_MARKET_NO_MARKER:
-            i = action - A_MARKET_MARKER
-            if i < 2:
-                p.maybach &= <uint8_t>~(1 << i)
-                car[5] = c.slot_value[i]
-            else:
-                p.horch &= <uint8_t>~(1 << (i - 2))
-                car[6] = c.slot_value[i]
-            s.marker_placed = 1
-        s.nmarket += 1
-        s.ncar = 0
-        k = 0
-        for i in range(s.nmarket):
-            if s.market[i][0] == seat:
-                k += 1
-        if k >= 2:
-            award(s, c, seat, AW_MARKET)
+        choose_market_marker(s, c, action, arg)
     elif kind == TK_DAIMLER:
-        pop(s)
-        if action == A_DAIMLER_PASS:
-            return
-        m = (action - A_DAIMLER) // 5
-        b = (action - A_DAIMLER) % 5
-        s.seats[s.turn_seat].daimler &= <uint8_t>~(1 << m)
-        s.active_daimler[b] = c.daimler[m]
-        s.marker_placed = 1
+        choose_daimler(s, c, action, arg)
     elif kind == TK_DIESEL:
-        pop(s)
-        if action != A_DIESEL_PASS:
-            push(s, TK_DIESEL_CHANGE, action - A_DIESEL_CAR)
+        choose_diesel(s, c, action, arg)
     elif kind == TK_DIESEL_CHANGE:
-        pop(s)
-        push(s, TK_DIESEL, 0)  # the next marker may follow in the same turn (RULES.md §5.3)
-        car = s.market[car_by_price(s, arg)]
-        p = &s.seats[car[0]]
-        p.diesel -= 1
-        if action < A_DIESEL_ENGINE:
-            v = action - A_DIESEL_BODY + 1
-            remove_work(p, v)
-            return_tile(s, car[1])
-            car[1] = <int8_t>v
-        elif action < A_DIESEL_WORKERS:
-            v = action - A_DIESEL_ENGINE + 1
-            remove_work(p, ENGINE_CODE + v)
-            return_tile(s, ENGINE_CODE + car[2])
-            car[2] = <int8_t>v
-        elif action < A_DIESEL_PRICE:
-            v = action - A_DIESEL_WORKERS + 1
-            p.canteen -= v - car[3]
-            car[3] = <int8_t>v
-        else:
-            v = action - A_DIESEL_PRICE
-            s.prices &= ~(<uint32_t>1 << v)
-            s.prices |= <uint32_t>1 << car[4]
-            car[4] = <int8_t>v
+        choose_diesel_change(s, c, action, arg)
     elif kind == TK_BENZ:
-        pop(s)
-        if action == A_BENZ_PASS:
-            return
-        s.seats[arg].benz -= 1
-        add_buyer(s, c, arg, action - A_BENZ)
+        choose_benz(s, c, action, arg)
     elif kind == TK_SELL:
-        pop(s)
-        if action == A_SELL_PASS:
-            return
-        v = action - A_SELL
-        p = &s.seats[s.turn_seat]
-        remove_work(p, v)
-        return_tile(s, v)
-        p.money += v - ENGINE_CODE if v > ENGINE_CODE else v
+        choose_sell(s, c, action, arg)
     elif kind == TK_REMOVE:
-        pop(s)
-        if action == A_REMOVE_PASS:
-            return
-        i = car_by_price(s, action - A_REMOVE_CAR)
-        car = s.market[i]
-        s.supply_body[car[1] - 1] += 1
-        s.supply_engine[car[2] - 1] += 1
-        s.seats[car[0]].supply += car[3]
-        s.prices |= <uint32_t>1 << car[4]
-        s.seats[car[0]].money += arg
-        remove_market_car(s, i)
+        choose_remove(s, c, action, arg)
     elif kind == TK_CARD_ORDER:
-        pop(s)
-        card_order(s, action == A_ORDER_ENGINE)
+        choose_card_order(s, c, action, arg)
     elif kind == TK_SPECIAL_ORDER:
-        pop(s)
-        special_order(s, c, arg, action == A_ORDER_BONUS)
+        choose_special_order(s, c, action, arg)
 
 
 cdef int run_opts(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
@@ -1430,16 +1724,56 @@ cdef void k_determinize(KState* s, const Comp* c, uint64_t seed) noexcept nogil:
     s.rng = r
 
 
-cdef void k_playout(KState* s, const Comp* c, uint64_t* rng) noexcept nogil:
-    """Play uniformly random legal actions until the game is over."""
+cdef int k_playout(KState* s, const Comp* c, uint64_t* rng) noexcept nogil:
+    """Play uniformly random legal actions until the game is over; return the number of decisions."""
     cdef int16_t buf[MAX_LEGAL]
-    cdef int n = k_legal(s, c, buf)
+    cdef int n = k_legal(s, c, buf), steps = 0
     while n > 0:  # the options of each decision are computed once (unsorted after the first)
         resolve(s, c, buf[<int>(k_next(rng) % <uint64_t>n)])
+        steps += 1
         n = run_opts(s, c, buf)
+    return steps
 
-cdef void k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap) noexcept nogil:
-    """Play to the end with a cheap policy that keeps tempo and sells.
+cdef inline int tempo_tile(KState* s, uint64_t* rng) noexcept nogil:
+    """The tempo policy's tile at a turn: uniformly one of the tiles that let the fewest other
+    workers past the seat moving, found in one pass over the chain.
+
+    The seat moving is ``chain[0]``; a tile at position j lets past it the seats in
+    ``chain[1:j]``, a count that only grows along the chain, so the fewest are the
+    tiles between the first seat-free run after position 0 and the next seat. They are
+    collected as a bit set indexed like the options of ``task_turn`` (action tile ``t``
+    is bit ``t``, the V6 specialty tile bit ``MAX_TILES``), and the k-th set bit is
+    taken: the same choice, from the same random number, as a scan of the options in
+    their order.
+    """
+    cdef uint32_t good = 0
+    cdef int j, e, m, k, special = 0
+    for j in range(1, s.nchain):
+        e = s.chain[j]
+        if SEAT <= e < SPECIAL:  # another seat's worker
+            if good:
+                break
+        elif e < SEAT:
+            good |= <uint32_t>1 << e
+        else:
+            good |= <uint32_t>1 << MAX_TILES
+            special = e - SPECIAL
+    m = 0
+    e = <int>good
+    while e:
+        m += e & 1
+        e >>= 1
+    k = <int>(k_next(rng) % <uint64_t>m)
+    for j in range(MAX_TILES + 1):
+        if (good >> j) & 1:
+            if k == 0:
+                return A_TILE + j if j < MAX_TILES else A_SPECIAL_TILE + special
+            k -= 1
+    return -1
+
+
+cdef int k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap) noexcept nogil:
+    """Play to the end with a cheap policy that keeps tempo and sells; return the number of decisions.
 
     At a turn, three times in four the seat takes one of the tiles that let the
     fewest other workers past it (uniformly among those), otherwise any tile; at
@@ -1453,29 +1787,12 @@ cdef void k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trac
     cdef int16_t buf[MAX_LEGAL]
     cdef int16_t good[MAX_LEGAL]
     cdef int n = k_legal(s, c, buf)  # the first options sorted, as k_playout
-    cdef int kind, i, j, a, target, jumped, fewest, m, pick, steps = 0
+    cdef int kind, i, m, pick, steps = 0
     while n > 0:
         kind = s.tasks[s.ntasks - 1][0]
         pick = buf[<int>(k_next(rng) % <uint64_t>n)]
         if kind == TK_TURN and (k_next(rng) & 3) != 0:
-            fewest = 1 << 30
-            m = 0
-            for i in range(n):
-                a = buf[i]
-                jumped = 0
-                target = a - A_TILE if a < A_SPECIAL_TILE else SPECIAL + a - A_SPECIAL_TILE  # its chain entry
-                for j in range(1, s.nchain):
-                    if s.chain[j] == target:
-                        break
-                    if SEAT <= s.chain[j] < SPECIAL:  # another seat's worker
-                        jumped += 1
-                if jumped < fewest:
-                    fewest = jumped
-                    m = 0
-                if jumped == fewest:
-                    good[m] = <int16_t>a
-                    m += 1
-            pick = good[<int>(k_next(rng) % <uint64_t>m)]
+            pick = tempo_tile(s, rng)
         elif kind == TK_ENGINE_DEST and s.tasks[s.ntasks - 1][1] <= s.seats[s.turn_seat].gp_engine:
             if s.tasks[s.ntasks - 1][1] == s.seats[s.turn_seat].gp_engine and s.seats[s.turn_seat].nwork >= 3:
                 pick = A_ENGINE_GP
@@ -1493,6 +1810,7 @@ cdef void k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trac
         steps += 1
         resolve(s, c, pick)
         n = run_opts(s, c, buf)
+    return steps
 
 # ---------------------------------------------------------------------------
 # Python wrappers
@@ -1650,9 +1968,9 @@ cdef class FastState:
         s.prices = sum(1 << v for v in ref.prices)
         s.nmarket = len(ref.market)
         for i, car in enumerate(ref.market):
-            for j in range(7):
+            for j in range(CAR_FIELDS):
                 s.market[i][j] = car[j]
-        for v in range(7):
+        for v in range(MAX_VALUE):
             s.supply_body[v] = ref.supply_body[v]
             s.supply_engine[v] = ref.supply_engine[v]
         for i in range(10):
@@ -1722,9 +2040,9 @@ cdef class FastState:
         ref.active_daimler = [s.active_daimler[i] for i in range(s.nactive)]
         ref.track = s.track
         ref.prices = [v for v in range(32) if (s.prices >> v) & 1]
-        ref.market = [[s.market[i][j] for j in range(7)] for i in range(s.nmarket)]
-        ref.supply_body = [s.supply_body[v] for v in range(7)]
-        ref.supply_engine = [s.supply_engine[v] for v in range(7)]
+        ref.market = [[s.market[i][j] for j in range(CAR_FIELDS)] for i in range(s.nmarket)]
+        ref.supply_body = [s.supply_body[v] for v in range(MAX_VALUE)]
+        ref.supply_engine = [s.supply_engine[v] for v in range(MAX_VALUE)]
         ref.awards = [s.awards[i] for i in range(10)]
         ref.offered = [t for t in range(8) if (s.offered >> t) & 1]
         ref.turn_seat = s.turn_seat
@@ -1973,6 +2291,25 @@ def bench_playouts(FastState state, int n, uint64_t seed):
             for j in range(s.nplayers):
                 total += s.seats[j].money
     return total
+
+
+def bench_playouts_counted(FastState state, int n, uint64_t seed, bint tempo=False):
+    """n playouts at C level from ``state``, uniformly random or (``tempo``) with the search's tempo
+    policy; returns (total money, total decisions), for ns-per-decision figures."""
+    cdef KState s
+    cdef uint64_t r = seed_to_rng(seed)
+    cdef long total = 0, decisions = 0
+    cdef int i, j
+    with nogil:
+        for i in range(n):
+            s = state.st
+            if tempo:
+                decisions += k_playout_tempo(&s, &state.fg.comp, &r, NULL, 0)
+            else:
+                decisions += k_playout(&s, &state.fg.comp, &r)
+            for j in range(s.nplayers):
+                total += s.seats[j].money
+    return total, decisions
 
 
 def bench_legal_apply(FastState state, int n, uint64_t seed):

@@ -8,18 +8,31 @@ without Python objects.
 
 from libc.math cimport log, sqrt, tanh
 from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from kwsearch._fast cimport (MAX_LEGAL, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal, k_next,
+from kwsearch._fast cimport (MAX_LEGAL, MAX_TYPES, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal, k_next,
                              k_playout, k_playout_tempo)
+
+cdef extern from "stdlib.h" nogil:
+    int posix_memalign(void** memptr, size_t alignment, size_t size)
+
+#: The node pool starts on a cache-line boundary, so each 64-byte Node fills exactly one line.
+DEF CACHE_LINE = 64
+
 
 #: Rollout policies (SearchConfig.rollout)
 ROLLOUTS = ("random", "tempo")
 
 #: Action ids the root's availability array counts (every id of kwsearch.actions is below it).
 DEF ROOT_SLOTS = 512
+#: 64-bit words of a bit set over those ids.
+DEF ROOT_WORDS = ROOT_SLOTS // 64
+#: Longest path of one iteration from the root (nodes); deeper, the iteration plays out from there.
+DEF MAX_PATH = 512
+#: A timed slice reads the clock once every this many iterations (a power of two).
+DEF CLOCK_EVERY = 16
 
 ctypedef struct Node:
     int32_t first_child   # index of the first child, -1 if none
@@ -33,6 +46,14 @@ ctypedef struct Node:
     float money_sq        # summed squared final money of `player` (for the spread of its money)
     float reward[4]       # summed reward of every seat (win share, optionally blended with money)
     float money[4]        # summed final money of every seat
+
+
+cdef inline Node* alloc_nodes(int32_t count) noexcept nogil:
+    """An uninitialised array of ``count`` nodes aligned to a cache line, or NULL."""
+    cdef void* p = NULL
+    if posix_memalign(&p, CACHE_LINE, count * sizeof(Node)) != 0:
+        return NULL
+    return <Node*>p
 
 
 cdef inline double now() noexcept nogil:
@@ -59,7 +80,7 @@ cdef class Tree:
 
     def __cinit__(self, int32_t max_nodes=4_000_000):
         self.cap = 4096
-        self.nodes = <Node*>malloc(self.cap * sizeof(Node))
+        self.nodes = alloc_nodes(self.cap)
         if self.nodes == NULL:
             raise MemoryError()
         self.max_nodes = max_nodes
@@ -94,10 +115,12 @@ cdef class Tree:
             return -1
         if self.n >= self.cap:
             want = self.cap * 2 if self.cap <= self.max_nodes // 2 else self.max_nodes
-            grown = <Node*>realloc(self.nodes, want * sizeof(Node))
+            grown = alloc_nodes(want)  # not realloc: it would not keep the alignment
             if grown == NULL:
                 self.pool_full = True
                 return -1
+            memcpy(grown, self.nodes, self.n * sizeof(Node))
+            free(self.nodes)
             self.nodes = grown
             self.cap = want
         nd = &self.nodes[self.n]
@@ -237,10 +260,12 @@ cdef inline void rewards(KState* s, double money_weight, double* r, double* win)
 
 
 cdef inline int reveal_signature(KState* s) noexcept nogil:
-    """What the players saw of the research display (1 + ndisplay*1089 + d0*33 + d1)."""
-    cdef int d0 = s.display[0] if s.ndisplay > 0 else 32
-    cdef int d1 = s.display[1] if s.ndisplay > 1 else 32
-    return 1 + s.ndisplay * 1089 + d0 * 33 + d1
+    """What the players saw of the research display: 1 + (ndisplay, d0, d1) in base MAX_TYPES + 1,
+    a card slot left empty counting as MAX_TYPES (so 0 never occurs: it marks a non-chance node)."""
+    cdef int base = MAX_TYPES + 1
+    cdef int d0 = s.display[0] if s.ndisplay > 0 else MAX_TYPES
+    cdef int d1 = s.display[1] if s.ndisplay > 1 else MAX_TYPES
+    return 1 + (s.ndisplay * base + d0) * base + d1
 
 
 cdef inline int32_t outcome_child(Tree t, int32_t node, int sig) noexcept nogil:
@@ -287,18 +312,19 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
     cdef int16_t buf[MAX_LEGAL]
     cdef int16_t root_legal[MAX_LEGAL]
     cdef int nroot = 0
-    cdef int32_t path[512]
+    cdef int32_t path[MAX_PATH]
     cdef int depth = 1, n, i, untried, pick, mover
     cdef int32_t node = 0, ch, best, newn
     cdef double score, best_score, ln_avail
     cdef double r[4]
     cdef double w[4]
     cdef Node* nd
-    cdef int found
+    cdef uint64_t unseen[ROOT_WORDS]  # legal actions without a child yet (bit per action id)
+    cdef int32_t slot[ROOT_SLOTS]           # the child of each legal action that has one
     path[0] = 0
     if determinize:
         k_determinize(&s, c, k_next(rng))
-    while s.phase != PH_OVER and depth < 511:
+    while s.phase != PH_OVER and depth < MAX_PATH - 1:
         n = k_legal(&s, c, buf)
         if n == 0:
             break
@@ -306,19 +332,26 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
             memcpy(root_legal, buf, n * sizeof(int16_t))
             nroot = n
         mover = s.actor
-        # Availability: every child whose action is legal in this determinization.
-        untried = 0
+        # Availability: every child whose action is legal in this determinization. The children
+        # are walked once: a bit set of the legal actions finds them, and slot[] remembers each
+        # one's node for the UCB pass below (a child's action is unique among its siblings; a
+        # chance-outcome child has action -1 and is never legal).
+        for i in range(ROOT_WORDS):
+            unseen[i] = 0
         for i in range(n):
-            found = 0
-            ch = t.nodes[node].first_child
-            while ch >= 0:
-                if t.nodes[ch].action == buf[i]:
-                    t.nodes[ch].avail += 1
-                    found = 1
-                    break
-                ch = t.nodes[ch].next_sibling
-            if not found:
-                buf[untried], buf[i] = buf[i], buf[untried]  # untried actions to the front
+            unseen[buf[i] >> 6] |= <uint64_t>1 << (buf[i] & 63)
+        ch = t.nodes[node].first_child
+        while ch >= 0:
+            nd = &t.nodes[ch]
+            if nd.action >= 0 and (unseen[nd.action >> 6] >> (nd.action & 63)) & 1:
+                nd.avail += 1
+                slot[nd.action] = ch
+                unseen[nd.action >> 6] &= ~(<uint64_t>1 << (nd.action & 63))
+            ch = nd.next_sibling
+        untried = 0
+        for i in range(n):  # untried actions to the front, in the order of buf
+            if (unseen[buf[i] >> 6] >> (buf[i] & 63)) & 1:
+                buf[untried], buf[i] = buf[i], buf[untried]
                 untried += 1
         if untried > 0:
             pick = <int>(k_next(rng) % <uint64_t>untried)
@@ -335,9 +368,7 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
         best = -1
         best_score = -1e300
         for i in range(n):
-            ch = t.nodes[node].first_child
-            while ch >= 0 and t.nodes[ch].action != buf[i]:
-                ch = t.nodes[ch].next_sibling
+            ch = slot[buf[i]]
             nd = &t.nodes[ch]
             ln_avail = log(<double>nd.avail)
             score = nd.reward[mover] / nd.visits + c_uct * sqrt(ln_avail / nd.visits)
@@ -393,7 +424,7 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
         while True:
             if iterations > 0 and done >= iterations:
                 break
-            if seconds > 0 and (done & 15) == 0 and now() >= deadline:
+            if seconds > 0 and (done & (CLOCK_EVERY - 1)) == 0 and now() >= deadline:
                 break
             if iterate(tree, &root, c, c_uct, money_weight, determinize, &rng, closed_loop, policy) < 0:
                 break

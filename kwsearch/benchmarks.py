@@ -11,6 +11,20 @@ Search: ISMCTS iterations per second from the same two positions with one worker
 processes under one time limit (summed iterations over the wall-clock time of
 the whole call, process start-up included).
 
+Speed in CPU time (:func:`cpu_speed`, part of the search benchmark): the
+process's CPU time (``time.process_time()``), which a shared machine disturbs far
+less than the wall clock — ISMCTS iterations per CPU-second with the default
+configuration, random and tempo-policy playouts per CPU-second and nanoseconds
+per playout decision (a decision = one action chosen in the playout; forced,
+single-option steps are not counted), from the 4-player opening and the mid-game.
+When open-spiel is installed, the same run measures OpenSpiel's C++ ISMCTS
+(``pyspiel.ISMCTSBot`` with a ``RandomRolloutEvaluator`` of one rollout) on its
+built-in ``hearts``: the CPU time of a fixed number of simulations from the first
+decision of a seeded deal, divided by the simulations and by the mean number of
+player decisions of uniformly random hearts playouts from that state (measured
+with pyspiel in the same run). Ours on the same footing: the CPU time of an ISMCTS
+iteration divided by the mean decisions of a tempo playout from the root.
+
 Each figure is the best of ``repeat`` timed runs. Timing is never asserted
 anywhere; these functions report what they measured, on which machine.
 """
@@ -62,6 +76,16 @@ def machine() -> dict[str, str]:
         "cython": cython_version,
         "platform": platform.platform(),
     }
+
+
+def best_cpu_rate(fn, count: int, repeat: int) -> float:
+    """Operations per CPU-second of this process: ``count`` operations done by ``fn()``, best of ``repeat``."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        fn()
+        best = min(best, max(time.process_time() - t0, 1e-9))
+    return count / best
 
 
 def best_rate(fn, count: int, repeat: int) -> float:
@@ -253,7 +277,82 @@ def search_bench(quick: bool = False, repeat: int = 3, echo: Callable[[str], Non
                   f"(searching time only: {res.iterations / res.elapsed:,.0f})")
         rows.append((name, "2 workers / 1 worker (wall clock)", per_worker[2] / per_worker[1], None))
         echo(f"{name:40s} {'2 workers / 1 worker':34s} {per_worker[2] / per_worker[1]:14.2f}x")
-    return {"machine": machine(), "rows": rows, "node_bytes": _search.Tree.node_bytes(), "nodes": nodes}
+    echo("")
+    echo("Speed in CPU time (time.process_time), one core")
+    cpu = cpu_speed(quick, repeat, echo)
+    return {"machine": machine(), "rows": rows, "node_bytes": _search.Tree.node_bytes(), "nodes": nodes,
+            "cpu": cpu}
+
+
+def openspiel_hearts(simulations: int, repeat: int, seed: int = 1) -> dict | None:
+    """OpenSpiel's C++ ISMCTS on ``hearts`` in CPU time (see the module docstring), or None without open-spiel."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    rng = random.Random(seed)
+    game = pyspiel.load_game("hearts")
+    root = game.new_initial_state()
+    while root.is_chance_node():
+        root.apply_action(rng.choice(root.chance_outcomes())[0])
+    decisions = playouts = 0
+    for _ in range(max(50, simulations // 10)):
+        st = root.clone()
+        while not st.is_terminal():
+            if st.is_chance_node():
+                st.apply_action(rng.choice(st.chance_outcomes())[0])
+            else:
+                st.apply_action(rng.choice(st.legal_actions()))
+                decisions += 1
+        playouts += 1
+    per_playout = decisions / playouts
+    best = float("inf")
+    for r in range(repeat):
+        bot = pyspiel.ISMCTSBot(seed + r, pyspiel.RandomRolloutEvaluator(1, seed + r), 2.0, simulations, -1,
+                                pyspiel.ISMCTSFinalPolicyType.NORMALIZED_VISIT_COUNT, False, False)
+        t0 = time.process_time()
+        bot.step(root)
+        best = min(best, time.process_time() - t0)
+    return {"simulations_per_cpu_second": simulations / best, "decisions_per_playout": per_playout,
+            "ns_per_playout_decision": best / simulations / per_playout * 1e9}
+
+
+def cpu_speed(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] = print) -> dict:
+    """The CPU-time figures of the module docstring: {"rows": [(position, measurement, value, unit)],
+    "openspiel_hearts": dict or None}."""
+    rows: list[tuple[str, str, float, str]] = []
+    iters = 20_000 if quick else 60_000
+    kp = 5_000 if quick else 30_000
+
+    def add(name: str, what: str, value: float, unit: str) -> None:
+        rows.append((name, what, value, unit))
+        echo(f"{name:40s} {what:44s} {value:14,.1f} {unit}")
+
+    for name, st in search_positions().items():
+        fast = convert(st, "fast")
+        rate = best_cpu_rate(lambda: search(fast, SearchLimits(iterations=iters), seed=1), iters, repeat)
+        add(name, "ISMCTS iterations per CPU-second", rate, "it/CPU-s")
+        per = {}
+        for policy in ("random", "tempo"):
+            counted = {}
+
+            def run(policy=policy, counted=counted) -> None:
+                counted["money"], counted["decisions"] = _fast.bench_playouts_counted(fast, kp, 11, policy == "tempo")
+
+            prate = best_cpu_rate(run, kp, repeat)
+            per[policy] = counted["decisions"] / kp
+            add(name, f"{policy} playouts per CPU-second", prate, "games/CPU-s")
+            add(name, f"{policy} playout: ns per decision ({per[policy]:.0f} per playout)",
+                1e9 / prate / per[policy], "ns")
+        add(name, "ISMCTS: ns per tempo-playout decision", 1e9 / rate / per["tempo"], "ns")
+    hearts = openspiel_hearts(300 if quick else 2000, repeat)
+    if hearts:
+        echo(f"{'OpenSpiel hearts (C++ ISMCTSBot)':40s} {'ns per playout decision':44s} "
+             f"{hearts['ns_per_playout_decision']:14,.1f} ns  ({hearts['decisions_per_playout']:.0f} decisions "
+             f"per playout, {hearts['simulations_per_cpu_second']:,.0f} simulations/CPU-s)")
+    else:
+        echo("OpenSpiel hearts: open-spiel is not installed (pip install \"kwsearch[openspiel]\")")
+    return {"rows": rows, "openspiel_hearts": hearts}
 
 
 def search_markdown(res: dict, quick: bool) -> str:
@@ -271,6 +370,22 @@ def search_markdown(res: dict, quick: bool) -> str:
         else:
             extra = f" ({inner:,.0f})" if inner else ""
             lines.append(f"| {name} | {label} | {value:,.0f}{extra} |")
+    cpu = res.get("cpu")
+    if cpu:
+        lines += ["", "### Speed in CPU time", "",
+                  "CPU time of this process (`time.process_time()`), one core; see `kwsearch/benchmarks.py` for "
+                  "the method (a decision is one action chosen in a playout).", "",
+                  "| position | measurement | value |", "| --- | --- | ---: |"]
+        for name, what, value, unit in cpu["rows"]:
+            lines.append(f"| {name} | {what} | {value:,.0f} {unit} |")
+        h = cpu.get("openspiel_hearts")
+        if h:
+            lines.append(f"| OpenSpiel `hearts`, C++ `ISMCTSBot` + `RandomRolloutEvaluator` | ns per playout "
+                         f"decision ({h['decisions_per_playout']:.0f} per playout, "
+                         f"{h['simulations_per_cpu_second']:,.0f} simulations/CPU-s) | "
+                         f"{h['ns_per_playout_decision']:,.0f} ns |")
+        else:
+            lines.append("| OpenSpiel `hearts` | not measured: open-spiel not installed | — |")
     lines.append(SEARCH_END)
     return "\n".join(lines)
 
@@ -300,4 +415,12 @@ def summary(engine: dict | None, search_res: dict | None) -> list[tuple[str, str
             elif label.startswith("2 workers / 1"):
                 rows.append((f"2 workers / 1 worker, {name}", f"{value:.2f}x"))
         rows.append(("bytes per search node", str(search_res["node_bytes"])))
+        cpu = search_res.get("cpu")
+        if cpu:
+            for name, what, value, unit in cpu["rows"]:
+                if what.startswith("ISMCTS iterations") or what.startswith("ISMCTS: ns") or what.startswith("tempo playout: ns"):
+                    rows.append((f"{what.split(' (')[0]}, {name} (CPU time)", f"{value:,.0f} {unit}"))
+            h = cpu.get("openspiel_hearts")
+            rows.append(("OpenSpiel C++ ISMCTS on hearts, ns per playout decision (CPU time)",
+                         f"{h['ns_per_playout_decision']:,.0f} ns" if h else "open-spiel not installed"))
     return rows
