@@ -49,7 +49,8 @@ the money margin over the best other seat: ``(1 - w) * win + w * (0.5 + 0.5 *
 tanh(margin / 20))``. Every node stores the summed reward of every seat; its
 ``player`` is the seat whose point of view the UCB formula takes at its parent.
 
-The final choice is the most visited root action. The iteration loop, the node
+The final choice is the most visited root action (ties: the higher mean reward of the mover, then
+the lower action id). The iteration loop, the node
 pool (``kwsearch._search.Tree``, a preallocated array grown by doubling up to
 ``SearchConfig.max_nodes``) and the playouts run in Cython without the GIL and
 without Python objects.
@@ -396,7 +397,10 @@ def _make_result(fast, stats: dict[str, Any], *, seed: int, config: SearchConfig
             availability=min(1.0, avail / iterations) if iterations > 0 else 0.0, win_prob=win / v,
             mean_reward=tuple(r / v for r in reward[:n]), mean_money=tuple(m / v for m in money[:n]),
             money_sd=sd, plan=_plan(walk, mover, children, a)))
-    infos.sort(key=lambda i: (-i.visits, i.action))
+    # Most visits first; among options with as many visits, the higher mean reward of the mover (with
+    # a few iterations per option, visits tie often, and breaking ties by action id alone made every
+    # seat repeat the lowest tile: a game of search bots at 60 iterations never ended), then the id.
+    infos.sort(key=lambda i: (-i.visits, -(i.mean_reward[mover] if 0 <= mover < n else 0.0), i.action))
     if not infos:  # no iteration ran (stopped at once, or a pool too small): the first legal option
         a = fast.legal_actions()[0]
         infos = [ActionInfo(a, fast.action_to_text(a), 0, 0.0, 0, 0.0, 0.0, (0.0,) * n, (0.0,) * n, 0.0,
