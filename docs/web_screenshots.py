@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 import time
@@ -37,6 +38,8 @@ def main() -> int:
         print(f"web_screenshots: {why}", file=sys.stderr)
         return 1
     out = ROOT / "docs"
+    record = json.loads((ROOT / "examples" / "game-2p.json").read_text())
+    last = sum(1 for e in record["events"] if not e.startswith("reveal"))  # the main line's last node
     with tempfile.TemporaryDirectory() as games:
         args = ["examples/game-2p.json", "--review", "examples/game-2p.review.json"]
         with running_server(args, games_dir=Path(games), cwd=ROOT) as url, chromium(1500, 1020) as driver:
@@ -44,8 +47,8 @@ def main() -> int:
             _wait(driver, "return document.querySelectorAll('#moves .mv').length > 60")
             # the board in the middle of the game, with a what-if variation in the move list
             _goto(driver, 33)
-            driver.execute_script("playAction(S.view.legal[S.view.legal.length - 1].action)")
-            _wait(driver, "return S.view && S.view.node > 65")
+            driver.execute_script("playAction(S.view.legal[0].action)")  # not the move played there
+            _wait(driver, f"return S.view && S.view.node > {last}")  # the variation's new node
             _goto(driver, 34)
             time.sleep(0.5)
             driver.save_screenshot(str(out / "web-board.png"))
