@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,11 @@ REFERENCE_MAX_DEPTH = 4  # the reference's deep counts are what it wrote; rechec
 def _load_generator():
     spec = importlib.util.spec_from_file_location("make_perft", DATA / "make_perft.py")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    saved = list(sys.path)  # the script puts its checkout first on sys.path: undo that, so a
+    try:                    # process started later (the web board's workers) imports the tested kwsearch
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved
     return module
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,11 @@ ITERATIONS = 5_000
 def _load_generator():
     spec = importlib.util.spec_from_file_location("make_tactics", DATA / "make_tactics.py")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    saved = list(sys.path)  # the script puts its checkout first on sys.path: undo that, so a
+    try:                    # process started later (the web board's workers) imports the tested kwsearch
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved
     return module
 
 

@@ -17,9 +17,12 @@ generator is closed), and its slot is free again once the process has exited.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import secrets
+import sys
 import threading
+from pathlib import Path
 from typing import Any, AsyncIterator
 
 from . import WebError
@@ -31,6 +34,23 @@ from .engine_bridge import analysis_process
 #: ``kwsearch.cli``: with click preloaded that costs milliseconds, not a few tenths.
 _PRELOAD = ["kwsearch.web.engine_bridge", "kwsearch.search", "kwsearch._search", "kwsearch._fast",
             "kwsearch.analysis", "kwsearch.play", "click"]
+
+
+@contextlib.contextmanager
+def _own_package_first():
+    """Put the folder of the ``kwsearch`` this server runs first on ``sys.path`` while a worker starts.
+
+    A forkserver or spawned worker takes the server's ``sys.path`` as it is at ``start()`` and
+    imports ``kwsearch`` anew; if something put a source checkout without the compiled engine
+    ahead of the installed package, the worker would import that and die before it runs.
+    """
+    own = str(Path(__file__).resolve().parents[2])
+    saved = list(sys.path)
+    sys.path[:] = [own] + [p for p in saved if p != own]
+    try:
+        yield
+    finally:
+        sys.path[:] = saved
 
 
 def _context():
@@ -59,7 +79,8 @@ class Analysis:
         self.process = ctx.Process(target=analysis_process, name=f"kwsearch-analysis-{self.id}",
                                    args=(position, seed, manager.seconds, manager.max_nodes, manager.interval,
                                          child), daemon=True)
-        self.process.start()
+        with _own_package_first():
+            self.process.start()
         child.close()  # the worker holds the only other end: its exit ends our reads with EOF
         self._closed = False
         self._stopped = False
@@ -142,7 +163,8 @@ class AnalysisManager:
         """Start the forkserver now (it imports the engine once), so the first analysis starts fast."""
         if self.ctx.get_start_method() == "forkserver":
             from multiprocessing import forkserver
-            forkserver.ensure_running()
+            with _own_package_first():  # its preloads import the same kwsearch as this server
+                forkserver.ensure_running()
 
     def start(self, position: dict[str, Any], seed: int, label: str) -> Analysis:
         """A new analysis of ``position``, or :class:`WebError` 429 when ``limit`` already run."""
