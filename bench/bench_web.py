@@ -23,19 +23,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kwsearch.benchmarks import machine, write_results  # noqa: E402
-from kwsearch.web.browser import browser_missing, chromium, running_server  # noqa: E402
+from kwsearch.web.browser import browser_missing, chromium, running_server, wait_script  # noqa: E402
 
 BEGIN, END = "<!-- BEGIN bench_web -->", "<!-- END bench_web -->"
 
 
 def _wait(driver, script: str, timeout: float = 20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = driver.execute_script(script)
-        if value:
-            return value
-        time.sleep(0.01)
-    raise RuntimeError(f"timed out: {script}")
+    return wait_script(driver, script, timeout, poll=0.01)
 
 
 def measure(tries: int) -> list[float]:

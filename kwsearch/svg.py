@@ -174,7 +174,6 @@ def board_svg(state, *, seat_names: list[str] | None = None, perspective: int | 
 
     # ----- research, buyers, prices -----------------------------------------
     y += 14
-    top = y
     body.append(_section(16, y, "Research display"))
     ry = y + 10
     for k, t in enumerate(st.display):

@@ -211,3 +211,29 @@ def subprocess_env() -> dict:
     here = str(Path(kwsearch.__file__).resolve().parent.parent)
     env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
+
+
+def cli_runner():
+    """A click test runner that keeps stderr apart from stdout (whichever click is installed)."""
+    from click.testing import CliRunner
+    try:
+        return CliRunner(mix_stderr=False)  # click < 8.2
+    except TypeError:
+        return CliRunner()  # click >= 8.2 keeps stderr apart
+
+
+def run_cli(*args, input=None):
+    """``kwsearch ARGS`` in process (exceptions propagate, so a traceback fails the test)."""
+    from kwsearch.cli import main
+    return cli_runner().invoke(main, [str(a) for a in args], input=input, catch_exceptions=False)
+
+
+def assert_one_line_error(result, *fragments: str) -> str:
+    """A failed command: exit code != 0, one line on stderr holding the fragments, no traceback."""
+    assert result.exit_code != 0, result.output
+    err = result.stderr.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "Traceback" not in result.output and "Traceback" not in err
+    for f in fragments:
+        assert f in err, (f, err)
+    return err

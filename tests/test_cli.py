@@ -19,6 +19,7 @@ from kwsearch.cli import main
 from kwsearch.formats import check_position
 from kwsearch.records import count_decisions, new_record, replay
 from kwsearch.rules import Game
+from helpers import assert_one_line_error, cli_runner  # noqa: E402
 
 pytestmark = pytest.mark.one_engine  # engine-independent (see conftest.py)
 
@@ -27,25 +28,11 @@ EXAMPLES = ROOT / "examples"
 
 
 def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        return CliRunner()  # click >= 8.2 keeps stderr apart
+    return cli_runner()
 
 
 def run(*args: str):
     return runner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-
-def assert_one_line_error(result, *fragments: str) -> str:
-    """A failed command: exit code != 0, one line on stderr holding the fragments, no traceback."""
-    assert result.exit_code != 0, result.output
-    err = result.stderr.strip()
-    assert len(err.splitlines()) == 1, err
-    assert "Traceback" not in result.output and "Traceback" not in err
-    for f in fragments:
-        assert f in err, (f, err)
-    return err
 
 
 def run_module(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:

@@ -21,35 +21,18 @@ from click.testing import CliRunner
 
 import kwsearch
 from helpers import make_position
-from kwsearch.cli import FiniteFloat, main
+from kwsearch.cli import FiniteFloat
 from kwsearch.components import ComponentError, components_from_dict, load_components
 from kwsearch.errors import InvalidRecordError, KwsearchError
 from kwsearch.formats import check_position, position_to_state, read_json
 from kwsearch.jsonload import MAX_DEPTH, loads_json, loads_toml
 from kwsearch.records import new_record, replay
 from kwsearch.rules import Game
+from helpers import assert_one_line_error as one_line_error, run_cli as run  # noqa: E402
 
 pytestmark = pytest.mark.one_engine  # engine-independent readers; the engines are compared where it matters
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def run(*args, input=None):
-    try:
-        r = CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        r = CliRunner()
-    return r.invoke(main, [str(a) for a in args], input=input, catch_exceptions=False)
-
-
-def one_line_error(result, *fragments: str) -> str:
-    assert result.exit_code != 0, result.output
-    err = result.stderr.strip()
-    assert len(err.splitlines()) == 1, err
-    assert "Traceback" not in result.output and "Traceback" not in err
-    for f in fragments:
-        assert f in err, (f, err)
-    return err
 
 
 def problems(pos) -> list[tuple[str, str]]:

@@ -15,32 +15,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import kwsearch.fileio as fileio
-from kwsearch.cli import main
 from kwsearch.errors import KwsearchError
 from kwsearch.records import replay
+from helpers import assert_one_line_error as one_line_error, run_cli as run  # noqa: E402
 
 pytestmark = pytest.mark.one_engine
-
-
-def run(*args, input=None):
-    try:
-        r = CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        r = CliRunner()
-    return r.invoke(main, [str(a) for a in args], input=input, catch_exceptions=False)
-
-
-def one_line_error(result, *fragments: str) -> str:
-    assert result.exit_code != 0, result.output
-    err = result.stderr.strip()
-    assert len(err.splitlines()) == 1, err
-    assert "Traceback" not in result.output and "Traceback" not in err
-    for f in fragments:
-        assert f in err, (f, err)
-    return err
 
 
 @pytest.fixture

@@ -132,3 +132,14 @@ def fetch_text(driver, url: str) -> str:
     return driver.execute_async_script(
         "const done = arguments[arguments.length - 1];"
         "fetch(arguments[0]).then(r => r.text()).then(done, e => done('ERROR ' + e));", url)
+
+
+def wait_script(driver, script: str, timeout: float = 20.0, poll: float = 0.05):
+    """Run ``script`` in the page until it returns something true; that value, or RuntimeError."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = driver.execute_script(script)
+        if value:
+            return value
+        time.sleep(poll)
+    raise RuntimeError(f"timed out: {script}")
