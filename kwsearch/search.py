@@ -372,6 +372,35 @@ def _pv(children: dict, mover: int) -> list[int]:
     return pv
 
 
+#: What :func:`_next_slice` returns when the caller's stop event is set.
+_STOPPED = object()
+
+
+def _next_slice(tree, done: int, iterations: int | None, seconds: float | None, t0: float, stop):
+    """The next slice's ``(iterations, seconds)`` for ``run_slice`` (``iterations`` None: no count limit), or
+    ``None`` when the budget is spent, or ``_STOPPED`` when ``stop`` is set — checked after the
+    iteration limit, so a search that reached it is not "interrupted" by a late stop.
+
+    ``done`` is the iterations this search has run; the tree's visit counts are 32-bit, so no
+    slice takes it past ``MAX_ITERATIONS`` root visits.
+    """
+    left = iterations - done if iterations is not None else 0
+    if iterations is not None and left <= 0:  # a worker's share may be 0 (fewer iterations than workers)
+        return None
+    if stop is not None and stop.is_set():
+        return _STOPPED
+    room = MAX_ITERATIONS - tree.root_visits()
+    if room <= 0:
+        return None
+    left = min(left, room) if left else room
+    span = SLICE_SECONDS
+    if seconds:
+        span = min(span, seconds - (time.perf_counter() - t0))
+        if span <= 0:
+            return None
+    return left, span
+
+
 def _make_result(fast, stats: dict[str, Any], *, seed: int, config: SearchConfig, limits: SearchLimits,
                  elapsed: float, interrupted: bool, reused: int = 0, final: bool = True) -> SearchResult:
     from . import _search
@@ -554,21 +583,13 @@ class Searcher:
                                 final=final)
         try:
             while True:
-                left = limits.iterations - (tree.root_visits() - reused) if limits.iterations else 0
-                if limits.iterations and left <= 0:
-                    break
-                if stop is not None and stop.is_set():
+                budget = _next_slice(tree, tree.root_visits() - reused, limits.iterations, limits.seconds, t0,
+                                     stop)
+                if budget is _STOPPED:
                     interrupted = True
+                if not isinstance(budget, tuple):
                     break
-                room = MAX_ITERATIONS - tree.root_visits()  # visit counts are 32-bit
-                if room <= 0:
-                    break
-                left = min(left, room) if left else room
-                span = SLICE_SECONDS
-                if limits.seconds:
-                    span = min(span, limits.seconds - (time.perf_counter() - t0))
-                    if span <= 0:
-                        break
+                left, span = budget
                 _, rng = _search.run_slice(tree, fast, left, span, config.c_uct, config.money_weight,
                                            config.determinize, rng, config.closed_loop, config.rollout)
                 if tree.pool_full:
@@ -624,18 +645,10 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
         while not stop.is_set():
             if os.getppid() != parent:
                 return  # the parent is gone: nobody wants the result
-            left = 0 if iterations is None else iterations - tree.root_visits()
-            if iterations is not None and left <= 0:
+            budget = _next_slice(tree, tree.root_visits(), iterations, seconds, t0, stop)
+            if not isinstance(budget, tuple):
                 break
-            room = MAX_ITERATIONS - tree.root_visits()  # visit counts are 32-bit
-            if room <= 0:
-                break
-            left = min(left, room) if left else room
-            span = SLICE_SECONDS
-            if seconds:
-                span = min(span, seconds - (time.perf_counter() - t0))
-                if span <= 0:
-                    break
+            left, span = budget
             _, rng = _search.run_slice(tree, state, left, span, config.c_uct, config.money_weight,
                                        config.determinize, rng, config.closed_loop, config.rollout)
             if tree.pool_full:
