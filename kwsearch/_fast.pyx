@@ -22,14 +22,23 @@ two read side by side:
 
 ``tests/test_fast_differential.py`` runs both engines in lockstep;
 ``tests/test_fast_fingerprint.py`` pins the fast engine's seeded games, random
-streams included. Component data comes from :class:`kwsearch.components.Components`
-and is copied into a :c:type:`Comp` when a :class:`FastGame` is made: nothing of
-the game's data is written here.
+streams included. What the engines share is imported from :mod:`kwsearch.game`
+(the task kinds, phases and chain codes — checked against the C constants at
+import —, the generator, :func:`~kwsearch.game.win_shares`,
+:func:`~kwsearch.game.parse_checked`). Component data comes from
+:class:`kwsearch.components.Components` and is copied into a :c:type:`Comp` when
+a :class:`FastGame` is made: nothing of the game's data is written here. The
+set-up is dealt by the reference (:meth:`kwsearch.rules.State.new`) and converted
+(:meth:`FastState.from_reference`), so both engines start every seed alike.
 
-Python API: :class:`FastState` has the methods of :class:`kwsearch.rules.State`
-plus :meth:`FastState.playout`. C API (for the search, all ``nogil``):
-``k_legal``, ``k_apply``, ``k_determinize``, ``k_playout`` and
-``k_playout_tempo`` (the search's tempo rollout policy).
+Python API: :class:`FastState` implements :class:`kwsearch.game.GameState` (the
+reference's methods; ``observation`` and ``to_json`` are
+:mod:`kwsearch.observation`'s, on the converted state) plus
+:meth:`FastState.playout`, :meth:`FastState.apply_forced` (OpenSpiel's explicit
+chance), :meth:`FastState.to_reference` / :meth:`FastState.from_reference`.
+C API (for the search, all ``nogil``): ``k_legal``, ``k_apply``,
+``k_determinize``, ``k_playout`` and ``k_playout_tempo`` (the search's tempo
+rollout policy).
 """
 
 from libc.stdlib cimport free, malloc
@@ -38,7 +47,9 @@ from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from . import actions as _A
 from . import components as _C
-from . import rules as _R
+from . import game as _G
+from .observation import observation, state_to_json
+from .rules import State as RefState
 
 # ---------------------------------------------------------------------------
 # Action-id layout, read from kwsearch.actions once at import
@@ -80,27 +91,27 @@ cdef int A_ORDER_ENGINE = _A.ORDER_ENGINE
 cdef int A_ORDER_ACTION = _A.ORDER_ACTION
 cdef int A_ORDER_BONUS = _A.ORDER_BONUS
 
-if tuple(_R.TASKS) != ("setup", "turn", "tile", "hire", "research", "body", "engine", "engine_dest", "place",
+if tuple(_G.TASKS) != ("setup", "turn", "tile", "hire", "research", "body", "engine", "engine_dest", "place",
                        "gp", "buyer", "gp_engine", "gp_start", "market", "market_engine", "market_workers",
                        "market_price", "market_marker", "daimler", "diesel", "diesel_change", "end_turn",
                        "benz", "race", "sales", "round_end", "special", "sell", "remove", "card_order",
                        "special_order"):
-    raise ImportError("kwsearch._fast was built for another rules.TASKS order; rebuild the extension")
+    raise ImportError("kwsearch._fast was built for another game.TASKS order; rebuild the extension")
 if tuple(_C.SPECIALTY_BONUSES) != ("engine", "body", "gp_engine", "canteen_money", "remove_car", "sell_tile",
                                    "research_discard"):
     raise ImportError("kwsearch._fast was built for another components.SPECIALTY_BONUSES order; rebuild the extension")
-if _R.SEAT != SEAT or _R.SPECIAL != SPECIAL or _C.MAX_SPECIAL != MAX_SPECIAL:
-    raise ImportError("kwsearch._fast was built for other chain codes (rules.SEAT / SPECIAL); rebuild the extension")
+if _G.SEAT != SEAT or _G.SPECIAL != SPECIAL or _C.MAX_SPECIAL != MAX_SPECIAL:
+    raise ImportError("kwsearch._fast was built for other chain codes (game.SEAT / SPECIAL); rebuild the extension")
 if tuple(_C.PREFERENCES) != ("body", "engine", "prestige", "price"):
     raise ImportError("kwsearch._fast was built for another components.PREFERENCES order; rebuild the extension")
 if tuple(_C.ALL_ACTIONS) != ("hire", "body", "engine", "gp", "research", "buyer", "gp_engine2", "gp_start2"):
     raise ImportError("kwsearch._fast was built for another components.ALL_ACTIONS order; rebuild the extension")
 
-_PHASES = (_R.SETUP, _R.ACTION, _R.SCORING, _R.OVER)
-_TASK_INDEX = {name: i for i, name in enumerate(_R.TASKS)}
+_PHASES = _G.PHASES
+_TASK_INDEX = {name: i for i, name in enumerate(_G.TASKS)}
 
 # ---------------------------------------------------------------------------
-# Random numbers: splitmix64 and Fisher-Yates, as rules.rng_next / rng_shuffle
+# Random numbers: splitmix64 and Fisher-Yates, as game.rng_next / rng_shuffle
 # ---------------------------------------------------------------------------
 
 cdef uint64_t k_next(uint64_t* s) noexcept nogil:
@@ -2026,7 +2037,7 @@ cdef class FastState:
         game = self.fg.game
         comps = game.components
         dev_type = [self.fg.comp.dev_type[k] for k in range(self.fg.comp.ndev)]
-        ref = _R.State._blank(game)
+        ref = RefState.blank(game)
         ref.phase = _PHASES[s.phase]
         ref.round = s.round
         ref.chain = [s.chain[i] for i in range(s.nchain)]
@@ -2049,7 +2060,7 @@ cdef class FastState:
         ref.remaining = [_C.ALL_ACTIONS[s.remaining[i]] for i in range(s.nrem)]
         ref.marker_placed = bool(s.marker_placed)
         ref.car = [s.car[i] for i in range(s.ncar)]
-        ref.tasks = [[_R.TASKS[s.tasks[i][0]], s.tasks[i][1]] for i in range(s.ntasks)]
+        ref.tasks = [[_G.TASKS[s.tasks[i][0]], s.tasks[i][1]] for i in range(s.ntasks)]
         ref.actor = s.actor
         loc = [s.spec_loc[t] for t in range(MAX_SPECIAL)]
         stack_of = [self.fg.comp.spec_stack[t] for t in range(self.fg.comp.nspec)]
@@ -2097,7 +2108,7 @@ cdef class FastState:
         return self.fg.game
 
     def current_player(self):
-        return _R.TERMINAL if self.st.phase == PH_OVER else self.st.actor
+        return _G.TERMINAL if self.st.phase == PH_OVER else self.st.actor
 
     def is_terminal(self):
         return self.st.phase == PH_OVER
@@ -2112,7 +2123,7 @@ cdef class FastState:
         k_apply(&self.st, &self.fg.comp, action)
 
     def parse_move(self, text):
-        return _R.parse_checked(self, text)
+        return _G.parse_checked(self, text)
 
     def play(self, text):
         action = self.parse_move(text)
@@ -2126,7 +2137,7 @@ cdef class FastState:
         return [self.st.seats[i].money for i in range(self.st.nplayers)]
 
     def returns(self):
-        return _R.win_shares(self.money())
+        return _G.win_shares(self.money())
 
     def copy(self):
         cdef FastState f = FastState.__new__(FastState)
@@ -2206,17 +2217,15 @@ cdef class FastState:
         return b, e
 
     def pending(self):
-        return _R.OVER if self.st.phase == PH_OVER else _R.TASKS[self.st.tasks[self.st.ntasks - 1][0]]
+        return _G.OVER if self.st.phase == PH_OVER else _G.TASKS[self.st.tasks[self.st.ntasks - 1][0]]
 
     def observation(self, seat=None):
-        return self.to_reference().observation(seat)
+        """What ``seat`` may know (:func:`kwsearch.observation.observation`)."""
+        return observation(self, seat)
 
     def to_json(self):
-        return self.to_reference().to_json()
-
-    @staticmethod
-    def from_json(obj, seed=0, components=None, source=None):
-        return FastState.from_reference(_R.State.from_json(obj, seed=seed, components=components, source=source))
+        """The full state as a position object plus its hidden part (as the reference's)."""
+        return state_to_json(self)
 
     def __eq__(self, other):
         return isinstance(other, FastState) and self.to_json() == other.to_json()
@@ -2252,7 +2261,7 @@ def _fast_game(game):
 
 def new_state(game, seed=0):
     """A fast state after the random set-up from ``seed`` (as Game.new_initial_state)."""
-    return FastState.from_reference(_R.State._new(game, seed))
+    return FastState.from_reference(RefState.new(game, seed))
 
 
 def bench_copies(FastState state, long n):

@@ -42,7 +42,7 @@ from typing import Callable
 
 from . import _fast, _search
 from .engine import convert, state_from_json
-from .rules import Game
+from .game import Game
 from .search import SearchConfig, SearchLimits, search
 from .seeds import derive_seed
 

@@ -85,7 +85,7 @@ def new(players: int, seed: int, output: str, force: bool, v6: bool, components_
     ``suggest`` read that from the file.
     """
     from .records import new_record
-    from .rules import Game
+    from .game import Game
 
     comps = load_components(components_file) if components_file else None
     try:
@@ -255,7 +255,7 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
     """
     from .analysis import analyse, analysis_json, plan_text
     from .records import load_file
-    from .render import _DECISION, table
+    from .render import DECISION_TEXT, table
     from .search import SearchConfig, SearchLimits
 
     state, obj = load_file(file, ply=ply)
@@ -293,7 +293,7 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
         names = setup["seats"]
     who = f"seat {seat}" + (f" ({names[seat]})" if names else "")
     kind = state.pending()
-    click.echo(f"{file}: round {state.round}, {state.phase} phase — {who} to decide: {_DECISION.get(kind, kind)}")
+    click.echo(f"{file}: round {state.round}, {state.phase} phase — {who} to decide: {DECISION_TEXT.get(kind, kind)}")
     note = " (stopped early)" if an.interrupted else " (node pool full)" if r.pool_full else ""
     click.echo(f"ISMCTS: {r.iterations:,} iterations in {r.elapsed:.1f} s ({r.iterations_per_second:,.0f}/s), "
                f"seed {seed}, {workers} worker{'s' if workers > 1 else ''}, {loop} loop{note}")

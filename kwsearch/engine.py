@@ -5,6 +5,10 @@ Two implementations share one API (msgpack's pure/compiled pattern):
 * ``"fast"`` — :class:`kwsearch._fast.FastState`, the Cython engine;
 * ``"reference"`` — :class:`kwsearch.rules.State`, the readable pure-Python one.
 
+This module is the engine factory: :meth:`kwsearch.game.Game.new_initial_state`
+calls :func:`new_state`, installed below when the package is imported (the
+engines import :mod:`kwsearch.game`, so the game cannot import them).
+
 ``KWSEARCH_PUREPYTHON=1`` in the environment makes the reference the default
 everywhere. When the compiled extension is missing, asking for the fast engine
 (or importing :mod:`kwsearch` without ``KWSEARCH_PUREPYTHON``) raises an
@@ -15,6 +19,10 @@ from __future__ import annotations
 
 import os
 from typing import Any
+
+from .formats import position_to_state
+from .game import Game, GameState, install_state_factory
+from .rules import State
 
 ENGINES = ("fast", "reference")
 
@@ -65,30 +73,29 @@ def fast_module():
     return _fast
 
 
-def new_state(game, seed: int = 0, engine: str | None = None):
+def new_state(game: Game, seed: int = 0, engine: str | None = None) -> GameState:
     """A new game's state on the chosen engine (the set-up is the same on both)."""
-    from .rules import State
-    ref = State._new(game, seed)
-    return convert(ref, engine)
+    return convert(State.new(game, seed), engine)
 
 
-def convert(state, engine: str | None = None):
+install_state_factory(new_state)
+
+
+def convert(state: GameState, engine: str | None = None) -> GameState:
     """``state`` on the chosen engine (a copy when it changes engines)."""
     engine = check_engine(engine or default_engine())
-    from .rules import State
     if engine == "reference":
         return state if isinstance(state, State) else state.to_reference()
     fast = fast_module()
     return state if isinstance(state, fast.FastState) else fast.FastState.from_reference(state)
 
 
-def state_from_json(obj: Any, seed: int = 0, engine: str | None = None, components=None, source: str | None = None):
-    """A state from a position object (see :meth:`kwsearch.rules.State.from_json`) on the chosen engine."""
-    from .rules import State
-    return convert(State.from_json(obj, seed=seed, components=components, source=source), engine)
+def state_from_json(obj: Any, seed: int = 0, engine: str | None = None, components=None,
+                    source: str | None = None) -> GameState:
+    """A state from a position object (:func:`kwsearch.formats.position_to_state`) on the chosen engine."""
+    return convert(position_to_state(obj, seed=seed, components=components, source=source), engine)
 
 
-def reference(state):
+def reference(state: GameState) -> State:
     """The reference form of a state of either engine (the state itself when it is one)."""
-    from .rules import State
     return state if isinstance(state, State) else state.to_reference()

@@ -5,11 +5,14 @@ the board, every player's mat, money, awards and the pending decision. The
 undrawn research cards are an unordered multiset (``research.undrawn``): their
 order is the game's only hidden information.
 
-* :func:`state_to_position` — a state's observable part, as a JSON-ready dict.
+* :func:`state_to_position` — a state's observable part, as a JSON-ready dict
+  (written by :mod:`kwsearch.observation`, the one definition of what a seat
+  sees; re-exported here as the format's writer).
 * :func:`check_position` — every problem of a position object at once, as
   ``(json_path, message)`` pairs.
 * :func:`position_to_state` — a :class:`~kwsearch.rules.State`, or
-  :class:`~kwsearch.errors.InvalidPositionError` listing all problems.
+  :class:`~kwsearch.errors.InvalidPositionError` listing all problems
+  (:func:`kwsearch.engine.state_from_json` gives it on either engine).
 
 Fields a person writing a position by hand may leave out (they are derived):
 ``research.undrawn``, ``supply``, ``awards``, ``pending``, ``turn``, a seat's
@@ -28,106 +31,15 @@ from .actions import ENGINE_CODE, tile_code
 from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_PRICE, MAX_TILE_VALUE, PREFERENCES, SPECIALTY_STACKS,
                          Components, components_from_dict, default_components)
 from .errors import ComponentError, InvalidPositionError
+from .game import PHASES, SEAT, SPECIAL, TASKS, Game, rng_shuffle, seed_to_rng
 from .jsonload import key_path
-
-POSITION_FORMAT = "kwsearch-position/1"
+from .observation import POSITION_FORMAT, state_to_position  # noqa: F401 (the format's writer, re-exported)
+from .rules import State
 
 # Bounds no real game reaches, so both engines hold every valid position exactly.
 MAX_MONEY = 1_000_000
 MAX_LAPS = 10_000
 MAX_WHITE = 100
-PHASES = ("setup", "action", "scoring", "over")
-
-
-def _tile_name(code: int) -> str:
-    return f"engine {code - ENGINE_CODE}" if code > ENGINE_CODE else f"body {code}"
-
-
-def _chain_name(e: int, c: Components | None = None) -> str:
-    from .rules import SEAT, SPECIAL
-    if e >= SPECIAL:
-        return f"special {(c or default_components()).specialty_tiles[e - SPECIAL].name}"
-    return f"seat {e - SEAT}" if e >= SEAT else f"tile {e}"
-
-
-def _specialty_position(st) -> dict[str, Any]:
-    """The observable V6 state: per stack, the undrawn tiles (a set: their order is hidden)
-    and the used ones in the order they were discarded."""
-    sp = st.game.components.specialty_tiles
-    return {
-        "undrawn": {SPECIALTY_STACKS[r]: sorted(sp[t].name for t in stack)
-                    for r, stack in enumerate(st.spec_undrawn)},
-        "used": {SPECIALTY_STACKS[r]: [sp[t].name for t in stack] for r, stack in enumerate(st.spec_used)},
-    }
-
-
-def state_to_position(st) -> dict[str, Any]:
-    """The observable part of ``st`` as a ``kwsearch-position/1`` object."""
-    game = st.game
-    c = game.components
-    names = [ct.name for ct in c.card_types]
-    undrawn = Counter(names[i] for i in st.deck)
-    seats = []
-    for s in st.seats:
-        seats.append({
-            "money": s.money,
-            "supply": s.supply,
-            "canteen": s.canteen,
-            "workshops": [_tile_name(w) for w in s.workshops],
-            "gp_engine": s.gp_engine,
-            **({"gp_engine_tile": True} if s.gp_tile and s.gp_engine == 1 else {}),
-            "laps": s.laps,
-            "space": s.space,
-            "start_tile": c.start_tiles[s.start_tile].name if s.start_tile >= 0 else None,
-            "developments": [names[i] for i in s.dev_active],
-            "inactive": [names[i] for i in s.dev_inactive],
-            "engineers": [names[game.engineer_card[e]] for i, e in enumerate(ENGINEERS)
-                          if s.engineers >> i & 1],
-            "markers": {"maybach": list(s.maybach), "horch": list(s.horch), "daimler": list(s.daimler),
-                        "diesel": s.diesel, "benz": s.benz},
-        })
-    turn = None
-    if st.turn_seat >= 0:
-        turn = {"seat": st.turn_seat, "remaining": list(st.remaining),
-                "marker_placed": st.marker_placed, "car": list(st.car)}
-    pos = {
-        "format": POSITION_FORMAT,
-        "players": game.num_players,
-        "v6": game.v6,
-        "components": None if c is default_components() or c.source == default_components().source else _overrides(c),
-        "round": st.round,
-        "phase": st.phase,
-        "chain": [_chain_name(e, c) for e in st.chain],
-        "research": {
-            "display": [names[i] for i in st.display],
-            "discard": [names[i] for i in st.discard],
-            "undrawn": dict(sorted(undrawn.items())),
-        },
-        "buyers": {
-            "stacks": {p: st.stacks[i] for i, p in enumerate(PREFERENCES)},
-            "active": [{"preference": PREFERENCES[p], "daimler": d}
-                       for p, d in zip(st.active, st.active_daimler)],
-            "white": {p: st.white[i] for i, p in enumerate(PREFERENCES)},
-            "track": st.track,
-        },
-        "prices": list(st.prices),
-        "market": [{"owner": o, "body": b, "engine": e, "workers": w, "price": p,
-                    "body_bonus": bb, "engine_bonus": eb} for o, b, e, w, p, bb, eb in st.market],
-        "supply": {"body": list(st.supply_body), "engine": list(st.supply_engine)},
-        "awards": {a: (None if st.awards[i] < 0 else st.awards[i]) for i, a in enumerate(AWARDS)},
-        "start_tiles_offered": [c.start_tiles[t].name for t in st.offered],
-        "seats": seats,
-        "turn": turn,
-        "pending": [list(t) for t in st.tasks],
-    }
-    if game.v6:
-        pos["specialty"] = _specialty_position(st)
-    return pos
-
-
-def _overrides(c: Components) -> dict[str, Any]:
-    from .components import DEFAULTS
-    return {k: v for k, v in c.source.items() if DEFAULTS.get(k) != v}
 
 
 # ---------------------------------------------------------------------------
@@ -281,8 +193,6 @@ def read_json(path: str | Path, what: str = "file") -> Any:
 
 def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - one flat checklist
             reachable: bool = False):
-    from . import rules
-    from .rules import SEAT, TASKS, Game, State
 
     ck = _Checker()
     if not isinstance(obj, Mapping):
@@ -313,7 +223,7 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
         ck.err("$.v6", str(exc))
         return None, ck.problems
     c = game.components
-    st = State._blank(game)
+    st = State.blank(game)
     names = {ct.name.lower(): ct for ct in c.card_types}
 
     def card(value: Any, path: str, kind: str | None = None) -> int | None:
@@ -486,28 +396,28 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
         st.rng = _parse_rng(ck, hd.get("rng", "0"))
     else:
         deck = sorted(undrawn.elements())
-        st.rng = rules.rng_shuffle(rules.seed_to_rng(seed), deck)
+        st.rng = rng_shuffle(seed_to_rng(seed), deck)
     st.deck = deck
 
     # --- chain -----------------------------------------------------------
     chain = []
     for i, v in enumerate(ck.list(ck.obj(obj, "chain", "$"), "$.chain")):
-        e = _parse_chain(v, n, c, game.v6)
+        e = parse_chain(v, n, c, game.v6)
         if e is None:
             special = ' or "special X" (a specialty tile)' if game.v6 else ""
             ck.err(f"$.chain[{i}]", f"expected \"seat S\" (S in 0..{n - 1}) or \"tile T\" "
                                     f"(T in 0..{len(c.action_tiles) - 1}){special}, got {_show(v)}")
         else:
             chain.append(e)
-    specials = [e for e in chain if e >= rules.SPECIAL]
+    specials = [e for e in chain if e >= SPECIAL]
     want = sorted(list(range(len(c.action_tiles))) + [SEAT + s for s in range(n)])
-    if sorted(e for e in chain if e < rules.SPECIAL) != want:
+    if sorted(e for e in chain if e < SPECIAL) != want:
         ck.err("$.chain", f"the chain must hold each of the {len(c.action_tiles)} action tiles and each of the "
                           f"{n} seats exactly once")
     if game.v6 and len(specials) != 1:
         ck.err("$.chain", f"a V6 chain holds exactly one specialty tile (\"special X\"), got {len(specials)}")
     for e in specials:
-        t = c.specialty_tiles[e - rules.SPECIAL]
+        t = c.specialty_tiles[e - SPECIAL]
         if t.stack > st.round - 1:
             ck.err("$.chain", f"specialty tile {t.name} of stack {t.stack_name} cannot be in play in round {st.round}")
     st.chain = chain
@@ -637,7 +547,7 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
         for i, t in enumerate(ck.list(pending, "$.pending")):
             if (not isinstance(t, list) or len(t) != 2 or t[0] not in TASKS
                     or isinstance(t[1], bool) or not isinstance(t[1], int)):
-                ck.err(f"$.pending[{i}]", f"expected [task, integer] with a task from rules.TASKS, got {_show(t)}")
+                ck.err(f"$.pending[{i}]", f"expected [task, integer] with a task from game.TASKS, got {_show(t)}")
             else:
                 bounds = _task_arg_bounds(t[0], n, c)
                 if bounds is not None and t[1] not in bounds:
@@ -898,9 +808,8 @@ def _parse_tile(v: Any) -> int | None:
     return tile_code(parts[0], val)
 
 
-def _parse_chain(v: Any, n: int, c: Components, v6: bool = False) -> int | None:
+def parse_chain(v: Any, n: int, c: Components, v6: bool = False) -> int | None:
     """The chain entry ``"seat S"``, ``"tile T"`` or (V6) ``"special X"`` names, or None."""
-    from .rules import SEAT, SPECIAL
     if not isinstance(v, str):
         return None
     parts = v.strip().lower().split()
@@ -928,7 +837,6 @@ def _decode_specialty(ck: "_Checker", obj: Mapping[str, Any], st, in_chain: list
     after set-up); without ``hidden.specialty`` the undrawn tiles get an order from
     the position's generator.
     """
-    from .rules import SPECIAL, rng_shuffle
     c = st.game.components
     sp = c.specialty_tiles
     nst = st.game.num_stacks

@@ -41,7 +41,7 @@ from . import actions as A
 from .actions import ENGINE_CODE
 from .components import ALL_ACTIONS, AWARDS, ENGINEERS
 from .engine import reference
-from .rules import SEAT, is_seat
+from .game import SEAT, is_seat
 
 __all__ = ["HeuristicBot", "HeuristicConfig", "evaluate", "seat_values", "project_sales"]
 

@@ -12,7 +12,7 @@ Importing this module registers the Python game ``"kraftwagen"`` with
     True
 
 Parameters: ``players`` (2, 3 or 4; default 2) and ``v6`` (the V6 specialty
-tiles, RULES.md §11; passed to :class:`kwsearch.rules.Game`; default false).
+tiles, RULES.md §11; passed to :class:`kwsearch.game.Game`; default false).
 
 Model (docs/openspiel.md)
 -------------------------
@@ -38,7 +38,7 @@ Model (docs/openspiel.md)
   card of type ``k``, ``CH_SPECIAL + t`` places specialty tile ``t`` (V6).
   Player actions are the ids of :mod:`kwsearch.actions`.
 * **Returns are win shares**: 1 for a sole winner, split on ties, 0 otherwise
-  (:func:`kwsearch.rules.win_shares`), so the game is constant-sum with sum 1.
+  (:func:`kwsearch.game.win_shares`), so the game is constant-sum with sum 1.
   Money is available as :meth:`KraftwagenState.money`.
 * The game type says *imperfect information* (the order of the research deck and
   of the specialty stacks is hidden, RULES.md §10; OpenSpiel's ISMCTS also
@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import copyreg
 import hashlib
-import json
 import time
 
 try:
@@ -75,7 +74,10 @@ from ._fast import FastState
 from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_ACTION_TILES, MAX_CARD_TYPES, MAX_PRICE, MAX_SPECIAL,
                          MAX_START_TILES, MAX_TILE_VALUE, PREFERENCES, default_components)
 from .engine import convert
-from .rules import TASKS, TERMINAL, Game, State, seed_to_rng, win_shares
+from .formats import position_to_state
+from .game import PHASES, PLAYER_COUNTS, TASKS, TERMINAL, Game, seed_to_rng, win_shares
+from .observation import observation, observation_key
+from .rules import State
 from .seeds import derive_seed
 
 CH_TILE = 0                            # + action tile id: the next tile of the chain
@@ -86,7 +88,7 @@ CH_SPECIAL = MAX_CHANCE_OUTCOMES       # + V6 specialty tile: placed at the fron
 MAX_CHANCE_OUTCOMES_V6 = CH_SPECIAL + MAX_SPECIAL
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
 if TERMINAL != int(pyspiel.PlayerId.TERMINAL):  # current_player() of a finished game is passed through
-    raise ImportError("kwsearch.openspiel: rules.TERMINAL differs from pyspiel.PlayerId.TERMINAL")
+    raise ImportError("kwsearch.openspiel: game.TERMINAL differs from pyspiel.PlayerId.TERMINAL")
 
 #: An upper bound on the player decisions of one game, with a wide margin: the
 #: longest of 600 uniformly random games (2-4 players) had 229, of 300 with V6 277.
@@ -118,7 +120,7 @@ class _Shared:
         self.kw = kw
         self.n = kw.num_players
         sizes = sorted({len(t.actions) for t in c.action_tiles})
-        #: the chain's tile groups, tail first (rules.State._new)
+        #: the chain's tile groups, tail first (rules.State.new)
         self.groups = [tuple(t.index for t in c.action_tiles if len(t.actions) == s) for s in sizes]
         self.ntiles = len(c.action_tiles)
         self.starts = tuple(t.index for t in c.start_tiles)
@@ -146,7 +148,7 @@ class KraftwagenGame(pyspiel.Game):
     def __init__(self, params=None):
         params = dict(params or {})
         n = params.get("players", 2)
-        if isinstance(n, bool) or n not in (2, 3, 4):
+        if isinstance(n, bool) or n not in PLAYER_COUNTS:
             raise ValueError(f"kraftwagen: players must be 2, 3 or 4, got {n!r}")
         kw = Game(int(n), v6=bool(params.get("v6", False)))
         info = pyspiel.GameInfo(
@@ -162,7 +164,7 @@ class KraftwagenGame(pyspiel.Game):
 
     @property
     def kw_game(self) -> Game:
-        """The :class:`kwsearch.rules.Game` behind this game."""
+        """The :class:`kwsearch.game.Game` behind this game."""
         return self._shared.kw
 
     def new_initial_state(self):
@@ -177,8 +179,7 @@ class KraftwagenGame(pyspiel.Game):
         st = KraftwagenState(self)
         st._st = convert(state, "fast").copy()
         st._setup = None
-        obs = json.dumps(st._st.observation(), sort_keys=True)
-        st._root = "position " + hashlib.sha1(obs.encode()).hexdigest()[:16] + "\n"
+        st._root = "position " + hashlib.sha1(observation_key(st._st).encode()).hexdigest()[:16] + "\n"
         return st
 
     def make_py_observer(self, iig_obs_type=None, params=None):
@@ -309,8 +310,7 @@ class KraftwagenState(pyspiel.State):
         if self._setup is not None:
             return "setup: " + ", ".join(self._action_to_string(_CHANCE, o)
                                          for o in self._setup)
-        text = json.dumps(self._st.observation(), sort_keys=True, separators=(",", ":"))
-        return text + self._pending_text()
+        return observation_key(self._st) + self._pending_text()
 
     def _pending_text(self) -> str:
         """The action whose reveals are pending and the cards / tiles it has turned up so far."""
@@ -412,7 +412,7 @@ def _complete_setup(g: _Shared, done: tuple) -> tuple:
 
 
 def _build(g: _Shared, done: tuple):
-    """The fast engine state after the set-up ``done`` (rules.State._from_setup)."""
+    """The fast engine state after the set-up ``done`` (rules.State.from_setup)."""
     tiles = [o - CH_TILE for o in done if o < CH_START]
     offered = [o - CH_START for o in done if CH_START <= o < CH_CARD] if g.noffer < len(g.starts) else list(g.starts)
     shown = [o - CH_CARD for o in done if CH_CARD <= o < CH_SPECIAL]
@@ -426,7 +426,7 @@ def _build(g: _Shared, done: tuple):
         stacks = [list(x) for x in g.stacks]
         stacks[0].remove(first)
         stacks[0].append(first)
-    ref = State._from_setup(g.kw, tiles, deck, offered, seed_to_rng(0), stacks)
+    ref = State.from_setup(g.kw, tiles, deck, offered, seed_to_rng(0), stacks)
     return convert(ref, "fast")
 
 
@@ -453,7 +453,7 @@ def tensor_layout(kw: Game) -> list[tuple[str, tuple[int, ...]]]:
         ("observer", (n,)),
         ("to_move", (n,)),
         ("chance", (2,)),
-        ("phase", (4,)),
+        ("phase", (len(PHASES),)),
         ("round", (c.rounds,)),
         ("chain", (chain_len, ntiles + n + nspec)),
         ("display", (T,)),
@@ -492,11 +492,11 @@ def _encode(d: dict, state: "KraftwagenState", player: int) -> None:
         return
     if state._pending is not None:
         d["chance"][1] = 1.0
-    obs = state._st.observation()
+    obs = observation(state._st)
     cp = state._st.current_player()
     if state._pending is None and 0 <= cp < n:
         d["to_move"][cp] = 1.0
-    d["phase"][("setup", "action", "scoring", "over").index(obs["phase"])] = 1.0
+    d["phase"][PHASES.index(obs["phase"])] = 1.0
     d["round"][obs["round"] - 1] = 1.0
     ntiles = len(c.action_tiles)
     for i, e in enumerate(obs["chain"]):
@@ -607,12 +607,12 @@ def _shared_for(n: int, v6: bool) -> _Shared:
 
 
 def _fast_from_json(obj):
-    return FastState.from_json(obj)
+    return FastState.from_reference(position_to_state(obj))
 
 
 def _reduce_fast(st: FastState):
     """Pickle a fast engine state as its exact JSON form (``to_json``: the position plus the
-    hidden deck order and generator state), from which ``from_json`` rebuilds an equal state."""
+    hidden deck order and generator state), from which ``position_to_state`` rebuilds an equal state."""
     return _fast_from_json, (st.to_json(),)
 
 
@@ -664,7 +664,7 @@ _GAMES: dict[tuple[int, bool], KraftwagenGame] = {}
 
 
 def game_for(kw: Game) -> KraftwagenGame:
-    """The OpenSpiel game of a kwsearch :class:`~kwsearch.rules.Game` (default components only)."""
+    """The OpenSpiel game of a kwsearch :class:`~kwsearch.game.Game` (default components only)."""
     if kw.components.source != default_components().source:
         raise ValueError("kraftwagen (OpenSpiel): only the default components are supported")
     key = (kw.num_players, kw.v6)

@@ -24,7 +24,8 @@ from .errors import IllegalMoveError, KwsearchError
 from .fileio import write_json_atomic
 from .seeds import derive_seed
 from .records import REVEAL, RECORD_FORMAT, Recorder, record_header, replay
-from .rules import Game, State
+from .game import Game
+from .rules import State
 
 HUMAN = "human"
 
@@ -271,10 +272,10 @@ class Session:
         return self.state
 
     def _menu(self, seat: int) -> list[int]:
-        from .render import _DECISION, menu_label
+        from .render import DECISION_TEXT, menu_label
         legal = self.state.legal_actions()
         kind = self.state.pending()
-        self.say(f"{self.name(seat)} (seat {seat}) to decide: {_DECISION.get(kind, kind)}")
+        self.say(f"{self.name(seat)} (seat {seat}) to decide: {DECISION_TEXT.get(kind, kind)}")
         for k, a in enumerate(legal):
             self.say(f"  {k + 1:2d}. {menu_label(self.state, a)}")
         return legal

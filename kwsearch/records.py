@@ -28,8 +28,10 @@ from typing import Any, Callable, Mapping
 from .components import SPECIALTY_STACKS, Components, components_from_dict, default_components
 from .errors import ComponentError, IllegalMoveError, InvalidRecordError, KwsearchError
 from .jsonload import key_path
-from .formats import POSITION_FORMAT, _parse_chain, position_to_state, read_json
-from .rules import SEAT, SPECIAL, Game, State, is_seat
+from .formats import POSITION_FORMAT, parse_chain, position_to_state, read_json
+from .game import SEAT, SPECIAL, Game, is_seat
+from .observation import chain_name
+from .rules import State
 
 RECORD_FORMAT = "kwsearch-game/1"
 REVEAL = "reveal"
@@ -122,7 +124,6 @@ def record_header(state: State, seed: int | None, seat_names: list[str] | None =
     game = state.game
     c = game.components
     names = [ct.name for ct in c.card_types]
-    from .formats import _chain_name
     rec: dict[str, Any] = {
         "format": RECORD_FORMAT,
         "players": game.num_players,
@@ -133,7 +134,7 @@ def record_header(state: State, seed: int | None, seat_names: list[str] | None =
         rec["seed"] = seed
     rec["setup"] = {
         "seats": list(seat_names) if seat_names else [f"P{i + 1}" for i in range(game.num_players)],
-        "chain": [_chain_name(e, c) for e in state.chain],
+        "chain": [chain_name(e, c) for e in state.chain],
         "start_tiles_offered": [c.start_tiles[t].name for t in state.offered],
         "display": [names[i] for i in state.display],
     }
@@ -165,7 +166,7 @@ def _setup_state(rec: Mapping[str, Any], game: Game) -> State:
             raise InvalidRecordError("setup.chain: expected a list of \"seat S\" / \"tile T\"")
         chain = []
         for i, v in enumerate(chain_raw):
-            e = _parse_chain(v, n, c, game.v6)
+            e = parse_chain(v, n, c, game.v6)
             if e is None:
                 also = " or \"special X\"" if game.v6 else ""
                 raise InvalidRecordError(f"setup.chain[{i}]: expected \"seat S\" or \"tile T\"{also}, "
@@ -216,7 +217,7 @@ def _setup_state(rec: Mapping[str, Any], game: Game) -> State:
             del deck[len(deck) - 1 - deck[::-1].index(t)]  # the topmost such card
             named.append(t)
         deck += reversed(named)  # the first named card is drawn first (top = last)
-    return State._from_setup(game, tiles, deck, offered, base.rng, stacks)
+    return State.from_setup(game, tiles, deck, offered, base.rng, stacks)
 
 
 def _card(game: Game, v: Any, where: str) -> int:

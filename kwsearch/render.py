@@ -6,9 +6,11 @@ from typing import Iterable
 
 from .actions import ENGINE_CODE
 from .components import AWARDS, ENGINEERS, PREFERENCES, SPECIALTY_STACKS
-from .rules import SEAT, SPECIAL, State
+from .game import SEAT, SPECIAL
+from .rules import State
 
-_DECISION = {
+#: The pending decision kinds (game.TASKS) in words, as menus and boards name them.
+DECISION_TEXT = {
     "setup": "choose a start tile",
     "turn": "take an action tile",
     "tile": "choose which action of the tile comes next",
@@ -53,7 +55,8 @@ def short_tile(code: int) -> str:
 
 _tile = short_tile
 
-_ENGINEER_TEXT = {
+#: What each engineer does, in words (the legend of the board and of `kwsearch play`).
+ENGINEER_TEXT = {
     "opel": "a price buyer pays 3x instead of 2x",
     "horch": "+1/+2 engine markers for cars put on the market",
     "benz": "once, a fifth buyer at the start of a scoring",
@@ -101,7 +104,7 @@ def card_legend(components) -> list[str]:
                     "gp": f"instant: move the GP car {ct.amount} spaces",
                     "body_engine": "instant: one body and one engine by research points"}[ct.effect]
         else:
-            what = "engineer: " + _ENGINEER_TEXT.get(ct.engineer, "kept for the game")
+            what = "engineer: " + ENGINEER_TEXT.get(ct.engineer, "kept for the game")
         lines.append(f"{card_label(ct):<23} {ct.name:<16} {what}")
     return lines
 
@@ -111,7 +114,7 @@ def decision_text(state) -> str:
     if state.is_terminal():
         return "game over"
     kind = state.pending()
-    return _DECISION.get(kind, kind)
+    return DECISION_TEXT.get(kind, kind)
 
 
 WIDTH = 100  # every line of the text board fits this many columns
@@ -212,7 +215,7 @@ def render(state: State, seat_names: list[str] | None = None) -> str:
         add(f"Game over. Winner: {win} with {best}.")
     else:
         kind = state.pending()
-        add(f"To decide: {who[state.current_player()]} — {_DECISION.get(kind, kind)}")
+        add(f"To decide: {who[state.current_player()]} — {DECISION_TEXT.get(kind, kind)}")
         if state.turn_seat >= 0 and state.remaining:
             add(f"  actions of the tile still to do: {', '.join(state.remaining)}")
         if state.car:

@@ -38,57 +38,12 @@ import random
 from typing import Any, Callable, Iterable
 
 from . import actions as A
-from .actions import ENGINE_CODE, Notation, market_marker_slots, tile_code
-from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_TILE_VALUE, SPECIALTY_STACKS,
-                         Components, default_components)
-from .errors import ComponentError, IllegalMoveError, InvalidMoveError
-from .scoring import choose_sales
-
-TERMINAL = -4  # current_player() of a finished game (OpenSpiel's kTerminalPlayerId)
-
-SETUP, ACTION, SCORING, OVER = "setup", "action", "scoring", "over"
-
-#: Chain entries: action tiles are their ids 0..15, the worker of seat s is SEAT + s,
-#: the V6 specialty tile t is SPECIAL + t.
-SEAT = 16
-SPECIAL = 32
-
-
-def is_seat(entry: int) -> bool:
-    """Whether a chain entry is a worker (not an action or specialty tile)."""
-    return SEAT <= entry < SPECIAL
-
-#: Task kinds (the entries of ``State.tasks``: ``[kind, arg]``).
-TASKS = (
-    "setup",        # arg seat: choose a start tile                      (decision START)
-    "turn",         # the tail worker's seat takes an action tile         (decision TILE)
-    "tile",         # do the remaining actions of the tile                (decision DO)
-    "hire",         # arg n: up to n workers from the supply        (decision ACTIVATE)
-    "research",     # take a face-up card                                 (decision RESEARCH)
-    "body",         # arg value (0 = by research points): take a body
-    "engine",       # arg value (0 = by research points): take an engine
-    "engine_dest",  # arg value: where the new engine goes                 (decision ENGINE_*)
-    "place",        # arg tile code: put it in a workshop                  (decision GIVEUP)
-    "gp",           # arg spaces: move the GP car (Porsche adds 1)
-    "buyer",        # take a buyer or move the buyer-track marker         (decision BUYER)
-    "gp_engine",    # arg value: start tile C, an engine of that value into the GP car
-    "gp_start",     # arg space: start tile D, the GP car starts on that space
-    "market",       # optionally move a car to the market                  (decision MARKET_PASS/BODY)
-    "market_engine", "market_workers", "market_price", "market_marker",  # the car's parts
-    "daimler",      # end of turn: a Daimler marker                        (decision DAIMLER*)
-    "diesel",       # end of turn: a Diesel change                         (decision DIESEL_PASS/CAR)
-    "diesel_change",  # arg price of the car: what to change              (decision DIESEL_*)
-    "end_turn",     # chain, end-of-phase check
-    "benz",         # arg seat: the fifth buyer at the start of scoring    (decision BENZ*)
-    "race",         # Grand-Prix scoring
-    "sales",        # buyers' scoring
-    "round_end",    # clean-up, next round or game end
-    "special",      # arg specialty tile: its bonus (V6)
-    "sell",         # V6 bonus: optionally sell a workshop tile            (decision SELL*)
-    "remove",       # arg money: V6 bonus, optionally remove an own market car  (decision REMOVE*)
-    "card_order",   # the "one body & one engine" card: which first         (decision ORDER_BODY/ENGINE)
-    "special_order",  # arg specialty tile: standard action or bonus first  (decision ORDER_ACTION/BONUS)
-)
+from .actions import ENGINE_CODE, tile_code
+from .components import ALL_ACTIONS, AWARDS, ENGINEERS, MAX_TILE_VALUE, PREFERENCES
+# The shared definitions, re-exported: ``from kwsearch.rules import Game, TASKS`` keeps working.
+from .game import (ACTION, OVER, SCORING, SEAT, SETUP, SPECIAL, TASKS, TERMINAL, Game,  # noqa: F401
+                   is_seat, parse_checked, rng_next, rng_shuffle, seed_to_rng, win_shares)
+from .observation import observation, state_to_json
 
 # Which action kinds may be done in either order with the same outcome
 # [decision, docs/rules-notes.md]: the buyer action touches nothing the other
@@ -165,124 +120,39 @@ def _bonus_commutes(kind: str, tile, st: "State") -> bool:
 
 
 # ---------------------------------------------------------------------------
-# A small seedable generator shared with the fast engine (splitmix64)
-# ---------------------------------------------------------------------------
-
-_M64 = (1 << 64) - 1
-
-
-def rng_next(s: int) -> tuple[int, int]:
-    """One step of splitmix64: returns (new state, 64-bit output)."""
-    s = (s + 0x9E3779B97F4A7C15) & _M64
-    z = s
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-    return s, z ^ (z >> 31)
-
-
-def rng_shuffle(s: int, items: list) -> int:
-    """Fisher-Yates shuffle of ``items`` in place; returns the new generator state."""
-    for i in range(len(items) - 1, 0, -1):
-        s, r = rng_next(s)
-        j = r % (i + 1)
-        items[i], items[j] = items[j], items[i]
-    return s
-
-
-def seed_to_rng(seed: int) -> int:
-    s, out = rng_next(int(seed) & _M64)
-    return out
-
-
-# ---------------------------------------------------------------------------
-# Shared by both engines
+# The buyers' rule (RULES.md §8), shared with the board's "who would buy now"
 # ---------------------------------------------------------------------------
 
 
-def win_shares(money: list[int]) -> list[float]:
-    """1 for a sole winner, split on ties (RULES.md §6 [decision]), 0 otherwise."""
-    best = max(money)
-    winners = [i for i, m in enumerate(money) if m == best]
-    return [1.0 / len(winners) if i in winners else 0.0 for i in range(len(money))]
+def choose_sales(market, active, active_daimler, has_opel, components) -> list[tuple[int, int, int, int]]:
+    """The buyers' choices of RULES.md §8 over ``market`` (cars as the reference engine holds
+    them: ``[owner, body, engine, workers, price, maybach, horch]``).
 
-
-def parse_checked(state, text: str) -> int:
-    """The legal action of ``state`` (either engine) that ``text`` names; raises
-    :class:`IllegalMoveError` listing the legal options otherwise."""
-    legal = state.legal_actions()
-    options = [state.action_to_text(a) for a in legal]
-    if state.is_terminal():
-        raise IllegalMoveError(f"{text!r}: the game is over, no move is legal", [])
-    try:
-        action = state.game.notation.parse(text)
-    except InvalidMoveError as exc:
-        raise IllegalMoveError(f"{exc}; legal here: {', '.join(options)}", options) from None
-    if action not in legal:
-        raise IllegalMoveError(f"{text!r} is not legal here (seat {state.current_player()} "
-                               f"to decide); legal: {', '.join(options)}", options)
-    return action
-
-
-# ---------------------------------------------------------------------------
-# Game
-# ---------------------------------------------------------------------------
-
-
-class Game:
-    """Static parameters: player count, variant, component data.
-
-    ``components`` is a :class:`~kwsearch.components.Components` (default:
-    RULES.md §12). ``v6=True`` plays with the V6 specialty tiles (RULES.md §11):
-    every round needs a non-empty stack of them (stack A for round 1, ...).
+    Returns ``(buyer index, car index, multiplier, payment)`` for each buyer that buys, in
+    buyer order. ``has_opel(seat)`` tells whether the seller owns Opel. The reference
+    engine's sales task runs this very function, so the prospective sales shown on the
+    board are the sales scoring will make (with the buyers active now).
     """
-
-    def __init__(self, num_players: int = 4, components: Components | None = None, v6: bool = False):
-        if type(num_players) is not int or num_players not in (2, 3, 4):
-            raise ValueError(f"num_players: expected 2, 3 or 4, got {num_players!r}")
-        if not isinstance(v6, bool):
-            raise ValueError(f"v6: expected True or False, got {v6!r}")
-        self.num_players = num_players
-        self.components = components or default_components()
-        self.v6 = v6
-        c = self.components
-        #: Specialty stacks in play (0 without V6); stack r is used in round r + 1.
-        self.num_stacks = 0
-        if v6:
-            self.num_stacks = max(t.stack for t in c.specialty_tiles) + 1
-            for r in range(c.rounds):
-                if not c.specialty_stack(r):
-                    raise ComponentError(f"specialty_tiles: round {r + 1} has no specialty tile "
-                                         f"(stack {SPECIALTY_STACKS[r]}) for a V6 game")
-        self.notation = Notation(c)
-        self.market_size = c.market_size[num_players]
-        self.buyer_spaces = c.active_buyer_spaces[num_players]
-        self.track_start = c.buyer_track_start[num_players]
-        self.neutral_cars = c.neutral_cars_2p if num_players == 2 else ()
-        self.marker_slots = market_marker_slots(c)
-        self.engineer_card = {ct.engineer: ct.index for ct in c.card_types if ct.kind == "engineer"}
-
-    def __repr__(self) -> str:
-        return f"Game(num_players={self.num_players}{', v6=True' if self.v6 else ''})"
-
-    def __eq__(self, other: object) -> bool:
-        return (isinstance(other, Game) and other.num_players == self.num_players
-                and other.v6 == self.v6 and other.components.source == self.components.source)
-
-    def new_initial_state(self, seed: int = 0, engine: str | None = None):
-        """A new game: the random set-up (RULES.md §2) drawn from ``seed``.
-
-        ``engine`` is ``"fast"`` (the compiled :class:`kwsearch._fast.FastState`,
-        the default) or ``"reference"`` (this module's :class:`State`); see
-        :mod:`kwsearch.engine`. Both give the same game from the same seed.
-        """
-        from .engine import new_state
-        return new_state(self, seed, engine)
-
-    def action_to_text(self, action: int) -> str:
-        return self.notation.text(action)
-
-    def parse_action(self, text: str) -> int:
-        return self.notation.parse(text)
+    sold = [False] * len(market)
+    out = []
+    for b, (p, bonus) in enumerate(zip(active, active_daimler)):
+        best, best_key = -1, None
+        for i, (_, body, engine, workers, price, bb, eb) in enumerate(market):
+            if sold[i]:
+                continue
+            value = (body + bb, engine + eb, workers, 0)[p]
+            key = (-value, price)  # ties: the lowest price (prices are unique)
+            if best_key is None or key < best_key:
+                best, best_key = i, key
+        if best < 0:
+            continue  # no unsold car: the buyer buys nothing [decision]
+        sold[best] = True
+        owner, price = market[best][0], market[best][4]
+        mult = 1
+        if PREFERENCES[p] == "price":
+            mult = components.opel_multiplier if has_opel(owner) else components.price_buyer_multiplier
+        out.append((b, best, mult, price * mult + bonus))
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -331,7 +201,10 @@ class State:
     # ----- construction -------------------------------------------------
 
     @classmethod
-    def _blank(cls, game: Game) -> "State":
+    def blank(cls, game: Game) -> "State":
+        """A state with every field at its start value and nothing set up (no chain, no
+        deck, no task): the canvas :meth:`from_setup`, the position decoder and the fast
+        engine's conversion fill in."""
         c = game.components
         st = cls.__new__(cls)
         st.game = game
@@ -382,7 +255,7 @@ class State:
         return st
 
     @classmethod
-    def _new(cls, game: Game, seed: int) -> "State":
+    def new(cls, game: Game, seed: int) -> "State":
         """Random set-up from ``seed`` (RULES.md §2), then run to the first decision."""
         c, n = game.components, game.num_players
         rng = seed_to_rng(seed)
@@ -404,14 +277,14 @@ class State:
             stack = [t.index for t in c.specialty_stack(r)]
             rng = rng_shuffle(rng, stack)
             stacks.append(stack)
-        return cls._from_setup(game, tiles, deck, offer[:c.start_tiles_offered[n]], rng, stacks)
+        return cls.from_setup(game, tiles, deck, offer[:c.start_tiles_offered[n]], rng, stacks)
 
     @classmethod
-    def _from_setup(cls, game: Game, tiles: list[int], deck: list[int], offered: list[int], rng: int,
-                    stacks: list[list[int]] | None = None) -> "State":
+    def from_setup(cls, game: Game, tiles: list[int], deck: list[int], offered: list[int], rng: int,
+                   stacks: list[list[int]] | None = None) -> "State":
         """Set up with a given tile order (tail to front), deck order, start-tile offer and,
         with V6, specialty stacks (top last)."""
-        st = cls._blank(game)
+        st = cls.blank(game)
         st.chain = [SEAT + s for s in range(game.num_players)] + list(tiles)
         if game.v6:
             st.spec_undrawn = [list(x) for x in stacks]
@@ -523,37 +396,14 @@ class State:
         self.rng = s
 
     def observation(self, seat: int | None = None) -> dict[str, Any]:
-        """What ``seat`` may know: the position without the deck order.
-
-        Every seat sees the same (the deck order is unknown to all alike, and
-        money is public by perfect recall — RULES.md §10 [decision]).
-        """
-        from .formats import state_to_position
-        return state_to_position(self)
+        """What ``seat`` may know: the position without the deck order
+        (:func:`kwsearch.observation.observation`, the same for every seat)."""
+        return observation(self, seat)
 
     def to_json(self) -> dict[str, Any]:
-        """The full state as a position object plus its hidden part (deck order, generator)."""
-        from .formats import state_to_position
-        obj = state_to_position(self)
-        names = [ct.name for ct in self.game.components.card_types]
-        obj["hidden"] = {"deck": [names[i] for i in self.deck], "rng": f"{self.rng:016x}"}
-        if self.game.v6:
-            sp = self.game.components.specialty_tiles
-            obj["hidden"]["specialty"] = {SPECIALTY_STACKS[r]: [sp[t].name for t in stack]
-                                          for r, stack in enumerate(self.spec_undrawn)}
-        return obj
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any], seed: int = 0, components: Components | None = None,
-                  source: str | None = None) -> "State":
-        """Build a state from a position object (see docs/formats.md).
-
-        Without a ``hidden`` part the undrawn cards get a random order drawn from
-        ``seed``. Raises :class:`~kwsearch.errors.InvalidPositionError` listing
-        every problem.
-        """
-        from .formats import position_to_state
-        return position_to_state(obj, seed=seed, components=components, source=source)
+        """The full state as a position object plus its hidden part (deck order, generator);
+        :func:`kwsearch.formats.position_to_state` reads it back."""
+        return state_to_json(self)
 
     def __repr__(self) -> str:
         if self.phase == OVER:
@@ -1256,7 +1106,7 @@ class State:
         self._pop()
         # Each buyer in order takes the best unsold car for his preference (ties: the
         # lowest price); a price buyer pays 2x (3x with Opel), a Daimler marker adds
-        # once — RULES.md §8, in kwsearch.scoring.choose_sales (shared with the board's
+        # once — RULES.md §8, in choose_sales above (shared with the board's
         # "who would buy now").
         sales = choose_sales(self.market, self.active, self.active_daimler,
                              lambda seat: self.seats[seat].has("opel"), self.game.components)

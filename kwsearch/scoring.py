@@ -20,9 +20,10 @@ How it works: the reference engine's scoring tasks append small tuples to
 so the search never pays for it). :func:`explain_apply` applies a move to a state
 of either engine; when the move finished a scoring it replays that step on a
 reference copy with the log on (the fast engine is not touched) and turns the log
-into reports. :func:`choose_sales` is the buyers' rule itself — the reference
-engine's sales task calls it — so :func:`prospective_sales` ("who would buy which
-car if scoring happened now") can never disagree with a real scoring.
+into reports. :func:`prospective_sales` ("who would buy which car if scoring
+happened now") calls the buyers' rule itself, :func:`kwsearch.rules.choose_sales`
+— the function the reference engine's sales task runs — so it can never disagree
+with a real scoring.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .components import AWARDS, PREFERENCES
+from .engine import reference
+from .records import replay
+from .rules import State, choose_sales
 
 AWARD_LABEL = {"gp1": "GP 1 lap", "gp2": "GP 2 laps", "buyer": "Buyer", "market": "Market",
                "body3": "Body 3", "body6": "Body 6", "engine4": "Engine 4", "engine7": "Engine 7",
@@ -40,46 +44,9 @@ AWARD_LABEL = {"gp1": "GP 1 lap", "gp2": "GP 2 laps", "buyer": "Buyer", "market"
 TIE_RULE = "highest money wins, tied players share the win (RULES.md §6, a stated decision)"
 
 
-# ---------------------------------------------------------------------------
-# The buyers' rule (RULES.md §8), shared by the engine and the board
-# ---------------------------------------------------------------------------
-
-
-def choose_sales(market, active, active_daimler, has_opel, components) -> list[tuple[int, int, int, int]]:
-    """The buyers' choices of RULES.md §8 over ``market`` (cars as the reference engine holds
-    them: ``[owner, body, engine, workers, price, maybach, horch]``).
-
-    Returns ``(buyer index, car index, multiplier, payment)`` for each buyer that buys, in
-    buyer order. ``has_opel(seat)`` tells whether the seller owns Opel. The reference
-    engine's sales task runs this very function, so the prospective sales shown on the
-    board are the sales scoring will make (with the buyers active now).
-    """
-    sold = [False] * len(market)
-    out = []
-    for b, (p, bonus) in enumerate(zip(active, active_daimler)):
-        best, best_key = -1, None
-        for i, (_, body, engine, workers, price, bb, eb) in enumerate(market):
-            if sold[i]:
-                continue
-            value = (body + bb, engine + eb, workers, 0)[p]
-            key = (-value, price)  # ties: the lowest price (prices are unique)
-            if best_key is None or key < best_key:
-                best, best_key = i, key
-        if best < 0:
-            continue  # no unsold car: the buyer buys nothing [decision]
-        sold[best] = True
-        owner, price = market[best][0], market[best][4]
-        mult = 1
-        if PREFERENCES[p] == "price":
-            mult = components.opel_multiplier if has_opel(owner) else components.price_buyer_multiplier
-        out.append((b, best, mult, price * mult + bonus))
-    return out
-
-
 def prospective_sales(state) -> dict[int, tuple[int, int, int]]:
     """If scoring happened now (with the buyers active now, before any Benz fifth buyer):
     ``{market index: (buyer index, preference index, payment)}`` (either engine)."""
-    from .engine import reference
     st = reference(state)
     sales = choose_sales(st.market, st.active, st.active_daimler, lambda s: st.seats[s].has("opel"),
                          st.game.components)
@@ -344,7 +311,6 @@ def reports_from_log(log: list[tuple], money_before: list[int], state) -> list[S
 
 def final_sheet(state, money: list[int] | None = None) -> FinalSheet:
     """The final score sheet of a finished game (either engine)."""
-    from .engine import reference
     st = reference(state)
     c = st.game.components
     money = list(money if money is not None else st.money())
@@ -362,7 +328,6 @@ def explain_apply(state, action: int) -> list[ScoringReport]:
     the log on, only when it finished a scoring (the round changed or the game ended),
     so a fast-engine game pays one conversion per round.
     """
-    from .rules import State
     if isinstance(state, State):
         own = state.score_log is None
         if own:
@@ -387,7 +352,6 @@ def explain_apply(state, action: int) -> list[ScoringReport]:
 
 def record_scorings(record, upto: int | None = None, source: str | None = None) -> list[ScoringReport]:
     """Every scoring of a game record (up to ``upto`` decisions), in order."""
-    from .records import replay
     log: list[tuple] = []
     state = replay(record, upto=upto, source=source, score_log=log)
     return reports_from_log(log, [0] * state.game.num_players, state)

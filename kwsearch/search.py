@@ -111,6 +111,7 @@ from typing import Any, Callable
 
 from .engine import convert, fast_module
 from .errors import KwsearchError
+from .observation import observation_key
 from .seeds import MASK64, derive_seed
 
 #: The most iterations one search counts: the C loop keeps visit counts in 32-bit integers.
@@ -528,7 +529,7 @@ class Searcher:
     def _reused_tree(self, fast):
         """The subtree reached by the recorded actions (a new Tree), or None."""
         if (not self.reuse or self.tree is None or self._root is None or self.config.closed_loop
-                or self._root.observation() != fast.observation()):
+                or observation_key(self._root) != observation_key(fast)):
             return None  # closed-loop trees branch on reveals the recorded actions do not name
         node = 0
         for a in self._path:

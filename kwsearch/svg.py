@@ -35,6 +35,7 @@ from xml.sax.saxutils import escape
 
 from .actions import ENGINE_CODE
 from .components import AWARDS, ENGINEERS, PREFERENCES, SPECIALTY_STACKS
+from .formats import position_to_state
 
 __all__ = ["board_svg", "position_svg", "SEAT_COLOURS"]
 
@@ -85,8 +86,7 @@ def position_svg(obj: Any, *, seat_names: list[str] | None = None, perspective: 
     Raises :class:`~kwsearch.errors.InvalidPositionError` for an invalid position.
     """
     if isinstance(obj, dict):
-        from .rules import State
-        obj = State.from_json(obj)
+        obj = position_to_state(obj)
     return board_svg(obj, seat_names=seat_names, perspective=perspective, size=size)
 
 
@@ -374,9 +374,9 @@ def _card_colour(kind: str) -> str:
 
 def _card_hint(ct) -> str:
     """The second line of a research card: what kind it is and, for an engineer, his power."""
-    from .render import _ENGINEER_TEXT
+    from .render import ENGINEER_TEXT
     if ct.kind == "engineer":
-        text = _ENGINEER_TEXT.get(ct.engineer, "engineer")
+        text = ENGINEER_TEXT.get(ct.engineer, "engineer")
         return text if len(text) <= 46 else text[:45] + "…"
     if ct.kind == "development":
         return "development (points while active)"

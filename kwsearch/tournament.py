@@ -274,7 +274,7 @@ def play_scheduled_game(spec: TournamentSpec, index: int) -> dict[str, Any]:
     """Play game ``index`` of ``spec``; returns its results line (a dict)."""
     from .bots import from_spec, play_game
     from .records import Recorder
-    from .rules import Game
+    from .game import Game
 
     seat_bots = spec.seat_bots(index)
     seats = [spec.names[b] for b in seat_bots]

@@ -92,7 +92,7 @@ def test_the_same_seed_gives_the_same_playout(name):
         first = state.playout(seed)
         assert state.playout(seed) == first
         assert state.copy().playout(seed) == first
-        assert FastState.from_json(state.to_json()).playout(seed) == first
+        assert state_from_json(state.to_json(), engine="fast").playout(seed) == first
 
 
 def test_a_playout_of_a_finished_game_is_its_money():
@@ -150,7 +150,7 @@ def test_to_json_from_json_round_trips_at_every_step(players):
     for seed in range(6):
         for st in walk(players, 200 + seed):
             obj = st.to_json()
-            back = FastState.from_json(obj)
+            back = state_from_json(obj, engine="fast")
             assert isinstance(back, FastState)
             assert back.to_json() == obj
             assert back.legal_actions() == st.legal_actions()
@@ -168,7 +168,7 @@ def test_a_restored_fast_state_plays_on_like_the_original(players):
             if st.is_terminal():
                 break
             st.apply(rng.choice(st.legal_actions()))
-        back = FastState.from_json(st.to_json())
+        back = state_from_json(st.to_json(), engine="fast")
         while not st.is_terminal():
             a = rng.choice(st.legal_actions())
             st.apply(a)

@@ -16,7 +16,7 @@ pyspiel = pytest.importorskip("pyspiel", reason='needs pip install "kwsearch[ope
 from kwsearch import openspiel as kos  # noqa: E402
 from kwsearch.bots import from_spec, play_game  # noqa: E402
 from kwsearch.engine import convert  # noqa: E402
-from kwsearch.formats import _chain_name  # noqa: E402
+from kwsearch.observation import chain_name  # noqa: E402
 from kwsearch.records import RECORD_FORMAT, replay  # noqa: E402
 from kwsearch.rules import SEAT, SPECIAL, Game, win_shares  # noqa: E402
 
@@ -118,7 +118,7 @@ def to_record(players: int, history: list[tuple[int, int]], names, v6: bool = Fa
     flush()
     chain = [SEAT + s for s in range(players)] + tiles + [SPECIAL + t for t in specials]
     return {"format": RECORD_FORMAT, "players": players, "v6": v6, "seed": 0,
-            "setup": {"chain": [_chain_name(e) for e in chain],
+            "setup": {"chain": [chain_name(e) for e in chain],
                       "start_tiles_offered": [c.start_tiles[t].name for t in offered],
                       "display": [names[t] for t in display]},
             "events": events}

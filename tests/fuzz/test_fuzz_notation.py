@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fuzzing import FUZZ, VOCAB, clean, lockstep, sample_states
+from kwsearch.formats import position_to_state
 from kwsearch.engine import convert
 from kwsearch.rules import State
 
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.one_engine
 @given(data=st.data(), v6=st.booleans())
 def test_fuzz_move_notation(data, v6):
     states = [s for s in sample_states(v6) if s["phase"] != "over"]
-    ref = State.from_json(data.draw(st.sampled_from(states), label="state"))
+    ref = position_to_state(data.draw(st.sampled_from(states), label="state"))
     fast = convert(ref, "fast")
     legal = [ref.action_to_text(a) for a in ref.legal_actions()]
     text = data.draw(st.sampled_from(legal), label="legal move")
