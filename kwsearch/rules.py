@@ -1,16 +1,24 @@
-"""The reference rules engine of Kraftwagen (pure Python).
+"""The reference rules engine of Kraftwagen (pure Python): :class:`State`.
 
 This module is the readable statement of ``../shared/RULES.md`` in code; the fast
-engine must agree with it action for action. The API follows OpenSpiel:
+engine (:mod:`kwsearch._fast`) must agree with it action for action. What both
+engines share — :class:`~kwsearch.game.Game`, the task kinds, the generator, the
+:class:`~kwsearch.game.GameState` protocol — is in :mod:`kwsearch.game` (and
+re-exported here); what a seat sees is :mod:`kwsearch.observation`; reading a
+position file is :func:`kwsearch.formats.position_to_state`. The API follows
+OpenSpiel:
 
-    >>> from kwsearch.rules import Game
+    >>> from kwsearch.game import Game
     >>> game = Game(num_players=4)
-    >>> state = game.new_initial_state(seed=1)
+    >>> state = game.new_initial_state(seed=1, engine="reference")
     >>> state.current_player()          # seat 3 chooses a start tile first
     3
     >>> [state.action_to_text(a) for a in state.legal_actions()]
     ['start A', 'start B', 'start C', 'start D']
-    >>> state.play("start A")
+    >>> state.play("start A")           # returns the action id
+    0
+    >>> state.pending(), state.seats[3].start_tile
+    ('engine_dest', 0)
 
 Decision protocol
 -----------------
