@@ -1,17 +1,27 @@
 """kwsearch: a search AI for the board game Kraftwagen.
 
-The package is a stack of layers, each importable on its own:
+The package is a stack of layers; each imports only layers below it
+(``tests/test_architecture.py`` checks there is no import cycle):
 
 - :mod:`kwsearch.components` — the game's component data (tiles, cards, prices)
   and loading of override files;
 - :mod:`kwsearch.actions` — the action ids and their text notation;
-- :mod:`kwsearch.rules` — the reference rules engine (``Game``, ``State``);
+- :mod:`kwsearch.game` — what both engines share: ``Game``, the task kinds, the
+  seeded generator, ``win_shares`` and the ``GameState`` protocol;
+- :mod:`kwsearch.observation` — what a seat sees (the position of a state);
+- :mod:`kwsearch.rules` — the reference engine (``State``); ``kwsearch._fast`` —
+  the compiled one; :mod:`kwsearch.engine` — which one a new state runs on;
+- :mod:`kwsearch.formats`, :mod:`kwsearch.records` — position and game files;
+- :mod:`kwsearch.search`, :mod:`kwsearch.analysis`, :mod:`kwsearch.bots` — the
+  search and the players built on it;
 - :mod:`kwsearch.cli` — the ``kwsearch`` command.
 
-Importing the package loads only the error classes below; import the layer you
+Importing the package gives the error classes below and loads the engines
+(:mod:`kwsearch.engine`): without ``KWSEARCH_PUREPYTHON=1`` a missing compiled
+engine is an ``ImportError`` here, never a silent slow-down. Import the layer you
 need explicitly::
 
-    >>> from kwsearch.rules import Game
+    >>> from kwsearch.game import Game
     >>> Game(num_players=3)
     Game(num_players=3)
 """

@@ -27,7 +27,7 @@ Invariants (hold between any two calls of the functions below):
   body of value ``v`` and ``8 + v`` for an engine.
 * ``active[k]`` / ``inactive[k]`` count a seat's developments of the k-th
   development type (``Comp.card_devslot`` maps card types to k).
-* ``tasks[0:ntasks]`` is the task stack of the reference (``rules.TASKS`` order
+* ``tasks[0:ntasks]`` is the task stack of the reference (``game.TASKS`` order
   is the ``TK_*`` enum below), top last; between calls the top task is a
   decision with two or more options, or ``phase == PH_OVER`` and ``ntasks == 0``.
 * Every seat has ``workers_per_player`` workers: supply + canteen + active
@@ -73,7 +73,7 @@ cdef enum:
     PH_SCORING = 2
     PH_OVER = 3
 
-# Task kinds, in the order of rules.TASKS (checked when the module is imported).
+# Task kinds, in the order of game.TASKS (checked when the module is imported).
 cdef enum:
     TK_SETUP = 0
     TK_TURN
@@ -291,7 +291,7 @@ cdef uint64_t k_next(uint64_t* s) noexcept nogil
 
 cdef class FastGame:
     cdef Comp comp                # the component tables in C
-    cdef public object game       # the kwsearch.rules.Game they came from
+    cdef public object game       # the kwsearch.game.Game they came from
     cdef public object dev_slot_of  # card type -> development slot
 
 

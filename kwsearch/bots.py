@@ -10,7 +10,7 @@ checks every option (names, types, ranges, no key twice) without building a bot;
     ('ismcts', 'ismcts:iterations=2000')
     >>> from kwsearch.bots import from_spec
     >>> bot = from_spec("ismcts:iterations=2000", seed=1)
-    >>> from kwsearch.rules import Game
+    >>> from kwsearch.game import Game
     >>> state = Game(2).new_initial_state(seed=4)
     >>> bot.step(state) in state.legal_actions()
     True

@@ -601,7 +601,7 @@ class _Rules:
 class HeuristicBot:
     """A greedy player: one-ply search over the options, the rest of the turn by hand rules.
 
-    >>> from kwsearch.rules import Game
+    >>> from kwsearch.game import Game
     >>> st = Game(2).new_initial_state(seed=3)
     >>> bot = HeuristicBot(seed=0)
     >>> bot.step(st) in st.legal_actions()

@@ -9,7 +9,7 @@ that placed new specialty tiles is followed by ``"reveal special B2"``. A game f
 real table can be typed in this way; a game played by the program is written
 the same way.
 
-    >>> from kwsearch.rules import Game
+    >>> from kwsearch.game import Game
     >>> rec = new_record(Game(2), seed=3)
     >>> state = replay(rec)
     >>> state.current_player()

@@ -69,7 +69,7 @@ class DecisionReview:
     ply: int                 # decisions before this one (``show --ply`` shows its position)
     seat: int
     round: int
-    kind: str                # the pending decision (a rules.TASKS name)
+    kind: str                # the pending decision (a game.TASKS name)
     played: str              # the move played (notation)
     played_label: str        # the same, as the menus show it ("tile 8 (body+engine)")
     best: str                # the most visited option

@@ -4,7 +4,7 @@ A round's scoring (RULES.md §6.3: Benz's fifth buyer, the Grand-Prix race §7, 
 buyers §8) moves a lot of money at once. This module says where every coin came
 from, per seat, as data (:class:`ScoringReport`) and as text:
 
-    >>> from kwsearch.rules import Game, random_game
+    >>> from kwsearch.game import Game
     >>> reports = []
     >>> state = Game(3).new_initial_state(seed=4)
     >>> import random; rng = random.Random(4)

@@ -90,7 +90,7 @@ at the root, counted exactly by the C loop (an option every determinization
 allows, such as a public action tile, has 1.0). When the node pool is full the
 search stops and says so (``pool_full``).
 
-    >>> from kwsearch.rules import Game
+    >>> from kwsearch.game import Game
     >>> from kwsearch.search import search, SearchLimits
     >>> result = search(Game(2).new_initial_state(seed=1), SearchLimits(iterations=2000), seed=1)
     >>> result.best_text in [a.text for a in result.actions]
@@ -488,7 +488,7 @@ class Searcher:
     child of the old one (the visit that created it went to a playout). Root
     parallelism (``workers > 1``) never reuses.
 
-        >>> from kwsearch.rules import Game
+        >>> from kwsearch.game import Game
         >>> state = Game(2).new_initial_state(seed=3)
         >>> s = Searcher(seed=1)
         >>> first = s.run(state, SearchLimits(iterations=500))

@@ -1,6 +1,6 @@
 """An SVG picture of the board, like python-chess's ``chess.svg``: pure functions, no I/O.
 
-    >>> from kwsearch.rules import Game
+    >>> from kwsearch.game import Game
     >>> from kwsearch.svg import board_svg
     >>> picture = board_svg(Game(3).new_initial_state(seed=1), seat_names=["Ann", "Bob", "Cy"])
     >>> picture.startswith("<svg")
