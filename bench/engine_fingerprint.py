@@ -26,7 +26,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from kwsearch import _search  # noqa: E402
-from kwsearch.rules import Game  # noqa: E402
+from kwsearch.fileio import write_json_atomic  # noqa: E402
+from kwsearch.game import Game  # noqa: E402
 
 
 def _digest(values) -> str:
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     fp = fingerprint(args.seeds)
     if args.write:
-        Path(args.write).write_text(json.dumps(fp, indent=1) + "\n", encoding="utf-8")
+        write_json_atomic(args.write, fp, what="fingerprint")
         print(f"wrote {len(fp)} cases to {args.write}")
         return 0
     old = json.loads(Path(args.check).read_text(encoding="utf-8"))

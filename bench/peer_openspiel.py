@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
 from kwsearch.benchmarks import machine, write_results  # noqa: E402
+from kwsearch.fileio import write_json_atomic  # noqa: E402
 from kwsearch.tournament import wilson  # noqa: E402
 
 BEGIN, END = "<!-- BEGIN peer-openspiel -->", "<!-- END peer-openspiel -->"
@@ -88,7 +89,7 @@ def speed(count: int, seconds: float) -> dict:
     result = {"machine": machine(), "seconds": seconds, "positions": rows, "mean": total,
               "ratio_mean_rates": total["ours"] / total["openspiel_ismcts"],
               "ratio_min": ratios[0], "ratio_median": ratios[len(ratios) // 2]}
-    SPEED_FILE.write_text(json.dumps(result, indent=1) + "\n")
+    write_json_atomic(SPEED_FILE, result, what="speed results")
     return result
 
 

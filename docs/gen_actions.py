@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout
 
 from kwsearch import actions as A  # noqa: E402
 from kwsearch.components import default_components  # noqa: E402
+from kwsearch.fileio import write_text_atomic  # noqa: E402
 
 DOC = Path(__file__).resolve().parent / "actions.md"
 BEGIN, END = "<!-- BEGIN id table: docs/gen_actions.py -->", "<!-- END id table -->"
@@ -77,7 +78,7 @@ def main(argv: list[str]) -> int:
             return 1
         return 0
     if argv == ["--write"]:
-        DOC.write_text(updated, encoding="utf-8")
+        write_text_atomic(DOC, updated, what="action table")
         return 0
     print(__doc__, file=sys.stderr)
     return 2

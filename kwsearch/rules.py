@@ -53,6 +53,10 @@ from .game import (ACTION, OVER, SCORING, SEAT, SETUP, SPECIAL, TASKS, TERMINAL,
                    is_seat, parse_checked, rng_next, rng_shuffle, seed_to_rng, win_shares)
 from .observation import observation, state_to_json
 
+#: A player's workers that serve as markers, never as workers: the action-track
+#: marker and the lap counter (RULES.md §1).
+WORKERS_AS_MARKERS = 2
+
 # Which action kinds may be done in either order with the same outcome
 # [decision, docs/rules-notes.md]: the buyer action touches nothing the other
 # actions read; moving the GP car is independent of hiring and of car bodies.
@@ -221,9 +225,9 @@ class State:
         st.chain = []
         st.deck, st.display, st.discard = [], [], []
         st.rng = 0
-        st.stacks = [c.buyers_per_preference] * 4
+        st.stacks = [c.buyers_per_preference] * len(PREFERENCES)
         st.active, st.active_daimler = [], []
-        st.white = [0] * 4
+        st.white = [0] * len(PREFERENCES)
         st.track = game.track_start
         st.prices = []
         st.market = []
@@ -236,7 +240,7 @@ class State:
             s = Seat.__new__(Seat)
             s.money = 0
             s.canteen = c.canteen_start
-            s.supply = c.workers_per_player - c.canteen_start - 2  # track marker and lap counter
+            s.supply = c.workers_per_player - c.canteen_start - WORKERS_AS_MARKERS
             s.workshops = []
             s.gp_engine, s.laps, s.space = 1, 0, 0
             s.engineers = 0
@@ -855,7 +859,7 @@ class State:
             self._pop()
             self.track = max(0, self.track - 1)  # mandatory [book]
             return None
-        options = [A.BUYER + p for p in range(4) if self.stacks[p] > 0]
+        options = [A.BUYER + p for p in range(len(PREFERENCES)) if self.stacks[p] > 0]
         if not options:
             self._pop()
             return None
@@ -1075,7 +1079,7 @@ class State:
     # ----- scoring (RULES.md §6–§8) -------------------------------------
 
     def _task_benz(self, seat: int) -> list[int] | None:
-        options = [A.BENZ + p for p in range(4) if self.stacks[p] > 0]
+        options = [A.BENZ + p for p in range(len(PREFERENCES)) if self.stacks[p] > 0]
         if not options:
             self._pop()
             return None
@@ -1150,7 +1154,7 @@ class State:
     def _prepare_round(self) -> None:
         c = self.game.components
         self.prices = list(c.price_markers[self.round - 1])
-        for p in range(4):
+        for p in range(len(PREFERENCES)):
             self.white[p] += c.white_markers[p]
         self.track = self.game.track_start
 

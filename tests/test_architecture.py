@@ -158,3 +158,17 @@ def test_no_private_name_imported_across_modules():
                     target.rsplit(".", 1)[-1] not in EXTENSIONS and not target.endswith("__init__"):
                 bad.append(f"{SOURCES[module][0].relative_to(ROOT.parent)}:{line}: module {target}")
     assert not bad, "private names imported across modules:\n" + "\n".join(bad)
+
+
+def test_both_engines_implement_the_state_protocol():
+    from kwsearch._fast import FastState
+    from kwsearch.game import Game, GameState
+    from kwsearch.rules import State
+
+    members = [m for m in dir(GameState) if not m.startswith("_")]
+    assert {"legal_actions", "apply", "observation", "pending", "game"} <= set(members)
+    for cls in (State, FastState):
+        missing = [m for m in members if not hasattr(cls, m) and m not in getattr(cls, "__slots__", ())]
+        assert not missing, f"{cls.__name__} lacks {missing}"
+    for engine in ("reference", "fast"):
+        assert isinstance(Game(2).new_initial_state(seed=1, engine=engine), GameState)
