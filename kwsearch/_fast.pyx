@@ -22,10 +22,10 @@ two read side by side:
 
 ``tests/test_fast_differential.py`` runs both engines in lockstep;
 ``tests/test_fast_fingerprint.py`` pins the fast engine's seeded games, random
-streams included. What the engines share is imported from :mod:`kwsearch.game`
-(the task kinds, phases and chain codes — checked against the C constants at
-import —, the generator, :func:`~kwsearch.game.win_shares`,
-:func:`~kwsearch.game.parse_checked`). Component data comes from
+streams included. What the engines share is imported from :mod:`kwsearch.game`:
+the task kinds, phases and chain codes (checked against the C constants at
+import), :func:`~kwsearch.game.win_shares` and
+:func:`~kwsearch.game.parse_checked`; the generator is the same splitmix64 in C. Component data comes from
 :class:`kwsearch.components.Components` and is copied into a :c:type:`Comp` when
 a :class:`FastGame` is made: nothing of the game's data is written here. The
 set-up is dealt by the reference (:meth:`kwsearch.rules.State.new`) and converted
