@@ -100,8 +100,9 @@ if tuple(_G.TASKS) != ("setup", "turn", "tile", "hire", "research", "body", "eng
 if tuple(_C.SPECIALTY_BONUSES) != ("engine", "body", "gp_engine", "canteen_money", "remove_car", "sell_tile",
                                    "research_discard"):
     raise ImportError("kwsearch._fast was built for another components.SPECIALTY_BONUSES order; rebuild the extension")
-if _G.SEAT != SEAT or _G.SPECIAL != SPECIAL or _C.MAX_SPECIAL != MAX_SPECIAL:
-    raise ImportError("kwsearch._fast was built for other chain codes (game.SEAT / SPECIAL); rebuild the extension")
+if _G.SEAT != SEAT or _G.SPECIAL != SPECIAL or _C.MAX_SPECIAL != MAX_SPECIAL or _C.MAX_BUYERS != MAX_BUYERS:
+    raise ImportError("kwsearch._fast was built for other chain codes or limits (game.SEAT / SPECIAL, "
+                      "components.MAX_SPECIAL / MAX_BUYERS); rebuild the extension")
 if tuple(_C.PREFERENCES) != ("body", "engine", "prestige", "price"):
     raise ImportError("kwsearch._fast was built for another components.PREFERENCES order; rebuild the extension")
 if tuple(_C.ALL_ACTIONS) != ("hire", "body", "engine", "gp", "research", "buyer", "gp_engine2", "gp_start2"):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from .components import (ALL_ACTIONS, MAX_ACTION_TILES, MAX_CARD_TYPES, MAX_PRICE, MAX_SPECIAL,
+from .components import (ALL_ACTIONS, MAX_ACTION_TILES, MAX_BUYERS, MAX_CARD_TYPES, MAX_PRICE, MAX_SPECIAL,
                          MAX_START_TILES, MAX_TILE_VALUE, MAX_WORKERS, PREFERENCES, Components)
 from .errors import InvalidMoveError
 
@@ -41,8 +41,8 @@ MARKET_PRICE = MARKET_WORKERS + MAX_WORKERS  # + price value      "market price 
 MARKET_NO_MARKER = MARKET_PRICE + MAX_PRICE + 1  # "market no-marker"
 MARKET_MARKER = MARKET_NO_MARKER + 1  # + 0/1 Maybach marker, 2/3 Horch marker   "market +maybach2"
 DAIMLER_PASS = MARKET_MARKER + 7  # "daimler pass"
-DAIMLER = DAIMLER_PASS + 1     # + marker index * 5 + buyer index "daimler +2 buyer 1"
-DIESEL_PASS = DAIMLER + 15     # "diesel pass"
+DAIMLER = DAIMLER_PASS + 1     # + marker index * MAX_BUYERS + buyer index "daimler +2 buyer 1"
+DIESEL_PASS = DAIMLER + 3 * MAX_BUYERS  # "diesel pass" (room for three Daimler markers)
 DIESEL_CAR = DIESEL_PASS + 1   # + price of the car              "diesel car@8"
 DIESEL_BODY = DIESEL_CAR + MAX_PRICE + 1  # + value - 1          "diesel body 5"
 DIESEL_ENGINE = DIESEL_BODY + MAX_TILE_VALUE  # + value - 1      "diesel engine 4"
@@ -175,8 +175,8 @@ class Notation:
                 put(MARKET_MARKER + i, f"market +{eng}{v}")
         put(DAIMLER_PASS, "daimler pass")
         for m, v in enumerate(c.daimler_markers):
-            for b in range(5):
-                put(DAIMLER + m * 5 + b, f"daimler +{v} buyer {b + 1}")
+            for b in range(MAX_BUYERS):
+                put(DAIMLER + m * MAX_BUYERS + b, f"daimler +{v} buyer {b + 1}")
         put(DIESEL_PASS, "diesel pass")
         put(BENZ_PASS, "benz pass")
         for t in c.specialty_tiles:

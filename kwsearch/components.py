@@ -71,6 +71,7 @@ MAX_DECK = 64
 MAX_PRICE = 31
 MAX_WORKERS = 16
 MAX_MARKET = 8
+MAX_BUYERS = 5  # active buyers: four spaces and Benz's fifth
 MAX_SPECIAL = 16  # V6 specialty tiles
 
 # ---------------------------------------------------------------------------

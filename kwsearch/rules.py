@@ -47,7 +47,7 @@ from typing import Any, Callable, Iterable
 
 from . import actions as A
 from .actions import ENGINE_CODE, tile_code
-from .components import ALL_ACTIONS, AWARDS, ENGINEERS, MAX_TILE_VALUE, PREFERENCES
+from .components import ALL_ACTIONS, AWARDS, ENGINEERS, MAX_BUYERS, MAX_TILE_VALUE, PREFERENCES
 # The shared definitions, re-exported: ``from kwsearch.rules import Game, TASKS`` keeps working.
 from .game import (ACTION, OVER, SCORING, SEAT, SETUP, SPECIAL, TASKS, TERMINAL, Game,  # noqa: F401
                    is_seat, parse_checked, rng_next, rng_shuffle, seed_to_rng, win_shares)
@@ -974,14 +974,14 @@ class State:
             return None
         self.actor = self.turn_seat
         c = self.game.components
-        return [A.DAIMLER_PASS] + [A.DAIMLER + m * 5 + b
+        return [A.DAIMLER_PASS] + [A.DAIMLER + m * MAX_BUYERS + b
                                    for m, v in enumerate(c.daimler_markers) if v in s.daimler for b in free]
 
     def _choose_daimler(self, action: int, _: int) -> None:
         self._pop()
         if action == A.DAIMLER_PASS:
             return
-        m, b = divmod(action - A.DAIMLER, 5)
+        m, b = divmod(action - A.DAIMLER, MAX_BUYERS)
         v = self.game.components.daimler_markers[m]
         self.seats[self.turn_seat].daimler.remove(v)
         self.active_daimler[b] = v
