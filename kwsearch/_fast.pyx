@@ -2083,18 +2083,27 @@ cdef class FastState:
     # ----- the State API -----------------------------------------------
 
     def __getattr__(self, name):
-        """Read-only snapshots of the reference attributes (``seats``, ``chain``, ``tasks``, ...).
+        """Only an error: a fast state has no reference attributes (``seats``, ``chain``, ...).
 
-        For inspection (tests, rendering): the value is computed from the struct
-        at each access and changing it does not change this state.
+        Its fields live in a C struct; a full snapshot is an explicit, whole-state
+        conversion, :meth:`to_reference` (or :func:`kwsearch.engine.reference`), made once
+        and read as often as needed. Cheap single readings are methods and properties of
+        their own (:attr:`round`, :meth:`money`, :meth:`pending`, :meth:`research_points`).
         """
         if name in _SNAPSHOT_ATTRS:
-            return getattr(self.to_reference(), name)
+            raise AttributeError(f"'FastState' object has no attribute {name!r}: the fast engine keeps its "
+                                 f"state in C; take a snapshot with state.to_reference().{name} "
+                                 f"(kwsearch.engine.reference(state) works on both engines)")
         raise AttributeError(f"'FastState' object has no attribute {name!r}")
 
     @property
     def game(self):
         return self.fg.game
+
+    @property
+    def round(self):
+        """The current round (1..rounds), read from the struct (as ``State.round``)."""
+        return self.st.round
 
     def current_player(self):
         return _R.TERMINAL if self.st.phase == PH_OVER else self.st.actor
@@ -2232,6 +2241,8 @@ cdef class FastState:
         return sizeof(KState)
 
 
+# The reference State's attributes that a FastState does not have (named in the error of
+# FastState.__getattr__, which converts nothing).
 _SNAPSHOT_ATTRS = frozenset(("phase", "round", "chain", "deck", "display", "discard", "rng", "stacks", "active",
                              "active_daimler", "white", "track", "prices", "market", "supply_body",
                              "supply_engine", "awards", "offered", "seats", "turn_seat", "remaining",

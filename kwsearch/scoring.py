@@ -377,7 +377,7 @@ def explain_apply(state, action: int) -> list[ScoringReport]:
             del state.score_log[mark:]
         return reports_from_log(log, money, state) if any(ev[0] == "end" for ev in log) else []
     before = state.copy()
-    rnd = state.observation()["round"] if not hasattr(state, "round") else state.round
+    rnd = state.round
     state.apply(action)
     if state.round == rnd and not state.is_terminal():
         return []
