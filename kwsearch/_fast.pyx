@@ -2214,6 +2214,24 @@ cdef class FastState:
         research_points(&self.st, &self.fg.comp, seat, &b, &e)
         return b, e
 
+    def diesel_changes(self, int price):
+        """What Diesel can do to the market car at ``price``: ``[(action, car), ...]`` as
+        :meth:`kwsearch.rules.State.diesel_changes` (read from the struct; nothing changes)."""
+        cdef int16_t buf[MAX_LEGAL]
+        cdef int i = car_by_price(&self.st, price)
+        cdef int j, n
+        if i < 0:
+            raise ValueError(f"diesel_changes: no car with price {price} on the market")
+        n = diesel_options(&self.st, i, buf)
+        car = [self.st.market[i][j] for j in range(CAR_FIELDS)]
+        out = []
+        for j in range(n):
+            field, value = _R.diesel_target(buf[j])
+            changed = list(car)
+            changed[field] = value
+            out.append((buf[j], changed))
+        return out
+
     def pending(self):
         return _R.OVER if self.st.phase == PH_OVER else _R.TASKS[self.st.tasks[self.st.ntasks - 1][0]]
 

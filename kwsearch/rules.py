@@ -1159,6 +1159,22 @@ class State:
         self.actor = self.turn_seat
         return self._diesel_options(self._car_by_price(price))
 
+    def diesel_changes(self, price: int) -> list[tuple[int, list[int]]]:
+        """What Diesel can do to the market car at ``price`` (RULES.md §5.3): each change it may
+        make, in action order, with the car that change would make, ``[(action, car), ...]``
+        (cars as in :attr:`market`). The options of a ``diesel_change`` decision on that car;
+        nothing is changed here. The heuristic bot values Diesel with this."""
+        car = next((car for car in self.market if car[4] == price), None)
+        if car is None:
+            raise ValueError(f"diesel_changes: no car with price {price} on the market")
+        out = []
+        for action in self._diesel_options(car):
+            field, value = diesel_target(action)
+            changed = list(car)
+            changed[field] = value
+            out.append((action, changed))
+        return out
+
     def _choose_diesel_change(self, action: int, price: int) -> None:
         self._pop()
         # The next marker may be used in the same turn [book, RULES.md §5.3]: the Diesel
@@ -1167,26 +1183,20 @@ class State:
         car = self._car_by_price(price)
         s = self.seats[car[0]]
         s.diesel -= 1  # a discard is not a marker placement [decision, RULES.md §5.3]
-        if action < A.DIESEL_ENGINE:
-            v = action - A.DIESEL_BODY + 1
+        field, v = diesel_target(action)
+        if field == 1:
             s.workshops.remove(v)
             self._return_tile(car[1])  # the replaced part goes to the supply [decision]
-            car[1] = v
-        elif action < A.DIESEL_WORKERS:
-            v = action - A.DIESEL_ENGINE + 1
+        elif field == 2:
             s.workshops.remove(ENGINE_CODE + v)
             self._return_tile(ENGINE_CODE + car[2])
-            car[2] = v
-        elif action < A.DIESEL_PRICE:
-            n = action - A.DIESEL_WORKERS + 1
-            s.canteen -= n - car[3]
-            car[3] = n
+        elif field == 3:
+            s.canteen -= v - car[3]
         else:
-            p = action - A.DIESEL_PRICE
-            self.prices.remove(p)
+            self.prices.remove(v)
             self.prices.append(car[4])
             self.prices.sort()
-            car[4] = p
+        car[field] = v
 
     def _task_end_turn(self, _: int) -> None:
         self._pop()
@@ -1388,6 +1398,19 @@ class State:
         if self.awards[i] < 0:
             self.awards[i] = seat
             self.seats[seat].money += self.game.components.awards[i]
+
+
+def diesel_target(action: int) -> tuple[int, int]:
+    """The field of a market car that the Diesel change ``action`` sets (1 body, 2 engine,
+    3 workers, 4 price: indices of a car ``[owner, body, engine, workers, price, maybach, horch]``)
+    and its new value (RULES.md §5.3)."""
+    if action < A.DIESEL_ENGINE:
+        return 1, action - A.DIESEL_BODY + 1
+    if action < A.DIESEL_WORKERS:
+        return 2, action - A.DIESEL_ENGINE + 1
+    if action < A.DIESEL_PRICE:
+        return 3, action - A.DIESEL_WORKERS + 1
+    return 4, action - A.DIESEL_PRICE
 
 
 def random_game(game: Game, seed: int, on_step: Callable[[Any, int], None] | None = None,

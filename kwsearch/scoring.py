@@ -32,6 +32,8 @@ from typing import Any
 
 from .components import AWARDS, PREFERENCES
 
+_PRICE = PREFERENCES.index("price")
+
 AWARD_LABEL = {"gp1": "GP 1 lap", "gp2": "GP 2 laps", "buyer": "Buyer", "market": "Market",
                "body3": "Body 3", "body6": "Body 6", "engine4": "Engine 4", "engine7": "Engine 7",
                "worker": "Worker", "engineers": "Engineers"}
@@ -45,34 +47,53 @@ TIE_RULE = "highest money wins, tied players share the win (RULES.md §6, a stat
 # ---------------------------------------------------------------------------
 
 
-def choose_sales(market, active, active_daimler, has_opel, components) -> list[tuple[int, int, int, int]]:
-    """The buyers' choices of RULES.md §8 over ``market`` (cars as the reference engine holds
-    them: ``[owner, body, engine, workers, price, maybach, horch]``).
-
-    Returns ``(buyer index, car index, multiplier, payment)`` for each buyer that buys, in
-    buyer order. ``has_opel(seat)`` tells whether the seller owns Opel. The reference
-    engine's sales task runs this very function, so the prospective sales shown on the
-    board are the sales scoring will make (with the buyers active now).
+def buyers_choices(market, active) -> list[tuple[int, int]]:
+    """Which car each buyer takes (RULES.md §8), without the money: ``(buyer index, car index)``
+    for each buyer of preference indices ``active`` that finds an unsold car on ``market``, in
+    buyer order. A buyer takes the car of the highest value for his preference (body with a
+    Maybach marker, engine with a Horch marker, workers; a price buyer values every car alike),
+    ties going to the lowest price; a buyer who finds no unsold car buys nothing [decision].
     """
+    # per car: (-value, price) for each preference; the smallest key wins (ties: the lowest
+    # price, and prices are unique)
+    keys = [((-body - bb, price), (-engine - eb, price), (-workers, price), (0, price))
+            for _, body, engine, workers, price, bb, eb in market]
     sold = [False] * len(market)
     out = []
-    for b, (p, bonus) in enumerate(zip(active, active_daimler)):
+    for b, p in enumerate(active):
         best, best_key = -1, None
-        for i, (_, body, engine, workers, price, bb, eb) in enumerate(market):
+        for i, car_keys in enumerate(keys):
             if sold[i]:
                 continue
-            value = (body + bb, engine + eb, workers, 0)[p]
-            key = (-value, price)  # ties: the lowest price (prices are unique)
+            key = car_keys[p]
             if best_key is None or key < best_key:
                 best, best_key = i, key
         if best < 0:
             continue  # no unsold car: the buyer buys nothing [decision]
         sold[best] = True
-        owner, price = market[best][0], market[best][4]
+        out.append((b, best))
+    return out
+
+
+def choose_sales(market, active, active_daimler, has_opel, components) -> list[tuple[int, int, int, int]]:
+    """The buyers' choices of RULES.md §8 over ``market`` (cars as the reference engine holds
+    them: ``[owner, body, engine, workers, price, maybach, horch]``).
+
+    Returns ``(buyer index, car index, multiplier, payment)`` for each buyer that buys, in
+    buyer order: the car is :func:`buyers_choices`'s; a price buyer pays 2x its price (3x to a
+    seller who owns Opel), every other buyer 1x, plus the Daimler marker on the buyer
+    (``active_daimler``). ``has_opel(seat)`` tells whether the seller owns Opel (asked for price
+    buyers only). The reference engine's sales task runs this very function, so the prospective
+    sales shown on the board (and the heuristic bot's projections) are the sales scoring will
+    make with the buyers active now.
+    """
+    out = []
+    for b, car in buyers_choices(market, active):
+        owner, price = market[car][0], market[car][4]
         mult = 1
-        if PREFERENCES[p] == "price":
+        if active[b] == _PRICE:
             mult = components.opel_multiplier if has_opel(owner) else components.price_buyer_multiplier
-        out.append((b, best, mult, price * mult + bonus))
+        out.append((b, car, mult, price * mult + active_daimler[b]))
     return out
 
 

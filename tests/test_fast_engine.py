@@ -592,3 +592,36 @@ def test_apply_forced_refuses_a_specialty_tile_that_is_not_undrawn_in_the_stack_
         assert after.apply_forced(action, [], [t]) is None
         after = after.to_reference()
         assert SPECIAL + t in after.chain and t not in after.spec_undrawn[r]
+
+
+def test_diesel_changes_are_the_same_on_both_engines_and_are_the_options():
+    """State.diesel_changes (what Diesel can do to an own market car, and the car each change makes)
+    read from the struct agrees with the reference; its actions are the diesel_change decision's
+    options, and applying one makes that car."""
+    from kwsearch import actions as A
+    checked = 0
+    for seed in range(60):
+        for st in walk(4, 9000 + seed):
+            if st.is_terminal() or st.pending() != "diesel":
+                continue
+            ref = st.to_reference()
+            for option in st.legal_actions():
+                if option == A.DIESEL_PASS:
+                    continue
+                price = option - A.DIESEL_CAR
+                changes = st.diesel_changes(price)
+                assert changes == ref.diesel_changes(price)
+                picked = st.copy()
+                picked.apply(option)
+                assert [a for a, _ in changes] == picked.legal_actions()
+                for action, car in changes:
+                    changed = picked.copy()
+                    changed.apply(action)
+                    if changed.round == st.round and not changed.is_terminal():  # no scoring yet
+                        assert car in changed.to_reference().market
+                checked += 1
+    assert checked >= 5
+    with pytest.raises(ValueError, match="no car with price 31"):
+        Game(2).new_initial_state(0, engine="fast").diesel_changes(31)
+    with pytest.raises(ValueError, match="no car with price 31"):
+        Game(2).new_initial_state(0, engine="reference").diesel_changes(31)
