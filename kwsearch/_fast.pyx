@@ -2095,18 +2095,27 @@ cdef class FastState:
     # ----- the State API -----------------------------------------------
 
     def __getattr__(self, name):
-        """Read-only snapshots of the reference attributes (``seats``, ``chain``, ``tasks``, ...).
+        """Only an error: a fast state has no reference attributes (``seats``, ``chain``, ...).
 
-        For inspection (tests, rendering): the value is computed from the struct
-        at each access and changing it does not change this state.
+        Its fields live in a C struct; a full snapshot is an explicit, whole-state
+        conversion, :meth:`to_reference` (or :func:`kwsearch.engine.reference`), made once
+        and read as often as needed. Cheap single readings are methods and properties of
+        their own (:attr:`round`, :meth:`money`, :meth:`pending`, :meth:`research_points`).
         """
         if name in _SNAPSHOT_ATTRS:
-            return getattr(self.to_reference(), name)
+            raise AttributeError(f"'FastState' object has no attribute {name!r}: the fast engine keeps its "
+                                 f"state in C; take a snapshot with state.to_reference().{name} "
+                                 f"(kwsearch.engine.reference(state) works on both engines)")
         raise AttributeError(f"'FastState' object has no attribute {name!r}")
 
     @property
     def game(self):
         return self.fg.game
+
+    @property
+    def round(self):
+        """The current round (1..rounds), read from the struct (as ``State.round``)."""
+        return self.st.round
 
     def current_player(self):
         return _G.TERMINAL if self.st.phase == PH_OVER else self.st.actor
@@ -2217,6 +2226,24 @@ cdef class FastState:
         research_points(&self.st, &self.fg.comp, seat, &b, &e)
         return b, e
 
+    def diesel_changes(self, int price):
+        """What Diesel can do to the market car at ``price``: ``[(action, car), ...]`` as
+        :meth:`kwsearch.rules.State.diesel_changes` (read from the struct; nothing changes)."""
+        cdef int16_t buf[MAX_LEGAL]
+        cdef int i = car_by_price(&self.st, price)
+        cdef int j, n
+        if i < 0:
+            raise ValueError(f"diesel_changes: no car with price {price} on the market")
+        n = diesel_options(&self.st, i, buf)
+        car = [self.st.market[i][j] for j in range(CAR_FIELDS)]
+        out = []
+        for j in range(n):
+            field, value = _A.diesel_target(buf[j])
+            changed = list(car)
+            changed[field] = value
+            out.append((buf[j], changed))
+        return out
+
     def pending(self):
         return _G.OVER if self.st.phase == PH_OVER else _G.TASKS[self.st.tasks[self.st.ntasks - 1][0]]
 
@@ -2242,6 +2269,8 @@ cdef class FastState:
         return sizeof(KState)
 
 
+# The reference State's attributes that a FastState does not have (named in the error of
+# FastState.__getattr__, which converts nothing).
 _SNAPSHOT_ATTRS = frozenset(("phase", "round", "chain", "deck", "display", "discard", "rng", "stacks", "active",
                              "active_daimler", "white", "track", "prices", "market", "supply_body",
                              "supply_engine", "awards", "offered", "seats", "turn_seat", "remaining",

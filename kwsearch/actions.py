@@ -104,6 +104,19 @@ RANGES = [
 ENGINE_CODE = 8
 
 
+def diesel_target(action: int) -> tuple[int, int]:
+    """The field of a market car that the Diesel change ``action`` sets (1 body, 2 engine,
+    3 workers, 4 price: indices of a car ``[owner, body, engine, workers, price, maybach, horch]``)
+    and its new value (RULES.md §5.3)."""
+    if action < DIESEL_ENGINE:
+        return 1, action - DIESEL_BODY + 1
+    if action < DIESEL_WORKERS:
+        return 2, action - DIESEL_ENGINE + 1
+    if action < DIESEL_PRICE:
+        return 3, action - DIESEL_WORKERS + 1
+    return 4, action - DIESEL_PRICE
+
+
 def tile_code(kind: str, value: int) -> int:
     return value if kind == "body" else ENGINE_CODE + value
 

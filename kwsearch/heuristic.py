@@ -10,7 +10,8 @@ Policy
 ------
 Every decision is made by a **one-ply search over the legal options**: each
 option is applied to a copy of the state, the rest of the seat's turn is played
-out with the *rules* below (cheap hand-written choices, one per decision kind),
+out with the *hand rules* (:class:`HandRules`: cheap hand-written choices, one per
+decision kind),
 and the resulting position is scored by :func:`evaluate`. The option with the
 highest score wins; ties are broken by a seeded :class:`random.Random`, so a
 bot with a given seed is reproducible. ``docs/heuristic.md`` describes every
@@ -19,7 +20,8 @@ rule and every term of the evaluation.
 The evaluation is ``V(me) - w * max(V(other))`` (``w`` =
 :attr:`HeuristicConfig.opponent_weight`) where ``V`` adds
 a seat's money to the projected worth of everything it holds: its cars on the
-market (the buyers' purchases simulated exactly as in the scoring, RULES.md §8),
+market (the purchases a scoring would make, by the engine's own buyers' rule
+:func:`kwsearch.rules.choose_sales`, RULES.md §8),
 the race if it were run now (§7), its workshop tiles (paired into cars), its
 research points, workers, engineers and its place in the chain (tempo). Future
 worth is scaled by the part of the game that is left.
@@ -42,8 +44,9 @@ from .actions import ENGINE_CODE
 from .components import ALL_ACTIONS, AWARDS, ENGINEERS
 from .engine import reference
 from .game import SEAT, is_seat
+from .rules import buyers_choices, choose_sales
 
-__all__ = ["HeuristicBot", "HeuristicConfig", "evaluate", "seat_values", "project_sales"]
+__all__ = ["HeuristicBot", "HeuristicConfig", "HandRules", "evaluate", "seat_values", "project_sales"]
 
 _BODY, _ENGINE, _PRESTIGE, _PRICE = range(4)
 _AW = {name: i for i, name in enumerate(AWARDS)}
@@ -82,49 +85,29 @@ _ENGINEER_WORTH = {"opel": 2.0, "horch": 0.0, "benz": 0.0, "bugatti": 1.5, "pors
 
 
 # ---------------------------------------------------------------------------
-# Buyers: the scoring's purchases (RULES.md §8), simulated
+# Buyers: the scoring's purchases (RULES.md §8), by the engine's own rule
 # ---------------------------------------------------------------------------
-
-
-def _car_value(car, pref: int) -> int:
-    if pref == _BODY:
-        return car[1] + car[5]
-    if pref == _ENGINE:
-        return car[2] + car[6]
-    if pref == _PRESTIGE:
-        return car[3]
-    return 0
 
 
 def project_sales(market, active, bonuses) -> list[int]:
     """For each car on ``market``, the index of the active buyer that would buy it at a scoring
-    run now (-1: unsold). Cars are ``[seat, body, engine, workers, price, body+, engine+]``."""
+    run now (-1: unsold). Cars are ``[seat, body, engine, workers, price, body+, engine+]``.
+    The buyers' rule is the engine's own (:func:`kwsearch.rules.buyers_choices`)."""
     buyer_of = [-1] * len(market)
-    for b, pref in enumerate(active):
-        best, best_key = -1, None
-        for i, car in enumerate(market):
-            if buyer_of[i] >= 0:
-                continue
-            key = (-_car_value(car, pref), car[4])
-            if best_key is None or key < best_key:
-                best, best_key = i, key
-        if best >= 0:
-            buyer_of[best] = b
+    for b, car in buyers_choices(market, active):
+        buyer_of[car] = b
     return buyer_of
 
 
-def _mult(st, seat: int, pref: int) -> int:
-    c = st.game.components
-    if pref != _PRICE:
-        return 1
-    return c.opel_multiplier if st.seats[seat].engineers >> _ENG["opel"] & 1 else c.price_buyer_multiplier
+def _opel_of(st):
+    """``has_opel(seat)`` for :func:`kwsearch.rules.choose_sales` over the seats of ``st``."""
+    return lambda seat: st.seats[seat].has("opel")
 
 
-def _top_car(cars, pref: int):
-    """The car a buyer of ``pref`` takes among ``cars`` (best value, ties: lowest price)."""
-    if pref == _PRICE:
-        return min(cars, key=lambda car: car[4])
-    return min(cars, key=lambda car: (-_car_value(car, pref), car[4]))
+def _sales(st, market, active, bonuses) -> list[tuple[int, int, int, int]]:
+    """The sales a scoring would make now over ``market`` with buyers ``active`` (Daimler markers
+    ``bonuses``) for the sellers of ``st``: the engine's rule, :func:`kwsearch.rules.choose_sales`."""
+    return choose_sales(market, active, bonuses, _opel_of(st), st.game.components)
 
 
 def market_values(st, market, active, bonuses, progress: float,
@@ -139,14 +122,12 @@ def market_values(st, market, active, bonuses, progress: float,
     """
     cfg = cfg or DEFAULT_CONFIG
     out = [0.0] * len(market)
-    buyer_of = project_sales(market, active, bonuses)
     cert = cfg.sold_certainty + (1.0 - cfg.sold_certainty) * progress
-    unsold = []
-    for i, (car, b) in enumerate(zip(market, buyer_of)):
-        if b >= 0:
-            out[i] = (car[4] * _mult(st, car[0], active[b]) + bonuses[b]) * cert
-        else:
-            unsold.append(i)
+    sold = set()
+    for _, i, _, payment in _sales(st, market, active, bonuses):
+        out[i] = payment * cert
+        sold.add(i)
+    unsold = [i for i in range(len(market)) if i not in sold]
     free = st.game.buyer_spaces - len(active)
     total = sum(st.stacks)
     if not unsold or free <= 0 or total <= 0:
@@ -157,14 +138,15 @@ def market_values(st, market, active, bonuses, progress: float,
     cars = [market[i] for i in unsold]
     share = [0.0] * len(cars)
     paid = [0.0] * len(cars)
+    has_opel = _opel_of(st)
+    comps = st.game.components
     for pref in range(4):
         if st.stacks[pref] <= 0:
             continue
         w = st.stacks[pref] / total
-        top = _top_car(cars, pref)
-        k = cars.index(top)
+        [(_, k, mult, _)] = choose_sales(cars, [pref], [0], has_opel, comps)  # a lone buyer of pref
         share[k] += w
-        paid[k] += w * top[4] * _mult(st, top[0], pref)
+        paid[k] += w * cars[k][4] * mult
     rest = cfg.unsold_chance * 0.15 * min(1.0, free / len(cars))
     for k, i in enumerate(unsold):
         car = cars[k]
@@ -205,7 +187,8 @@ def workshop_value(workshops, tf: float, cfg: HeuristicConfig = DEFAULT_CONFIG) 
 
 
 def seat_values(st, cfg: HeuristicConfig = DEFAULT_CONFIG) -> list[float]:
-    """``V(seat)`` for every seat of a reference state (see the module docstring)."""
+    """``V(seat)`` for every seat of a state of either engine (see the module docstring)."""
+    st = reference(st)  # the state itself on the reference engine
     g = st.game
     c = g.components
     over = st.phase == "over"
@@ -291,7 +274,7 @@ def _round_clock(st) -> tuple:
 
 
 def evaluate(st, seat: int, cfg: HeuristicConfig = DEFAULT_CONFIG) -> float:
-    """The score of a reference state for ``seat``: ``V(seat) - w * max V(other)``."""
+    """The score of a state (either engine) for ``seat``: ``V(seat) - w * max V(other)``."""
     vals = seat_values(st, cfg)
     others = max(v for i, v in enumerate(vals) if i != seat)
     return vals[seat] - cfg.opponent_weight * others
@@ -312,8 +295,15 @@ def _car_revenue(st, seat: int, car, market=None, cfg: "HeuristicConfig | None" 
     return market_values(st, mk, st.active, st.active_daimler, progress, cfg)[-1]
 
 
-class _Rules:
-    """The cheap choices used to play out the rest of a turn (and as the bot's fallback)."""
+class HandRules:
+    """The hand rules: one cheap hand-written choice per decision kind, used to play out the rest
+    of a turn inside the bot's look-ahead (:meth:`HeuristicBot.rule_action` shows one alone).
+
+    :meth:`choose` takes a *reference* state (the bot converts once per decision) and returns
+    one of its legal actions; ``docs/heuristic.md`` lists every rule. Sales and Diesel are
+    valued with the engine's own rules (:func:`kwsearch.rules.choose_sales`,
+    :meth:`kwsearch.rules.State.diesel_changes`), never a copy of them.
+    """
 
     def __init__(self, cfg: HeuristicConfig):
         self.cfg = cfg
@@ -427,14 +417,14 @@ class _Rules:
 
     def buyer_worth(self, st, seat: int, pref: int) -> float:
         """White money and the change of projected sales (own minus half the others')."""
-        active = st.active + [pref]
-        bonuses = st.active_daimler + [0]
-        before = project_sales(st.market, st.active, st.active_daimler)
-        after = project_sales(st.market, active, bonuses)
+        before = [0] * len(st.market)  # each car's payment at a scoring now (0: unsold)
+        for _, i, _, payment in _sales(st, st.market, st.active, st.active_daimler):
+            before[i] = payment
+        after = [0] * len(st.market)  # ... and with this buyer added
+        for _, i, _, payment in _sales(st, st.market, st.active + [pref], st.active_daimler + [0]):
+            after[i] = payment
         gain = 0.0
-        for car, b0, b1 in zip(st.market, before, after):
-            r0 = car[4] * _mult(st, car[0], st.active[b0]) + st.active_daimler[b0] if b0 >= 0 else 0
-            r1 = car[4] * _mult(st, car[0], active[b1]) + bonuses[b1] if b1 >= 0 else 0
+        for car, r0, r1 in zip(st.market, before, after):
             gain += (r1 - r0) * (1.0 if car[0] == seat else -0.5)
         # With nothing of ours on the market, a buyer our workshop cars would suit.
         if not any(car[0] == seat for car in st.market):
@@ -541,22 +531,9 @@ class _Rules:
                 best, best_gain = a, gain
         return best
 
-    def _diesel_options(self, st, seat, car):
-        s = st.seats[seat]
-        opts = []
-        for w in set(s.workshops):
-            if w < ENGINE_CODE and w != car[1]:
-                opts.append((A.DIESEL_BODY + w - 1, 1, w))
-            elif w > ENGINE_CODE and w - ENGINE_CODE != car[2]:
-                opts.append((A.DIESEL_ENGINE + w - ENGINE_CODE - 1, 2, w - ENGINE_CODE))
-        for n in range(1, car[3] + s.canteen + 1):
-            if n != car[3]:
-                opts.append((A.DIESEL_WORKERS + n - 1, 3, n))
-        for pr in st.prices:
-            opts.append((A.DIESEL_PRICE + pr, 4, pr))
-        return opts
-
     def _diesel_best(self, st, seat, price):
+        """The Diesel change of the own car at ``price`` that raises its projected revenue most
+        (extra workers cost 0.3 each), and that gain; the changes are the engine's own."""
         i = next(k for k, car in enumerate(st.market) if car[4] == price)
         car = st.market[i]
         rest = st.market[:i] + st.market[i + 1:]
@@ -565,12 +542,9 @@ class _Rules:
             return _car_revenue(st, seat, cc, market=rest, cfg=self.cfg)
         base = rev(list(car))
         best, best_gain = None, -1e9
-        for a, field, v in self._diesel_options(st, seat, car):
-            cc = list(car)
-            cc[field] = v
-            gain = rev(cc) - base
-            if field == 3:
-                gain -= 0.3 * (v - car[3])
+        for a, changed in st.diesel_changes(price):
+            gain = rev(changed) - base
+            gain -= 0.3 * (changed[3] - car[3])  # workers taken from the canteen (0 for other changes)
             if gain > best_gain:
                 best, best_gain = a, gain
         return best, best_gain
@@ -611,7 +585,7 @@ class HeuristicBot:
     def __init__(self, seed: int = 0, config: HeuristicConfig | None = None):
         self.seed = seed
         self.config = config or DEFAULT_CONFIG
-        self.rules = _Rules(self.config)
+        self.rules = HandRules(self.config)
         self.restart()
 
     def restart(self) -> None:

@@ -136,34 +136,56 @@ def _bonus_commutes(kind: str, tile, st: "State") -> bool:
 # ---------------------------------------------------------------------------
 
 
-def choose_sales(market, active, active_daimler, has_opel, components) -> list[tuple[int, int, int, int]]:
-    """The buyers' choices of RULES.md §8 over ``market`` (cars as the reference engine holds
-    them: ``[owner, body, engine, workers, price, maybach, horch]``).
+_PRICE_PREF = PREFERENCES.index("price")
 
-    Returns ``(buyer index, car index, multiplier, payment)`` for each buyer that buys, in
-    buyer order. ``has_opel(seat)`` tells whether the seller owns Opel. The reference
-    engine's sales task runs this very function, so the prospective sales shown on the
-    board are the sales scoring will make (with the buyers active now).
+
+def buyers_choices(market, active) -> list[tuple[int, int]]:
+    """Which car each buyer takes (RULES.md §8), without the money: ``(buyer index, car index)``
+    for each buyer of preference indices ``active`` that finds an unsold car on ``market``, in
+    buyer order. A buyer takes the car of the highest value for his preference (body with a
+    Maybach marker, engine with a Horch marker, workers; a price buyer values every car alike),
+    ties going to the lowest price; a buyer who finds no unsold car buys nothing [decision].
     """
+    # per car: (-value, price) for each preference; the smallest key wins (ties: the lowest
+    # price, and prices are unique)
+    keys = [((-body - bb, price), (-engine - eb, price), (-workers, price), (0, price))
+            for _, body, engine, workers, price, bb, eb in market]
     sold = [False] * len(market)
     out = []
-    for b, (p, bonus) in enumerate(zip(active, active_daimler)):
+    for b, p in enumerate(active):
         best, best_key = -1, None
-        for i, (_, body, engine, workers, price, bb, eb) in enumerate(market):
+        for i, car_keys in enumerate(keys):
             if sold[i]:
                 continue
-            value = (body + bb, engine + eb, workers, 0)[p]
-            key = (-value, price)  # ties: the lowest price (prices are unique)
+            key = car_keys[p]
             if best_key is None or key < best_key:
                 best, best_key = i, key
         if best < 0:
             continue  # no unsold car: the buyer buys nothing [decision]
         sold[best] = True
-        owner, price = market[best][0], market[best][4]
+        out.append((b, best))
+    return out
+
+
+def choose_sales(market, active, active_daimler, has_opel, components) -> list[tuple[int, int, int, int]]:
+    """The buyers' choices of RULES.md §8 over ``market`` (cars as the reference engine holds
+    them: ``[owner, body, engine, workers, price, maybach, horch]``).
+
+    Returns ``(buyer index, car index, multiplier, payment)`` for each buyer that buys, in
+    buyer order: the car is :func:`buyers_choices`'s; a price buyer pays 2x its price (3x to a
+    seller who owns Opel), every other buyer 1x, plus the Daimler marker on the buyer
+    (``active_daimler``). ``has_opel(seat)`` tells whether the seller owns Opel (asked for price
+    buyers only). The reference engine's sales task runs this very function, so the prospective
+    sales shown on the board (and the heuristic bot's projections) are the sales scoring will
+    make with the buyers active now.
+    """
+    out = []
+    for b, car in buyers_choices(market, active):
+        owner, price = market[car][0], market[car][4]
         mult = 1
-        if PREFERENCES[p] == "price":
+        if active[b] == _PRICE_PREF:
             mult = components.opel_multiplier if has_opel(owner) else components.price_buyer_multiplier
-        out.append((b, best, mult, price * mult + bonus))
+        out.append((b, car, mult, price * mult + active_daimler[b]))
     return out
 
 
@@ -1021,6 +1043,22 @@ class State:
         self.actor = self.turn_seat
         return self._diesel_options(self._car_by_price(price))
 
+    def diesel_changes(self, price: int) -> list[tuple[int, list[int]]]:
+        """What Diesel can do to the market car at ``price`` (RULES.md §5.3): each change it may
+        make, in action order, with the car that change would make, ``[(action, car), ...]``
+        (cars as in :attr:`market`). The options of a ``diesel_change`` decision on that car;
+        nothing is changed here. The heuristic bot values Diesel with this."""
+        car = next((car for car in self.market if car[4] == price), None)
+        if car is None:
+            raise ValueError(f"diesel_changes: no car with price {price} on the market")
+        out = []
+        for action in self._diesel_options(car):
+            field, value = A.diesel_target(action)
+            changed = list(car)
+            changed[field] = value
+            out.append((action, changed))
+        return out
+
     def _choose_diesel_change(self, action: int, price: int) -> None:
         self._pop()
         # The next marker may be used in the same turn [book, RULES.md §5.3]: the Diesel
@@ -1029,26 +1067,20 @@ class State:
         car = self._car_by_price(price)
         s = self.seats[car[0]]
         s.diesel -= 1  # a discard is not a marker placement [decision, RULES.md §5.3]
-        if action < A.DIESEL_ENGINE:
-            v = action - A.DIESEL_BODY + 1
+        field, v = A.diesel_target(action)
+        if field == 1:
             s.workshops.remove(v)
             self._return_tile(car[1])  # the replaced part goes to the supply [decision]
-            car[1] = v
-        elif action < A.DIESEL_WORKERS:
-            v = action - A.DIESEL_ENGINE + 1
+        elif field == 2:
             s.workshops.remove(ENGINE_CODE + v)
             self._return_tile(ENGINE_CODE + car[2])
-            car[2] = v
-        elif action < A.DIESEL_PRICE:
-            n = action - A.DIESEL_WORKERS + 1
-            s.canteen -= n - car[3]
-            car[3] = n
+        elif field == 3:
+            s.canteen -= v - car[3]
         else:
-            p = action - A.DIESEL_PRICE
-            self.prices.remove(p)
+            self.prices.remove(v)
             self.prices.append(car[4])
             self.prices.sort()
-            car[4] = p
+        car[field] = v
 
     def _task_end_turn(self, _: int) -> None:
         self._pop()

@@ -36,6 +36,7 @@ from .engine import reference
 from .records import replay
 from .rules import State, choose_sales
 
+
 AWARD_LABEL = {"gp1": "GP 1 lap", "gp2": "GP 2 laps", "buyer": "Buyer", "market": "Market",
                "body3": "Body 3", "body6": "Body 6", "engine4": "Engine 4", "engine7": "Engine 7",
                "worker": "Worker", "engineers": "Engineers"}
@@ -342,7 +343,7 @@ def explain_apply(state, action: int) -> list[ScoringReport]:
             del state.score_log[mark:]
         return reports_from_log(log, money, state) if any(ev[0] == "end" for ev in log) else []
     before = state.copy()
-    rnd = state.observation()["round"] if not hasattr(state, "round") else state.round
+    rnd = state.round
     state.apply(action)
     if state.round == rnd and not state.is_terminal():
         return []

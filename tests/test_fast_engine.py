@@ -130,19 +130,25 @@ def test_a_copy_is_independent_of_the_original(players):
             assert d.to_json() == ref_d
 
 
-def test_snapshot_attributes_are_read_only_views():
+def test_no_attribute_converts_the_state_behind_the_callers_back():
+    """A fast state has no reference attributes: reading one is an AttributeError that names the
+    explicit snapshot, not a silent conversion of the whole state; the snapshot is a copy."""
     st = Game(4).new_initial_state(3, engine="fast")
-    before = st.to_json()
-    seats = st.seats
-    seats[0].money = 999
-    seats[0].workshops.append(1)
-    st.chain.append(3)
-    st.deck.clear()
-    st.tasks.append(["turn", 0])
-    assert st.to_json() == before
-    assert st.seats[0].money == 0
-    with pytest.raises(AttributeError):
+    assert not hasattr(st, "seats") and not hasattr(st, "tasks")
+    for name in ("seats", "chain", "tasks", "deck", "market", "phase", "awards"):
+        with pytest.raises(AttributeError, match=rf"no attribute '{name}'.*to_reference\(\)\.{name}"):
+            getattr(st, name)
+    with pytest.raises(AttributeError, match="no attribute 'no_such_attribute'$"):
         st.no_such_attribute  # noqa: B018
+    assert st.round == st.to_reference().round == 1  # cheap readings are properties of their own
+    before = st.to_json()
+    snap = st.to_reference()
+    snap.seats[0].money = 999
+    snap.seats[0].workshops.append(1)
+    snap.chain.append(3)
+    snap.deck.clear()
+    assert st.to_json() == before
+    assert st.money()[0] == 0
 
 
 @pytest.mark.parametrize("players", PLAYERS)
@@ -194,7 +200,7 @@ def test_determinize_keeps_the_observation_and_permutes_only_the_undrawn_cards(p
                 continue
             d = st.copy()
             d.determinize(det)
-            assert sorted(d.deck) == sorted(st.deck)
+            assert sorted(d.to_reference().deck) == sorted(st.to_reference().deck)
             for seat in range(players):
                 assert d.observation(seat) == st.observation(seat)
             assert _without_hidden(d.to_json()) == _without_hidden(st.to_json())
@@ -554,7 +560,7 @@ def test_apply_forced_refuses_a_card_that_is_not_undrawn():
     while "research" not in state.pending():
         state.apply(state.legal_actions()[0])
     research = [a for a in state.legal_actions()]
-    deck = state.deck
+    deck = state.to_reference().deck
     missing = next(t for t in range(len(state.game.components.card_types)) if t not in deck)
     with pytest.raises(ValueError, match="could be turned up"):
         state.copy().apply_forced(research[0], [missing, missing])
@@ -575,7 +581,7 @@ def test_apply_forced_refuses_a_specialty_tile_that_is_not_undrawn_in_the_stack_
     _, pile = result
     sp = state.game.components.specialty_tiles
     r = sp[pile[0]].stack
-    assert pile == sorted(t for t in state.spec_undrawn[r])
+    assert pile == sorted(t for t in state.to_reference().spec_undrawn[r])
     other = next(t.index for t in sp if t.stack != r)  # a tile of another stack
     with pytest.raises(ValueError, match="could be turned up"):
         state.copy().apply_forced(action, [], [other])
@@ -584,4 +590,38 @@ def test_apply_forced_refuses_a_specialty_tile_that_is_not_undrawn_in_the_stack_
     for t in pile:  # any face-down tile of the stack can be named; it is the one placed
         after = state.copy()
         assert after.apply_forced(action, [], [t]) is None
+        after = after.to_reference()
         assert SPECIAL + t in after.chain and t not in after.spec_undrawn[r]
+
+
+def test_diesel_changes_are_the_same_on_both_engines_and_are_the_options():
+    """State.diesel_changes (what Diesel can do to an own market car, and the car each change makes)
+    read from the struct agrees with the reference; its actions are the diesel_change decision's
+    options, and applying one makes that car."""
+    from kwsearch import actions as A
+    checked = 0
+    for seed in range(60):
+        for st in walk(4, 9000 + seed):
+            if st.is_terminal() or st.pending() != "diesel":
+                continue
+            ref = st.to_reference()
+            for option in st.legal_actions():
+                if option == A.DIESEL_PASS:
+                    continue
+                price = option - A.DIESEL_CAR
+                changes = st.diesel_changes(price)
+                assert changes == ref.diesel_changes(price)
+                picked = st.copy()
+                picked.apply(option)
+                assert [a for a, _ in changes] == picked.legal_actions()
+                for action, car in changes:
+                    changed = picked.copy()
+                    changed.apply(action)
+                    if changed.round == st.round and not changed.is_terminal():  # no scoring yet
+                        assert car in changed.to_reference().market
+                checked += 1
+    assert checked >= 5
+    with pytest.raises(ValueError, match="no car with price 31"):
+        Game(2).new_initial_state(0, engine="fast").diesel_changes(31)
+    with pytest.raises(ValueError, match="no car with price 31"):
+        Game(2).new_initial_state(0, engine="reference").diesel_changes(31)

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kwsearch.components import AWARDS, DEFAULTS, default_components, load_components
+from kwsearch.engine import reference
 from kwsearch.errors import InvalidPositionError, KwsearchError
 from kwsearch.formats import POSITION_FORMAT, check_position, load_position_file, position_to_state
 from kwsearch.rules import TASKS, Game, State
@@ -307,9 +308,10 @@ def test_to_json_hidden_part():
     hidden = obj.pop("hidden")
     assert obj == state.observation()
     names = [ct.name for ct in state.game.components.card_types]
-    assert hidden["deck"] == [names[i] for i in state.deck]
+    ref = reference(state)
+    assert hidden["deck"] == [names[i] for i in ref.deck]
     assert dict(sorted(Counter(hidden["deck"]).items())) == obj["research"]["undrawn"]
-    assert int(hidden["rng"], 16) == state.rng
+    assert int(hidden["rng"], 16) == ref.rng
     assert re.fullmatch(r"[0-9a-f]{16}", hidden["rng"])
 
 

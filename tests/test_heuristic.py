@@ -9,6 +9,7 @@ comments and in docs/heuristic.md).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from pathlib import Path
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from kwsearch import actions as A
-from kwsearch.engine import convert, state_from_json
+from kwsearch.engine import convert, reference, state_from_json
 from kwsearch.heuristic import HeuristicBot, evaluate, project_sales
 from kwsearch.rules import Game
 
@@ -229,6 +230,7 @@ def test_price_wins_the_only_active_buyer():
     assert price < 8  # cheaper than the rival: ties go to the lowest price
     after = st.copy()
     after.apply(choice)
+    after = reference(after)
     buyer_of = project_sales(after.market, after.active, after.active_daimler)
     assert buyer_of[-1] == 0  # our new car is the one the body buyer takes
 
@@ -367,3 +369,24 @@ def test_evaluation_prefers_money():
     richer = load(make_position(seats={0: {"money": 10}}))
     assert evaluate(richer, 0) > evaluate(st, 0)
     assert evaluate(richer, 1) < evaluate(st, 1)
+
+
+def _fingerprint(players: int, seed: int, v6: bool) -> dict:
+    """The moves of a seeded game of heuristic bots (fast engine), as stored in the fingerprint."""
+    bots = [HeuristicBot(seed * 10 + i) for i in range(players)]
+    state, moves = play_game(bots, 1000 + seed, v6=v6)
+    text = json.dumps([a for _, a in moves])
+    return {"moves": len(moves), "sha1": hashlib.sha1(text.encode()).hexdigest()[:16], "money": state.money()}
+
+
+def test_seeded_heuristic_games_match_the_recorded_fingerprint():
+    """Heuristic self-play is fixed for a seed: tests/data/heuristic_fingerprint.json holds the
+    action sequences (digests) of a few seeded games. A change of the bot's policy, of the engine's
+    rules or of a random stream changes them: regenerate the file in the same commit, saying why.
+    (Recorded before the bot took sales and Diesel from the engine; the choices did not change.)"""
+    stored = json.loads((Path(__file__).parent / "data" / "heuristic_fingerprint.json").read_text(encoding="utf-8"))
+    for key, expected in stored.items():
+        players, rest = int(key[0]), key[1:]
+        v6 = rest.startswith("v6")
+        seed = int(rest.split("-")[1])
+        assert _fingerprint(players, seed, v6) == expected, key

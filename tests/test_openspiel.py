@@ -15,7 +15,7 @@ pyspiel = pytest.importorskip("pyspiel", reason='needs pip install "kwsearch[ope
 
 from kwsearch import openspiel as kos  # noqa: E402
 from kwsearch.bots import from_spec, play_game  # noqa: E402
-from kwsearch.engine import convert  # noqa: E402
+from kwsearch.engine import convert, reference  # noqa: E402
 from kwsearch.observation import chain_name  # noqa: E402
 from kwsearch.records import RECORD_FORMAT, replay  # noqa: E402
 from kwsearch.rules import SEAT, SPECIAL, Game, win_shares  # noqa: E402
@@ -184,7 +184,7 @@ def test_a_research_reveal_is_a_chance_node_over_the_undrawn_cards():
     reveals = 0
     while not state.is_terminal() and reveals < 6:
         if state.is_chance_node():
-            before = state.kw_state  # the position before the action that turns cards up
+            before = reference(state.kw_state)  # the position before the action that turns cards up
             act, drawn, _ = state._pending
             shown = [o - kos.CH_CARD for o in drawn]  # no V6: every reveal is a research card
             pile = Counter(before.deck) - Counter(shown)
@@ -216,7 +216,7 @@ def test_v6_setup_places_a_uniformly_drawn_stack_a_tile_at_the_front_of_the_chai
     while state.is_chance_node():  # the two first research cards (three players: no offer draw)
         assert all(kos.CH_CARD <= a < kos.CH_SPECIAL for a, _ in state.chance_outcomes())
         state.apply_action(sample(state, rng))
-    kw = state.kw_state
+    kw = reference(state.kw_state)
     assert kw.chain[-1] == SPECIAL + chosen  # the front of the chain
     assert sorted(kw.spec_undrawn[0]) == [t for t in stack_a if t != chosen]
     assert [sorted(x) for x in kw.spec_undrawn[1:]] == \
@@ -278,13 +278,13 @@ def test_v6_specialty_draws_are_uniform_over_the_stack_drawn_from_reshuffles_inc
                     r = sp[pile[0]].stack
                     assert {sp[t].stack for t in pile} == {r} and r == state.kw_state.round - 1
                     named = [o - kos.CH_SPECIAL for o in state._pending[1] if o >= kos.CH_SPECIAL]
-                    face_down = set(state.kw_state.spec_undrawn[r]) - set(named)
+                    kw = reference(state.kw_state)
+                    face_down = set(kw.spec_undrawn[r]) - set(named)
                     if face_down:  # a normal replacement: the stack's face-down tiles
                         assert set(pile) == face_down
                     else:  # the stack was emptied: its used tiles, reshuffled, are the pile
-                        assert set(pile) <= set(state.kw_state.spec_used[r]) | {e - SPECIAL for e in
-                                                                                state.kw_state.chain if e >= SPECIAL}
-                        assert not set(pile) & set(state.kw_state.spec_undrawn[r])
+                        assert set(pile) <= set(kw.spec_used[r]) | {e - SPECIAL for e in kw.chain if e >= SPECIAL}
+                        assert not set(pile) & set(reference(state.kw_state).spec_undrawn[r])
                         reshuffled += 1
                     draws += 1
             state.apply_action(sample(state, rng))
@@ -308,13 +308,13 @@ def test_resample_from_infostate_keeps_the_information_state(v6):
             assert r.current_player() == state.current_player()
             assert r.legal_actions() == state.legal_actions()
             if state.kw_state is not None:
-                assert sorted(r.kw_state.deck) == sorted(state.kw_state.deck)
+                assert sorted(reference(r.kw_state).deck) == sorted(reference(state.kw_state).deck)
                 # V6: the same tiles face down (in a resampled order) and the same used piles
-                assert [sorted(x) for x in r.kw_state.spec_undrawn] == \
-                    [sorted(x) for x in state.kw_state.spec_undrawn]
-                assert r.kw_state.spec_used == state.kw_state.spec_used
-                assert r.kw_state.chain == state.kw_state.chain
-                stacks_reordered += r.kw_state.spec_undrawn != state.kw_state.spec_undrawn
+                assert [sorted(x) for x in reference(r.kw_state).spec_undrawn] == \
+                    [sorted(x) for x in reference(state.kw_state).spec_undrawn]
+                assert reference(r.kw_state).spec_used == reference(state.kw_state).spec_used
+                assert reference(r.kw_state).chain == reference(state.kw_state).chain
+                stacks_reordered += reference(r.kw_state).spec_undrawn != reference(state.kw_state).spec_undrawn
                 before = state.information_state_string(0)
                 if not r.is_chance_node():
                     r.apply_action(r.legal_actions()[0])

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from kwsearch.engine import reference
 from kwsearch.errors import InvalidRecordError, KwsearchError
 from kwsearch.records import RECORD_FORMAT, Recorder, count_decisions, load_file, new_record, replay
 from kwsearch.rules import Game
@@ -75,7 +76,7 @@ def test_new_record_header():
     assert rec["setup"]["chain"][:3] == ["seat 0", "seat 1", "seat 2"]
     assert rec["setup"]["start_tiles_offered"] == ["A", "B", "C", "D"]
     names = [ct.name for ct in game.components.card_types]
-    assert rec["setup"]["display"] == [names[i] for i in state.display]
+    assert rec["setup"]["display"] == [names[i] for i in reference(state).display]
     assert replay(rec).to_json() == state.to_json()
     assert new_record(Game(2))["setup"]["seats"] == ["P1", "P2"]
     assert Recorder.start(game, seed=11, seat_names=["a", "b", "c"]).record == rec

@@ -14,6 +14,7 @@ import copy
 import pytest
 
 from helpers import load, make_position, options, play, tile, with_deck
+from kwsearch.engine import reference
 from kwsearch.components import default_components
 from kwsearch.errors import ComponentError, InvalidPositionError
 from kwsearch.formats import check_position
@@ -75,7 +76,7 @@ def test_setups_differ_by_seed_and_non_v6_is_unchanged():
     v6 = Game(3, v6=True).new_initial_state(seed=5)
     # The V6 stacks are shuffled after everything else, so the rest of the set-up is the same.
     assert plain.observation()["chain"] == v6.observation()["chain"][:-1]
-    assert plain.display == v6.display and "specialty" not in plain.observation()
+    assert reference(plain).display == reference(v6).display and "specialty" not in plain.observation()
 
 
 def test_the_specialty_tile_is_offered_by_name():
@@ -114,7 +115,7 @@ def test_canteen_money_counts_the_worker_hired_first():
     play(st, "tile special A3")
     assert st.pending() == "special_order" and options(st) == ["action first", "bonus first"]
     play(st, "action first")
-    s = st.seats[0]
+    s = reference(st).seats[0]
     assert s.canteen == 5 and s.money == 5
 
 
@@ -123,7 +124,7 @@ def test_the_player_orders_standard_action_and_bonus():
     chooses, as a tile's actions (§4). A3 with the bonus first: 4 canteen workers -> 4, then the hire."""
     st = load(v6_position("A3"))
     play(st, "tile special A3", "bonus first")
-    s = st.seats[0]
+    s = reference(st).seats[0]
     assert s.money == 4 and s.canteen == 5
     assert st.current_player() == 1
 
@@ -134,10 +135,11 @@ def test_order_of_action_and_bonus_not_asked_where_it_cannot_matter(seat0, award
     """[decision, reading 1] A3 when the hired worker cannot reach the canteen (it activates an inactive
     development, or the supply is empty): hire and canteen money commute, no question."""
     st = load(v6_position("A3", seats={0: seat0}))
-    canteen = st.seats[0].canteen
+    canteen = reference(st).seats[0].canteen
     play(st, "tile special A3")
+    ref = reference(st)
     assert st.current_player() == 1
-    assert st.seats[0].money == canteen + award and st.seats[0].canteen == canteen  # (+ the Worker award)
+    assert ref.seats[0].money == canteen + award and ref.seats[0].canteen == canteen  # (+ the Worker award)
 
 
 def test_buyer_and_car_removal_never_asked():
@@ -153,78 +155,84 @@ def test_engine_3_regardless_of_research():
     play(st, "tile special A1", "action first", "take research:dev:body1")
     assert options(st) == ["engine -> workshop", "engine -> gp"]
     play(st, "engine -> workshop")
-    assert 8 + 3 in st.seats[0].workshops
+    assert 8 + 3 in reference(st).seats[0].workshops
     assert st.research_points(0) == (2, 1)
 
 
 def test_engine_6_may_go_into_the_gp_car():
     """C3 in round 3: an engine 6 into the GP car (the old engine goes back unless it is the printed 1)."""
     st = load(v6_position("C3", round_=3, used={"A": ["A1", "A2", "A3", "A4"], "B": ["B1", "B2", "B3", "B4"]}))
-    before = list(st.supply_engine)
+    before = list(reference(st).supply_engine)
     play(st, "tile special C3", "action first", "take research:dev:body1", "engine -> gp")
-    assert st.seats[0].gp_engine == 6 and st.supply_engine[5] == before[5] - 1
+    ref = reference(st)
+    assert ref.seats[0].gp_engine == 6 and ref.supply_engine[5] == before[5] - 1
 
 
 def test_engine_of_a_fixed_value_falls_back_to_a_lower_one():
     """No engine 3 left: the highest lower value [decision §4.1, reading 17]."""
     threes = ["engine 3"] * 3
     st = load(v6_position("A1", seats={1: {"workshops": threes}, 2: {"workshops": threes}}))
-    assert st.supply_engine[2] == 0
+    assert reference(st).supply_engine[2] == 0
     play(st, "tile special A1", "action first", "take research:dev:body1", "engine -> workshop")
-    assert 8 + 2 in st.seats[0].workshops
+    assert 8 + 2 in reference(st).seats[0].workshops
 
 
 def test_body_5_regardless_of_research():
     """B1 (round 2): research, then a body 5; it earns the Body 3 award."""
     st = load(v6_position("B1", round_=2, used={"A": ["A1", "A2", "A3", "A4"]}))
     play(st, "tile special B1", "action first", "take research:dev:engine1")
-    assert 5 in st.seats[0].workshops
+    assert 5 in reference(st).seats[0].workshops
     assert st.observation()["awards"]["body3"] == 0
 
 
 def test_gp_engine_upgrade_after_the_race_move():
     """A2: the GP move uses the old engine (2 spaces), then the engine becomes 3; the 2 goes back."""
     st = load(v6_position("A2", seats={0: {"gp_engine": 2}}))
-    before = list(st.supply_engine)
+    before = list(reference(st).supply_engine)
     play(st, "tile special A2")
     assert options(st) == ["action first", "bonus first"]
     play(st, "action first")
-    s = st.seats[0]
+    s = reference(st).seats[0]
+    ref = reference(st)
     assert s.space == 2 and s.gp_engine == 3
-    assert st.supply_engine[1] == before[1] + 1 and st.supply_engine[2] == before[2] - 1
+    assert ref.supply_engine[1] == before[1] + 1 and ref.supply_engine[2] == before[2] - 1
 
 
 def test_gp_engine_upgrade_before_the_race_move():
     """[decision] RULES.md §11: A2 with the bonus first: the engine becomes 3, then the GP move by 3."""
     st = load(v6_position("A2", seats={0: {"gp_engine": 2}}))
-    before = list(st.supply_engine)
+    before = list(reference(st).supply_engine)
     play(st, "tile special A2", "bonus first")
-    s = st.seats[0]
+    s = reference(st).seats[0]
+    ref = reference(st)
     assert s.space == 3 and s.gp_engine == 3
-    assert st.supply_engine[1] == before[1] + 1 and st.supply_engine[2] == before[2] - 1
+    assert ref.supply_engine[1] == before[1] + 1 and ref.supply_engine[2] == before[2] - 1
 
 
 def test_gp_engine_upgrade_lets_bugatti_race():
     """A2 with Bugatti: after the upgrade the car moves again, by the new engine (2 + 3)."""
     st = load(v6_position("A2", seats={0: {"gp_engine": 2, "engineers": ["Bugatti"]}}))
     play(st, "tile special A2", "action first")
-    assert st.seats[0].space == 5 and st.seats[0].gp_engine == 3
+    ref = reference(st)
+    assert ref.seats[0].space == 5 and ref.seats[0].gp_engine == 3
     st = load(v6_position("A2", seats={0: {"gp_engine": 2, "engineers": ["Bugatti"]}}))
     play(st, "tile special A2", "bonus first")  # Bugatti's move by 3, then the GP action by 3
-    assert st.seats[0].space == 6 and st.seats[0].gp_engine == 3
+    ref = reference(st)
+    assert ref.seats[0].space == 6 and ref.seats[0].gp_engine == 3
 
 
 def test_gp_engine_upgrade_needs_the_next_value():
     """Engine 7 cannot be upgraded; a missing next value does nothing [reading 18]."""
     st = load(v6_position("A2", seats={0: {"gp_engine": 7}}))
     play(st, "tile special A2")
-    assert st.seats[0].gp_engine == 7 and st.seats[0].space == 7
+    ref = reference(st)
+    assert ref.seats[0].gp_engine == 7 and ref.seats[0].space == 7
     sevens = ["engine 7"] * 2
     st = load(v6_position("A2", seats={0: {"gp_engine": 6}, 1: {"workshops": sevens},
                                        2: {"workshops": sevens}}))
-    assert st.supply_engine[6] == 0
+    assert reference(st).supply_engine[6] == 0
     play(st, "tile special A2")
-    assert st.seats[0].gp_engine == 6
+    assert reference(st).seats[0].gp_engine == 6
 
 
 def _market_position(special: str, round_: int, **kw) -> dict:
@@ -245,25 +253,27 @@ def test_remove_a_car_for_3():
     st = load(_market_position("A4", 1))
     play(st, "tile special A4", "buyer engine")
     assert options(st) == ["remove pass", "remove car@3", "remove car@8"]
-    money, supply = st.seats[0].money, st.seats[0].supply
-    b3, e2 = st.supply_body[2], st.supply_engine[1]
+    money, supply = reference(st).seats[0].money, reference(st).seats[0].supply
+    b3, e2 = reference(st).supply_body[2], reference(st).supply_engine[1]
     play(st, "remove car@8")
-    assert [car[4] for car in st.market] == [1, 3]
-    assert 8 in st.prices
-    assert st.seats[0].money == money + 3 and st.seats[0].supply == supply + 2
-    assert st.supply_body[2] == b3 + 1 and st.supply_engine[1] == e2 + 1
+    ref = reference(st)
+    assert [car[4] for car in ref.market] == [1, 3]
+    assert 8 in ref.prices
+    assert ref.seats[0].money == money + 3 and ref.seats[0].supply == supply + 2
+    assert ref.supply_body[2] == b3 + 1 and ref.supply_engine[1] == e2 + 1
 
 
 def test_remove_a_car_for_7_or_pass():
     """C4: the same for 7; passing keeps the car."""
     st = load(_market_position("C4", 3))
     play(st, "tile special C4", "buyer engine")
-    money = st.seats[0].money
+    money = reference(st).seats[0].money
     play(st, "remove car@12")
-    assert st.seats[0].money == money + 7 and 12 in st.prices
+    ref = reference(st)
+    assert ref.seats[0].money == money + 7 and 12 in ref.prices
     st = load(_market_position("C4", 3))
     play(st, "tile special C4", "buyer engine", "remove pass")
-    assert len(st.market) == 3
+    assert len(reference(st).market) == 3
 
 
 def test_remove_needs_an_own_car():
@@ -278,10 +288,11 @@ def test_sell_a_workshop_tile():
                           seats={0: {"workshops": ["engine 4"]}}))
     play(st, "tile special B3", "action first")
     assert options(st) == ["sell pass", "sell body 1", "sell engine 4"]
-    e4 = st.supply_engine[3]
+    e4 = reference(st).supply_engine[3]
     play(st, "sell engine 4")
-    assert st.seats[0].money == 4 and st.seats[0].workshops == [1]
-    assert st.supply_engine[3] == e4 + 1
+    ref = reference(st)
+    assert ref.seats[0].money == 4 and ref.seats[0].workshops == [1]
+    assert ref.supply_engine[3] == e4 + 1
 
 
 def test_sell_after_the_engine_action():
@@ -290,7 +301,8 @@ def test_sell_after_the_engine_action():
     play(st, "tile special C1", "action first", "engine -> workshop")
     assert options(st) == ["sell pass", "sell engine 1"]
     play(st, "sell engine 1")
-    assert st.seats[0].money == 1 and st.seats[0].workshops == []
+    ref = reference(st)
+    assert ref.seats[0].money == 1 and ref.seats[0].workshops == []
 
 
 def test_research_with_the_top_discard():
@@ -353,7 +365,7 @@ def test_an_earlier_tile_passed_by_everyone_is_replaced():
 def test_taking_an_earlier_tile_gives_its_bonus_and_a_current_replacement():
     st = load(v6_position("A3", round_=2, order={"B": ["B4", "B1", "B3", "B2"]}))
     play(st, "tile special A3", "action first")
-    assert st.seats[0].money == 5
+    assert reference(st).seats[0].money == 5
     assert front(st) == "special B2" and spec(st)["used"]["A"] == ["A3"]
 
 
@@ -388,7 +400,7 @@ def test_round_change_uses_stack_b_then_c():
     for seed in range(20):
         def watch(st, a):
             if st.pending() == "turn" and a >= st.game.parse_action("tile special A1"):
-                seen_rounds.setdefault(st.round, set()).add(
+                seen_rounds.setdefault(reference(st).round, set()).add(
                     C.specialty_tiles[a - st.game.parse_action("tile special A1")].stack)
         random_game(game, seed, on_step=watch)
     # A round's own stack (and earlier ones until they are replaced) is what can be taken.
@@ -403,7 +415,7 @@ def test_round_end_keeps_the_tile_and_draws_from_the_next_stack():
     pos["turn"] = {"seat": 0}
     pos["buyers"]["track"] = 0
     st = load(pos)
-    assert st.round == 2 and front(st) == "special A2"
+    assert reference(st).round == 2 and front(st) == "special A2"
     play(st, "tile special A2")
     assert front(st).startswith("special B")
 

@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 
 from helpers import chain, options, play
+from kwsearch.engine import reference
 from kwsearch.actions import ENGINE_CODE
 from kwsearch.components import default_components
 from kwsearch.rules import Game
@@ -57,12 +58,13 @@ def test_two_cards_face_up_from_a_shuffled_deck():
     decks = set()
     for seed in range(6):
         st = Game(4).new_initial_state(seed=seed)
-        assert len(st.display) == 2
-        assert st.discard == []
-        assert len(st.deck) == 48
-        assert Counter(st.deck + st.display) == Counter(
+        ref = reference(st)
+        assert len(ref.display) == 2
+        assert ref.discard == []
+        assert len(ref.deck) == 48
+        assert Counter(reference(st).deck + reference(st).display) == Counter(
             {ct.index: ct.count for ct in C.card_types})
-        decks.add(tuple(st.deck))
+        decks.add(tuple(reference(st).deck))
     assert len(decks) == 6
 
 
@@ -74,13 +76,14 @@ def test_two_cards_face_up_from_a_shuffled_deck():
 @pytest.mark.parametrize("players,track", [(2, 2), (3, 4), (4, 4)])
 def test_buyers_prices_and_track_at_start(players, track):
     st = Game(players).new_initial_state(seed=1)
-    assert st.stacks == [2, 2, 2, 2]
-    assert st.active == []
-    assert st.white == [2, 1, 1, 1]  # body 2, engine/prestige/price 1
-    assert st.track == track
-    assert st.prices == [1, 2, 3, 5, 6, 8, 9, 10]
-    assert st.market == []
-    for s in st.seats:
+    ref = reference(st)
+    assert ref.stacks == [2, 2, 2, 2]
+    assert ref.active == []
+    assert ref.white == [2, 1, 1, 1]  # body 2, engine/prestige/price 1
+    assert ref.track == track
+    assert ref.prices == [1, 2, 3, 5, 6, 8, 9, 10]
+    assert ref.market == []
+    for s in reference(st).seats:
         assert (s.laps, s.space) == (0, 0)
 
 
@@ -107,26 +110,27 @@ def test_start_tiles_chosen_in_reverse_seat_order():
     # car (RULES.md §4.1), the one decision.
     assert st.pending() == "engine_dest" and st.current_player() == 0
     play(st, "engine -> workshop")
-    assert st.seats[0].start_tile == 0
-    assert st.seats[0].workshops == [ENGINE_CODE + 1] and st.seats[0].canteen == 6
+    ref = reference(st)
+    assert ref.seats[0].start_tile == 0
+    assert ref.seats[0].workshops == [ENGINE_CODE + 1] and ref.seats[0].canteen == 6
     assert st.pending() == "turn" and st.current_player() == 0
-    assert [s.start_tile for s in st.seats] == [0, 3, 1, 2]
+    assert [s.start_tile for s in ref.seats] == [0, 3, 1, 2]
 
 
 def test_start_tile_a_done_at_once():
     st = Game(4).new_initial_state(seed=4)
     play(st, "start A")  # hire and engine commute (no inactive development): no order decision
-    s = st.seats[3]
+    s = reference(st).seats[3]
     # The engine 1 (by the start tile's own research points, RULES.md §2.5) may go to either
     # place (§4.1).
     assert st.pending() == "engine_dest" and options(st) == ["engine -> workshop", "engine -> gp"]
     play(st, "engine -> workshop")
     assert st.pending() == "setup" and st.current_player() == 2  # done before the next seat chooses
-    s = st.seats[3]
+    s = reference(st).seats[3]
     assert (s.canteen, s.supply) == (6, 6)
     assert s.workshops == [ENGINE_CODE + 1]
     assert s.gp_engine == 1
-    assert st.supply_engine[0] == C.engine_tiles[0] - 1
+    assert reference(st).supply_engine[0] == C.engine_tiles[0] - 1
 
 
 def test_start_tile_research_points_count_during_its_own_actions():
@@ -135,40 +139,41 @@ def test_start_tile_research_points_count_during_its_own_actions():
     0 points it would find none)."""
     st = Game(4).new_initial_state(seed=4)
     play(st, "start A")
-    assert st.pending() == "engine_dest" and st.tasks[-1] == ["engine_dest", 1]
+    ref = reference(st)
+    assert st.pending() == "engine_dest" and ref.tasks[-1] == ["engine_dest", 1]
     assert st.research_points(3) == (1, 1)
-    assert st.supply_engine[0] == C.engine_tiles[0] - 1
+    assert ref.supply_engine[0] == C.engine_tiles[0] - 1
     play(st, "engine -> gp")  # RULES.md §4.1: the GP car is offered for an engine 1 too
-    s = st.seats[3]
+    s = reference(st).seats[3]
     assert s.gp_engine == 1 and s.gp_tile and s.workshops == []
 
 
 def test_start_tile_b_done_at_once():
     st = Game(4).new_initial_state(seed=4)
     play(st, "start B")  # hire and body commute (no inactive development): no order decision
-    s = st.seats[3]
+    s = reference(st).seats[3]
     assert st.current_player() == 2
     assert (s.canteen, s.supply) == (6, 6)
     assert s.workshops == [1]
-    assert st.supply_body[0] == C.body_tiles[0] - 1
+    assert reference(st).supply_body[0] == C.body_tiles[0] - 1
 
 
 def test_start_tile_c_done_at_once():
     st = Game(4).new_initial_state(seed=4)
     play(st, "start C")  # GP engine 2 and hire commute: no order decision
-    s = st.seats[3]
+    s = reference(st).seats[3]
     assert st.current_player() == 2
     assert s.gp_engine == 2
     assert (s.canteen, s.supply) == (5, 7)
     assert s.workshops == []
-    assert st.supply_engine[1] == C.engine_tiles[1] - 1
+    assert reference(st).supply_engine[1] == C.engine_tiles[1] - 1
 
 
 def test_start_tile_d_done_at_once():
     st = Game(4).new_initial_state(seed=4)
-    display = sorted(st.display)
+    display = sorted(reference(st).display)
     play(st, "start D", "do gp_start2")
-    s = st.seats[3]
+    s = reference(st).seats[3]
     assert s.space == 2 and s.laps == 0
     assert st.pending() == "research" and st.current_player() == 3
     assert set(options(st)) == {f"take research:{C.card_types[t].name}" for t in display}
@@ -178,9 +183,10 @@ def test_start_tile_turns_to_its_development_side():
     """1 body + 1 engine research point, active without a worker from the canteen."""
     st = Game(4).new_initial_state(seed=4)
     play(st, "start C")
+    ref = reference(st)
     assert st.research_points(3) == (1, 1)
-    assert st.seats[3].dev_active == []
-    assert st.seats[3].canteen == 5  # 4 + the hired one: nothing went onto the development side
+    assert ref.seats[3].dev_active == []
+    assert ref.seats[3].canteen == 5  # 4 + the hired one: nothing went onto the development side
 
 
 def test_two_players_offer_two_random_start_tiles():
@@ -190,7 +196,7 @@ def test_two_players_offer_two_random_start_tiles():
         assert st.current_player() == 1
         opts = options(st)
         assert len(opts) == 2
-        assert opts == [f"start {C.start_tiles[t].name}" for t in st.offered]
+        assert opts == [f"start {C.start_tiles[t].name}" for t in reference(st).offered]
         offers.add(tuple(opts))
     assert len(offers) >= 4  # different pairs are drawn
 
@@ -201,7 +207,7 @@ def test_two_players_seat_zero_gets_the_other_offered_tile():
     play(st, first)
     while st.pending() != "turn":
         play(st, options(st)[0])
-    names = [C.start_tiles[s.start_tile].name for s in st.seats]
+    names = [C.start_tiles[s.start_tile].name for s in reference(st).seats]
     assert names == [other.split()[1], first.split()[1]]
     assert st.current_player() == 0
 

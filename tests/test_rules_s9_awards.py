@@ -10,7 +10,7 @@ Tiles of the default components: 0 hire, 1 car body, 2 engine, 4 research,
 from __future__ import annotations
 
 from helpers import minimal_position as _position
-from kwsearch.engine import state_from_json
+from kwsearch.engine import reference, state_from_json
 from kwsearch.components import AWARDS, default_components
 from kwsearch.rules import State
 
@@ -22,11 +22,11 @@ def _state(players: int = 3, phase: str = "action", seats: dict | None = None, *
 
 
 def _holder(st: State, name: str) -> int:
-    return st.awards[AWARDS.index(name)]
+    return reference(st).awards[AWARDS.index(name)]
 
 
 def _holders(st: State) -> dict[str, int]:
-    return {a: st.awards[i] for i, a in enumerate(AWARDS) if st.awards[i] >= 0}
+    return {a: reference(st).awards[i] for i, a in enumerate(AWARDS) if reference(st).awards[i] >= 0}
 
 
 # ---------------------------------------------------------------------------
@@ -37,39 +37,43 @@ def _holders(st: State) -> dict[str, int]:
 def test_a_body_3_in_a_workshop_takes_the_body3_award():
     st = _state(seats={0: {"developments": ["dev:body2"]}})
     st.play("tile 1")
-    assert st.seats[0].workshops == [3]
+    ref = reference(st)
+    assert ref.seats[0].workshops == [3]
     assert _holders(st) == {"body3": 0}
-    assert st.seats[0].money == VALUE["body3"] == 3
+    assert ref.seats[0].money == VALUE["body3"] == 3
 
 
 def test_a_body_below_3_takes_no_award():
     st = _state(seats={0: {"developments": ["dev:body1"]}})
     st.play("tile 1")
-    assert st.seats[0].workshops == [2]
+    ref = reference(st)
+    assert ref.seats[0].workshops == [2]
     assert _holders(st) == {}
-    assert st.seats[0].money == 0
+    assert ref.seats[0].money == 0
 
 
 def test_a_body_6_takes_both_body_awards_at_once():
     st = _state(seats={0: {"developments": ["dev:body2", "dev:body2", "dev:body1"]}})
     st.play("tile 1")
-    assert st.seats[0].workshops == [6]
+    ref = reference(st)
+    assert ref.seats[0].workshops == [6]
     assert _holders(st) == {"body3": 0, "body6": 0}
-    assert st.seats[0].money == VALUE["body3"] + VALUE["body6"] == 10
+    assert ref.seats[0].money == VALUE["body3"] + VALUE["body6"] == 10
 
 
 def test_a_body_7_takes_both_body_awards_too():
     st = _state(seats={0: {"developments": ["dev:body2", "dev:body2", "dev:body2"]}})
     st.play("tile 1")
-    assert st.seats[0].workshops == [7]
-    assert st.seats[0].money == 10
+    ref = reference(st)
+    assert ref.seats[0].workshops == [7]
+    assert ref.seats[0].money == 10
 
 
 def test_a_body_6_takes_only_the_body6_award_when_body3_is_gone():
     st = _state(seats={0: {"developments": ["dev:body2", "dev:body2", "dev:body1"]}}, awards={"body3": 2})
     st.play("tile 1")
     assert _holders(st) == {"body3": 2, "body6": 0}
-    assert st.seats[0].money == 7
+    assert reference(st).seats[0].money == 7
 
 
 def test_only_the_first_player_to_qualify_takes_an_award():
@@ -78,7 +82,7 @@ def test_only_the_first_player_to_qualify_takes_an_award():
     st.play("tile 1")
     assert st.current_player() == 1
     st.play("tile 1")
-    assert st.seats[1].workshops == [3]
+    assert reference(st).seats[1].workshops == [3]
     assert _holders(st) == {"body3": 0}
     assert st.money() == [3, 0, 0]
 
@@ -86,8 +90,9 @@ def test_only_the_first_player_to_qualify_takes_an_award():
 def test_an_award_is_taken_once_even_by_its_holder():
     st = _state(seats={0: {"developments": ["dev:body2"], "workshops": ["body 3"]}}, awards={"body3": 0})
     st.play("tile 1")
-    assert st.seats[0].workshops == [3, 3]
-    assert st.seats[0].money == 0
+    ref = reference(st)
+    assert ref.seats[0].workshops == [3, 3]
+    assert ref.seats[0].money == 0
 
 
 def test_a_body_placed_after_giving_up_a_workshop_tile_counts():
@@ -95,9 +100,10 @@ def test_a_body_placed_after_giving_up_a_workshop_tile_counts():
     st.play("tile 1")
     assert st.pending() == "place"
     st.play("give up engine 1")
-    assert sorted(st.seats[0].workshops) == [1, 3, 10]
+    ref = reference(st)
+    assert sorted(ref.seats[0].workshops) == [1, 3, 10]
     assert _holders(st) == {"body3": 0}
-    assert st.seats[0].money == 3
+    assert ref.seats[0].money == 3
 
 
 # ---------------------------------------------------------------------------
@@ -109,18 +115,20 @@ def test_an_engine_4_in_a_workshop_takes_the_engine4_award():
     st = _state(seats={0: {"developments": ["dev:engine2", "dev:engine1"]}})
     st.play("tile 2")
     st.play("engine -> workshop")
-    assert st.seats[0].workshops == [8 + 4]
+    ref = reference(st)
+    assert ref.seats[0].workshops == [8 + 4]
     assert _holders(st) == {"engine4": 0}
-    assert st.seats[0].money == VALUE["engine4"] == 3
+    assert ref.seats[0].money == VALUE["engine4"] == 3
 
 
 def test_an_engine_4_installed_in_the_gp_car_takes_no_award():
     st = _state(seats={0: {"developments": ["dev:engine2", "dev:engine1"]}})
     st.play("tile 2")
     st.play("engine -> gp")
-    assert st.seats[0].gp_engine == 4
+    ref = reference(st)
+    assert ref.seats[0].gp_engine == 4
     assert _holders(st) == {}
-    assert st.seats[0].money == 0
+    assert ref.seats[0].money == 0
 
 
 def test_an_engine_7_in_a_workshop_takes_both_engine_awards():
@@ -128,14 +136,14 @@ def test_an_engine_7_in_a_workshop_takes_both_engine_awards():
     st.play("tile 2")
     st.play("engine -> workshop")
     assert _holders(st) == {"engine4": 0, "engine7": 0}
-    assert st.seats[0].money == VALUE["engine4"] + VALUE["engine7"] == 10
+    assert reference(st).seats[0].money == VALUE["engine4"] + VALUE["engine7"] == 10
 
 
 def test_an_engine_7_installed_in_the_gp_car_takes_no_award():
     st = _state(seats={0: {"developments": ["dev:engine2", "dev:engine2", "dev:engine2"]}})
     st.play("tile 2")
     st.play("engine -> gp")
-    assert st.seats[0].gp_engine == 7
+    assert reference(st).seats[0].gp_engine == 7
     assert _holders(st) == {}
 
 
@@ -143,7 +151,7 @@ def test_an_engine_below_4_takes_no_award():
     st = _state(seats={0: {"developments": ["dev:engine2"]}})
     st.play("tile 2")
     st.play("engine -> workshop")
-    assert st.seats[0].workshops == [8 + 3]
+    assert reference(st).seats[0].workshops == [8 + 3]
     assert _holders(st) == {}
 
 
@@ -160,24 +168,26 @@ def _market_with_marker(tiles: list[str], engineer: str, marker: str) -> State:
     for text in ("market workers 1", "market price 10", marker):
         if st.pending().startswith("market"):
             st.play(text)
-    assert len(st.market) == 1
+    assert len(reference(st).market) == 1
     return st
 
 
 def test_a_maybach_marker_does_not_make_a_body_award():
     """Body 2 + Maybach 2 is a body of 4 for the buyers, but no body tile of 3 was placed."""
     st = _market_with_marker(["body 2", "engine 1"], "Maybach", "market +maybach2")
-    assert st.market[0][1] + st.market[0][5] == 4
+    ref = reference(st)
+    assert ref.market[0][1] + ref.market[0][5] == 4
     assert _holder(st, "body3") == -1
-    assert st.seats[0].money == 0
+    assert ref.seats[0].money == 0
 
 
 def test_a_horch_marker_does_not_make_an_engine_award():
     """Engine 2 + Horch 2 = 4, but no engine tile of 4 was placed."""
     st = _market_with_marker(["body 1", "engine 2"], "Horch", "market +horch2")
-    assert st.market[0][2] + st.market[0][6] == 4
+    ref = reference(st)
+    assert ref.market[0][2] + ref.market[0][6] == 4
     assert _holder(st, "engine4") == -1
-    assert st.seats[0].money == 0
+    assert ref.seats[0].money == 0
 
 
 # ---------------------------------------------------------------------------
@@ -187,24 +197,25 @@ def test_a_horch_marker_does_not_make_an_engine_award():
 
 def test_the_worker_award_when_the_supply_becomes_empty():
     st = _state(seats={0: {"canteen": 11}})
-    assert st.seats[0].supply == 1
+    assert reference(st).seats[0].supply == 1
     st.play("tile 0")
-    assert st.seats[0].supply == 0 and st.seats[0].canteen == 12
+    ref = reference(st)
+    assert ref.seats[0].supply == 0 and ref.seats[0].canteen == 12
     assert _holders(st) == {"worker": 0}
-    assert st.seats[0].money == VALUE["worker"] == 7
+    assert ref.seats[0].money == VALUE["worker"] == 7
 
 
 def test_no_worker_award_while_workers_are_left():
     st = _state(seats={0: {"canteen": 10}})
     st.play("tile 0")
-    assert st.seats[0].supply == 1
+    assert reference(st).seats[0].supply == 1
     assert _holders(st) == {}
 
 
 def test_the_worker_award_when_the_last_worker_activates_a_development():
     st = _state(seats={0: {"canteen": 11, "inactive": ["dev:body1"]}})
     st.play("tile 0")
-    assert st.seats[0].supply == 0
+    assert reference(st).seats[0].supply == 0
     assert _holder(st, "worker") == 0
 
 
@@ -212,7 +223,7 @@ def test_the_worker_award_goes_only_to_the_first():
     st = _state(seats={0: {"canteen": 11}, 1: {"canteen": 11}})
     st.play("tile 0")
     st.play("tile 0")
-    assert [s.supply for s in st.seats[:2]] == [0, 0]
+    assert [s.supply for s in reference(st).seats[:2]] == [0, 0]
     assert _holder(st, "worker") == 0
     assert st.money() == [7, 0, 0]
 
@@ -227,9 +238,10 @@ def test_the_third_engineer_takes_the_engineers_award():
                 research={"display": ["Porsche", "dev:body1"]})
     st.play("tile 4")
     st.play("take research:Porsche")
-    assert st.seats[0].has("porsche")
+    ref = reference(st)
+    assert ref.seats[0].has("porsche")
     assert _holders(st) == {"engineers": 0}
-    assert st.seats[0].money == VALUE["engineers"] == 7
+    assert ref.seats[0].money == VALUE["engineers"] == 7
 
 
 def test_a_second_engineer_takes_no_award():
@@ -244,7 +256,7 @@ def test_the_engineers_award_is_not_taken_twice():
                 research={"display": ["Porsche", "dev:body1"]}, awards={"engineers": 2})
     st.play("tile 4")
     st.play("take research:Porsche")
-    assert st.seats[0].money == 0
+    assert reference(st).seats[0].money == 0
 
 
 # ---------------------------------------------------------------------------
@@ -263,20 +275,21 @@ def _second_car(market: list[dict], **extra) -> State:
 
 def test_a_second_own_car_on_the_market_takes_the_market_award():
     st = _second_car([{"owner": 0, "body": 1, "engine": 1, "workers": 1, "price": 5}])
-    assert sum(1 for car in st.market if car[0] == 0) == 2
+    ref = reference(st)
+    assert sum(1 for car in ref.market if car[0] == 0) == 2
     assert _holders(st) == {"market": 0}
-    assert st.seats[0].money == VALUE["market"] == 3
+    assert ref.seats[0].money == VALUE["market"] == 3
 
 
 def test_two_cars_of_different_players_take_no_market_award():
     st = _second_car([{"owner": 1, "body": 1, "engine": 1, "workers": 1, "price": 5}])
-    assert len(st.market) == 2
+    assert len(reference(st).market) == 2
     assert _holders(st) == {}
 
 
 def test_the_market_award_is_taken_once():
     st = _second_car([{"owner": 0, "body": 1, "engine": 1, "workers": 1, "price": 5}], awards={"market": 1})
-    assert st.seats[0].money == 0
+    assert reference(st).seats[0].money == 0
 
 
 # ---------------------------------------------------------------------------
@@ -293,20 +306,21 @@ def _take_buyer(active: list[str], pref: str, **extra) -> State:
 
 def test_the_second_active_buyer_of_a_preference_takes_the_buyer_award():
     st = _take_buyer(["engine", "body"], "engine")
-    assert st.active == [1, 0, 1]
+    ref = reference(st)
+    assert ref.active == [1, 0, 1]
     assert _holders(st) == {"buyer": 0}
-    assert st.seats[0].money == VALUE["buyer"] == 3
+    assert ref.seats[0].money == VALUE["buyer"] == 3
 
 
 def test_a_first_buyer_of_a_preference_takes_no_award():
     st = _take_buyer(["engine", "body"], "prestige")
     assert _holders(st) == {}
-    assert st.seats[0].money == 0
+    assert reference(st).seats[0].money == 0
 
 
 def test_the_buyer_award_is_taken_once():
     st = _take_buyer(["engine", "body", "body"], "engine", awards={"buyer": 2})
-    assert st.seats[0].money == 0
+    assert reference(st).seats[0].money == 0
 
 
 def _benz(active: list[str], choice: str) -> State:

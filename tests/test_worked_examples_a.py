@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import chain, load, make_position, options, play, tile
+from kwsearch.engine import reference
 from kwsearch.actions import ENGINE_CODE
 from kwsearch.rules import Game
 
@@ -23,14 +24,14 @@ def test_marion_start_tile():
     play(st, "start D", "do gp_start2")  # seat 1, then tile D's research
     play(st, options(st)[0])
     # Marion gets the remaining tile without a choice and does its actions at once.
-    assert st.seats[MARION].start_tile == 0  # A
+    assert reference(st).seats[MARION].start_tile == 0  # A
     # (hire and engine commute for her, so no order is asked.) Her engine 1 needs the start tile's
     # research points, which count during its own actions (RULES.md §2.5); it may go to a workshop
     # or the GP car (§4.1): she puts it in a workshop, as in the book.
     assert st.pending() == "engine_dest" and st.current_player() == MARION
-    assert st.tasks[-1] == ["engine_dest", 1]
+    assert reference(st).tasks[-1] == ["engine_dest", 1]
     play(st, "engine -> workshop")
-    m = st.seats[MARION]
+    m = reference(st).seats[MARION]
     assert m.canteen == 4 + 2
     assert m.supply == 8 - 2
     assert m.workshops == [ENGINE_CODE + 1]
@@ -57,7 +58,7 @@ def test_marion_double_turn(car_in_turn):
     st = load(pos)
     assert st.current_player() == MARION
     play(st, tile("gp"))  # the Grand-Prix tile in front of her
-    assert st.seats[MARION].space == 2
+    assert reference(st).seats[MARION].space == 2
     assert st.pending() == "market" and st.current_player() == MARION  # end of the first turn
     if car_in_turn == 1:
         play(st, "market body@2", "market engine@2", "market workers 1", "market price 10")
@@ -67,15 +68,16 @@ def test_marion_double_turn(car_in_turn):
     assert chain(st)[0] == "seat 0" and chain(st)[-1] == "tile 3"
     assert st.pending() == "turn" and st.current_player() == MARION
     play(st, tile("gp", "buyer"), "buyer body")
-    assert st.seats[MARION].space == 4
-    assert st.active == [0]
+    ref = reference(st)
+    assert ref.seats[MARION].space == 4
+    assert ref.active == [0]
     if car_in_turn == 1:
         assert st.current_player() == 1  # no parts for a second car: no market step
-        assert [car[0] for car in st.market] == [MARION]
+        assert [car[0] for car in reference(st).market] == [MARION]
     else:
         assert st.pending() == "market" and st.current_player() == MARION  # end of the second turn
         play(st, "market body@2", "market engine@2", "market workers 2", "market price 10")
-        assert st.market == [[MARION, 2, 2, 2, 10, 0, 0]]
+        assert reference(st).market == [[MARION, 2, 2, 2, 10, 0, 0]]
         assert st.current_player() == 1
 
 
@@ -90,7 +92,7 @@ def test_marion_double_turn_two_cars():
     assert st.pending() == "turn" and st.current_player() == MARION
     play(st, tile("body", "engine"))  # empty workshops: body 1, then engine 1, no order question
     play(st, "engine -> workshop", "market body@1", "market price 10")
-    assert st.market == [[MARION, 2, 2, 1, 9, 0, 0], [MARION, 1, 1, 1, 10, 0, 0]]
+    assert reference(st).market == [[MARION, 2, 2, 1, 9, 0, 0], [MARION, 1, 1, 1, 10, 0, 0]]
     assert chain(st)[:2] == ["seat 0", "seat 1"]  # the tile was in front of her again: a third turn
     assert st.current_player() == MARION
 
@@ -102,10 +104,10 @@ def test_marion_research_points():
     st = load(pos)
     assert st.research_points(MARION) == (2, 3)
     play(st, tile("body", "engine"))  # two free workshops: body, then engine, without a question
-    assert st.seats[MARION].workshops == [2]
+    assert reference(st).seats[MARION].workshops == [2]
     assert options(st) == ["engine -> workshop", "engine -> gp"]
     play(st, "engine -> workshop")
-    assert st.seats[MARION].workshops == [2, ENGINE_CODE + 3]
+    assert reference(st).seats[MARION].workshops == [2, ENGINE_CODE + 3]
 
 
 def test_marion_buyer_track():
@@ -113,11 +115,12 @@ def test_marion_buyer_track():
     token down one space, from S to 3."""
     pos = make_position(buyers={"active": [{"preference": p} for p in ("body", "engine", "prestige", "price")]})
     st = load(pos)
-    assert st.track == 4  # S
+    assert reference(st).track == 4  # S
     play(st, tile("hire", "buyer"))
-    assert st.track == 3
-    assert len(st.active) == 4
-    assert st.seats[MARION].money == 0  # no buyer taken, no white markers
+    ref = reference(st)
+    assert ref.track == 3
+    assert len(ref.active) == 4
+    assert ref.seats[MARION].money == 0  # no buyer taken, no white markers
 
 
 def test_marion_places_a_body_buyer():
@@ -127,6 +130,7 @@ def test_marion_places_a_body_buyer():
                                 "white": {"body": 2, "engine": 0, "prestige": 1, "price": 1}})
     st = load(pos)
     play(st, tile("hire", "buyer"), "buyer body")
-    assert st.active == [1, 0]  # body on the second space
-    assert st.seats[MARION].money == 2
-    assert st.white[0] == 0
+    ref = reference(st)
+    assert ref.active == [1, 0]  # body on the second space
+    assert ref.seats[MARION].money == 2
+    assert ref.white[0] == 0

@@ -9,7 +9,7 @@ follows from them (noted where they matter).
 from __future__ import annotations
 
 from helpers import minimal_position
-from kwsearch.engine import state_from_json
+from kwsearch.engine import reference, state_from_json
 from kwsearch.rules import Game
 
 
@@ -26,26 +26,29 @@ def test_buyer_example_first_body_buyer_on_space_2_takes_the_white_2():
                          seed=1)
     st.play("tile 7")  # hire worker + buyer
     st.play("buyer body")
-    assert st.active == [1, 0]  # engine on space 1, body on space 2
-    assert st.stacks[0] == 1
-    assert st.seats[0].money == 2
-    assert st.white == [0, 1, 1, 1]
+    ref = reference(st)
+    assert ref.active == [1, 0]  # engine on space 1, body on space 2
+    assert ref.stacks[0] == 1
+    assert ref.seats[0].money == 2
+    assert ref.white == [0, 1, 1, 1]
 
 
 def test_buyer_example_from_a_new_game():
     """The same after a real set-up: the first player to take a body buyer gets round 1's white 2."""
     st = Game(4).new_initial_state(seed=3)
-    assert st.white == [2, 1, 1, 1]
+    assert reference(st).white == [2, 1, 1, 1]
     while st.pending() != "turn":  # the four start tiles and their actions
         st.apply(st.legal_actions()[0])
-    assert st.active == [] and st.white[0] == 2
+    ref = reference(st)
+    assert ref.active == [] and ref.white[0] == 2
     seat = st.current_player()
-    money = st.seats[seat].money
+    money = reference(st).seats[seat].money
     st.play("tile 7")  # hire worker + buyer
     st.play("buyer body")
-    assert st.active == [0]
-    assert st.seats[seat].money == money + 2
-    assert st.white[0] == 0
+    ref = reference(st)
+    assert ref.active == [0]
+    assert ref.seats[seat].money == money + 2
+    assert ref.white[0] == 0
 
 
 def test_race_example_an_occupied_space_is_skipped():
@@ -53,8 +56,9 @@ def test_race_example_an_occupied_space_is_skipped():
     Another car already stands on space 2, so she goes to space 1, skips 2, and stops on 3."""
     st = state_from_json(_position(seats={0: {"gp_engine": 2}, 1: {"space": 2}}), seed=1)
     st.play("tile 3")  # grand prix
-    assert (st.seats[0].laps, st.seats[0].space) == (0, 3)
-    assert st.seats[1].space == 2
+    ref = reference(st)
+    assert (ref.seats[0].laps, ref.seats[0].space) == (0, 3)
+    assert ref.seats[1].space == 2
 
 
 def test_scoring_example_three_cars_three_buyers():
@@ -72,7 +76,7 @@ def test_scoring_example_three_cars_three_buyers():
     ]
     buyers = {"active": [{"preference": p} for p in ("prestige", "body", "engine")], "track": 0}
     st = state_from_json(_position(phase="scoring", round_=2, market=market, buyers=buyers), seed=1)
-    assert st.round == 3
+    assert reference(st).round == 3
     assert st.money() == [8, 11, 6, 0]
 
 
@@ -81,5 +85,5 @@ def test_two_player_race_example_first_and_third_earn_7_and_2():
     car on 6 second, seat 1 on space 4 third, the neutral car on 3 fourth: 7 and 2."""
     st = state_from_json(_position(players=2, phase="scoring", seats={0: {"space": 10}, 1: {"space": 4}}),
                          seed=1)
-    assert st.round == 2
+    assert reference(st).round == 2
     assert st.money() == [7, 2]

@@ -90,8 +90,8 @@ def state_view(state, names: list[str], seat: int | None = None, *, legal: bool 
         "svg": board_svg(seen, seat_names=names, perspective=seat),
         "players": state.game.num_players,
         "names": names,
-        "round": state.round,
-        "phase": state.phase,
+        "round": seen.round,  # seen: a reference state (the state itself may be a fast one)
+        "phase": seen.phase,
         "terminal": over,
         "money": state.money(),
         "to_move": mover,
