@@ -65,12 +65,11 @@ def play(players: int, seed: int, games: int, every: int, v6_share: float):
         v6 = (derive_seed(seed, "v6", players, g) % 1000) < v6_share * 1000
         start = _fast.new_state(Game(players, v6=v6), seed=derive_seed(seed, "setup", players, g))
         samples, money = _eval.sample_game(start, derive_seed(seed, "play", players, g) & MASK64, every, True)
-        y = win_shares(money)
-        for _, feats in samples:
-            xs.append(feats)
-            ys.append(y)
-            gs.append(g)
-    return np.array(xs, dtype=float), np.array(ys, dtype=float), np.array(gs)
+        if samples:  # one array per game: a list of Python floats for every position would not fit in memory
+            xs.append(np.array([feats for _, feats in samples], dtype=float))
+            ys.append(np.tile(win_shares(money), (len(samples), 1)))
+            gs.append(np.full(len(samples), g))
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(gs)
 
 
 def probabilities(X: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -88,7 +87,8 @@ def fit(X: np.ndarray, Y: np.ndarray, l2: float, iterations: int = 50) -> np.nda
         P = probabilities(X, w)
         grad = np.einsum("ps,psd->d", P - Y, X) / n + l2 * w
         mean = np.einsum("ps,psd->pd", P, X)
-        H = (np.einsum("ps,psd,pse->de", P, X, X) - np.einsum("pd,pe->de", mean, mean)) / n + l2 * np.eye(d)
+        H = sum((X[:, s, :] * P[:, s, None]).T @ X[:, s, :] for s in range(X.shape[1])) - mean.T @ mean
+        H = H / n + l2 * np.eye(d)
         step = np.linalg.solve(H, grad)
         w -= step
         if np.max(np.abs(step)) < 1e-10:
@@ -124,7 +124,10 @@ def train(players: int, seed: int, games: int, every: int = 10, v6_share: float 
                             "uniform_log_loss": round(uniform, 6)},
         "cpu_seconds": round(time.process_time() - t0, 1),
     }
-    test = X[te][0].tolist()
+    # The stored test position: the held-out one whose seats differ most (a start position, where
+    # every seat has the same features, would not check the weights at all).
+    held = X[te]
+    test = held[int(np.argmax(np.abs(held - held.mean(axis=1, keepdims=True)).sum(axis=(1, 2))))].tolist()
     return weights_document(players, [float(v) for v in w], training, test)
 
 

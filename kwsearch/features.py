@@ -219,7 +219,7 @@ def check_weights(obj: Any, source: str, players: int | None = None) -> dict[str
             "test_prediction": stored}
 
 
-_CACHE: dict[tuple, Any] = {}
+_CACHE: dict[int, Any] = {}
 
 
 def load_evaluation(path: str | os.PathLike | None = None, players: int | None = None):
@@ -229,18 +229,15 @@ def load_evaluation(path: str | os.PathLike | None = None, players: int | None =
     file's stored test prediction — is an :class:`EvaluationError` naming the file and the field;
     there is no fallback to other weights."""
     from .engine import fast_module
-    if path is None:
+    key = None
+    if path is None:  # the shipped files are read once per process; a user's file at every call
         if players not in (2, 3, 4):
             raise EvaluationError(f"evaluation: expected 2, 3 or 4 players, got {players!r}")
+        key = players
+        if key in _CACHE:
+            return _CACHE[key]
         path = shipped_path(players)
     source = str(path)
-    try:
-        st = os.stat(path)
-        key = (os.path.abspath(source), st.st_mtime_ns, st.st_size, players)
-    except OSError:
-        key = None
-    if key is not None and key in _CACHE:
-        return _CACHE[key]
     obj = load_json_file(path, what="evaluation weights file", error=EvaluationError)
     checked = check_weights(obj, source, players)
     fast_module()  # a clear ImportError when the engine is not built
