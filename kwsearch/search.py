@@ -29,7 +29,11 @@ Every iteration
    when it is equal and the workshops are full; every other decision is uniformly
    random. ``rollout="random"``
    plays uniformly random legal actions (``k_playout``). The policy is the
-   default because it measured stronger (bench/RESULTS.md, docs/design.md);
+   default because it measured stronger (bench/RESULTS.md, docs/design.md).
+   With ``SearchConfig.cutoff = D > 0`` the playout stops after D decisions
+   and, unless the game ended first, a learned evaluation scores the position
+   (the modelled win shares of :mod:`kwsearch.features`, weights
+   ``SearchConfig.evaluation`` or the shipped ones; docs/evaluation.md);
 4. **backs up** the reward *vector*: every node on the path adds the reward of
    every seat (and the final money of every seat, for the statistics).
 
