@@ -282,10 +282,12 @@ ctypedef struct Comp:
 cdef int k_legal(KState* s, const Comp* c, int16_t* buf) noexcept nogil
 cdef void k_apply(KState* s, const Comp* c, int action) noexcept nogil
 cdef void k_determinize(KState* s, const Comp* c, uint64_t seed) noexcept nogil
-# Both playouts return the number of decisions taken.
-cdef int k_playout(KState* s, const Comp* c, uint64_t* rng) noexcept nogil
+# Both playouts return the number of decisions taken; ``max_decisions > 0`` stops them after that
+# many decisions (the search's playout cut-off), ``<= 0`` plays to the end of the game.
+cdef int k_playout(KState* s, const Comp* c, uint64_t* rng, int max_decisions) noexcept nogil
 # Playout with the cheap tempo policy (kwsearch._search ROLLOUTS "tempo"); trace may be NULL.
-cdef int k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap) noexcept nogil
+cdef int k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap,
+                         int max_decisions) noexcept nogil
 cdef uint64_t k_next(uint64_t* s) noexcept nogil
 
 

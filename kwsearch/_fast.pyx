@@ -1736,11 +1736,13 @@ cdef void k_determinize(KState* s, const Comp* c, uint64_t seed) noexcept nogil:
     s.rng = r
 
 
-cdef int k_playout(KState* s, const Comp* c, uint64_t* rng) noexcept nogil:
-    """Play uniformly random legal actions until the game is over; return the number of decisions."""
+cdef int k_playout(KState* s, const Comp* c, uint64_t* rng, int max_decisions) noexcept nogil:
+    """Play uniformly random legal actions until the game is over, or (``max_decisions > 0``) until
+    that many decisions are taken (the state is then at the next decision); return the number of
+    decisions."""
     cdef int16_t buf[MAX_LEGAL]
     cdef int n = k_legal(s, c, buf), steps = 0
-    while n > 0:  # the options of each decision are computed once (unsorted after the first)
+    while n > 0 and (max_decisions <= 0 or steps < max_decisions):  # options computed once per decision
         resolve(s, c, buf[<int>(k_next(rng) % <uint64_t>n)])
         steps += 1
         n = run_opts(s, c, buf)
@@ -1784,8 +1786,11 @@ cdef inline int tempo_tile(KState* s, uint64_t* rng) noexcept nogil:
     return -1
 
 
-cdef int k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap) noexcept nogil:
+cdef int k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap,
+                         int max_decisions) noexcept nogil:
     """Play to the end with a cheap policy that keeps tempo and sells; return the number of decisions.
+    With ``max_decisions > 0`` the playout stops after that many decisions (the playout cut-off of
+    the search, ``SearchConfig.cutoff``), leaving the state at its next decision.
 
     At a turn, three times in four the seat takes one of the tiles that let the
     fewest other workers past it (uniformly among those), otherwise any tile; at
@@ -1800,7 +1805,7 @@ cdef int k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace
     cdef int16_t good[MAX_LEGAL]
     cdef int n = k_legal(s, c, buf)  # the first options sorted, as k_playout
     cdef int kind, i, m, pick, steps = 0
-    while n > 0:
+    while n > 0 and (max_decisions <= 0 or steps < max_decisions):
         kind = s.tasks[s.ntasks - 1][0]
         pick = buf[<int>(k_next(rng) % <uint64_t>n)]
         if kind == TK_TURN and (k_next(rng) & 3) != 0:
@@ -2218,7 +2223,7 @@ cdef class FastState:
         cdef KState s = self.st
         cdef uint64_t r = seed_to_rng(<uint64_t>(seed & 0xFFFFFFFFFFFFFFFF))
         with nogil:
-            k_playout(&s, &self.fg.comp, &r)
+            k_playout(&s, &self.fg.comp, &r, 0)
         return [s.seats[i].money for i in range(s.nplayers)]
 
     def research_points(self, seat):
@@ -2326,7 +2331,7 @@ def bench_playouts(FastState state, int n, uint64_t seed):
     with nogil:
         for i in range(n):
             s = state.st
-            k_playout(&s, &state.fg.comp, &r)
+            k_playout(&s, &state.fg.comp, &r, 0)
             for j in range(s.nplayers):
                 total += s.seats[j].money
     return total
@@ -2343,9 +2348,9 @@ def bench_playouts_counted(FastState state, int n, uint64_t seed, bint tempo=Fal
         for i in range(n):
             s = state.st
             if tempo:
-                decisions += k_playout_tempo(&s, &state.fg.comp, &r, NULL, 0)
+                decisions += k_playout_tempo(&s, &state.fg.comp, &r, NULL, 0, 0)
             else:
-                decisions += k_playout(&s, &state.fg.comp, &r)
+                decisions += k_playout(&s, &state.fg.comp, &r, 0)
             for j in range(s.nplayers):
                 total += s.seats[j].money
     return total, decisions

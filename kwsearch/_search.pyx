@@ -14,6 +14,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from kwsearch._fast cimport (MAX_LEGAL, MAX_TYPES, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal, k_next,
                              k_playout, k_playout_tempo)
+from kwsearch._eval cimport EvalModel, Evaluator, k_evaluate
 
 cdef extern from "stdlib.h" nogil:
     int posix_memalign(void** memptr, size_t alignment, size_t size)
@@ -259,6 +260,23 @@ cdef inline void rewards(KState* s, double money_weight, double* r, double* win)
             r[i] = (1 - money_weight) * win[i] + money_weight * (0.5 + 0.5 * tanh((s.seats[i].money - other) / 20.0))
 
 
+cdef inline void cutoff_rewards(KState* s, const Comp* c, const EvalModel* model, double money_weight,
+                                double* r, double* win) noexcept nogil:
+    """The reward of a playout stopped at its cut-off: the model's win share per seat (they sum to 1)
+    in place of the final win share, blended with the *current* money margin as ``rewards`` blends
+    the final one."""
+    cdef int i, j, n = s.nplayers, other
+    k_evaluate(s, c, model, win)
+    for i in range(n):
+        r[i] = win[i]
+        if money_weight > 0:
+            other = -100000
+            for j in range(n):
+                if j != i and s.seats[j].money > other:
+                    other = s.seats[j].money
+            r[i] = (1 - money_weight) * win[i] + money_weight * (0.5 + 0.5 * tanh((s.seats[i].money - other) / 20.0))
+
+
 cdef inline int reveal_signature(KState* s) noexcept nogil:
     """What the players saw of the research display: 1 + (ndisplay, d0, d1) in base MAX_TYPES + 1,
     a card slot left empty counting as MAX_TYPES (so 0 never occurs: it marks a non-chance node)."""
@@ -305,9 +323,14 @@ cdef inline int32_t step_into(Tree t, KState* s, const Comp* c, int32_t child, i
 
 
 cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money_weight,
-                 int determinize, uint64_t* rng, int closed_loop, int rollout) noexcept nogil:
+                 int determinize, uint64_t* rng, int closed_loop, int rollout,
+                 int cutoff, const EvalModel* model) noexcept nogil:
     """One iteration: determinize, select with availability counts, expand one node,
-    play out at random, back up. Returns 0, or -1 when the node pool is full."""
+    play out at random, back up. Returns 0, or -1 when the node pool is full.
+
+    With ``cutoff > 0`` the playout stops after that many decisions and, if the game is not
+    over by then, ``model`` scores the state (``cutoff_rewards``); the money statistics
+    then back up the seats' current money."""
     cdef KState s = root[0]
     cdef int16_t buf[MAX_LEGAL]
     cdef int16_t root_legal[MAX_LEGAL]
@@ -380,10 +403,13 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
             return -1
     if s.phase != PH_OVER:
         if rollout == 1:
-            k_playout_tempo(&s, c, rng, NULL, 0)
+            k_playout_tempo(&s, c, rng, NULL, 0, cutoff)
         else:
-            k_playout(&s, c, rng)
-    rewards(&s, money_weight, r, w)
+            k_playout(&s, c, rng, cutoff)
+    if s.phase != PH_OVER and model != NULL:  # stopped at the cut-off (or at MAX_PATH with one)
+        cutoff_rewards(&s, c, model, money_weight, r, w)
+    else:
+        rewards(&s, money_weight, r, w)
     for i in range(depth):
         nd = &t.nodes[path[i]]
         nd.visits += 1
@@ -401,18 +427,30 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
 
 def run_slice(Tree tree, FastState state, long iterations, double seconds, double c_uct,
               double money_weight, bint determinize, uint64_t rng_state, bint closed_loop=False,
-              str rollout="tempo"):
+              str rollout="tempo", int cutoff=0, Evaluator evaluator=None):
     """Run iterations on ``tree`` from ``state`` until ``iterations`` are done or ``seconds``
     have passed (0 = no limit of that kind), or the node pool is full.
 
     ``rng_state`` is the generator's state; the state after the slice is returned,
     so a search cut into slices draws the same numbers as one run in a piece (and
-    gives the same tree for the same iteration count). Returns
+    gives the same tree for the same iteration count). ``cutoff > 0`` stops each playout after
+    that many decisions and scores the state with ``evaluator`` (a ``kwsearch._eval.Evaluator``
+    for this player count, required then); 0 plays every playout to the end. Returns
     ``(iterations done, rng_state)``; ``tree.pool_full`` tells whether the pool ended it.
     """
     if rollout not in ROLLOUTS:
         raise ValueError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {rollout!r}")
     cdef int policy = ROLLOUTS.index(rollout)
+    cdef const EvalModel* model = NULL
+    if cutoff < 0:
+        raise ValueError(f"cutoff: expected 0 or more decisions, got {cutoff}")
+    if cutoff > 0:
+        if evaluator is None:
+            raise ValueError("cutoff: a playout cut-off needs an evaluator")
+        if evaluator.model.nplayers != state.st.nplayers:
+            raise ValueError(f"evaluator: fitted for {evaluator.model.nplayers} players, "
+                             f"the state has {state.st.nplayers}")
+        model = &evaluator.model
     cdef KState root = state.st
     cdef const Comp* c = &state.fg.comp
     cdef uint64_t rng = rng_state
@@ -426,7 +464,8 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
                 break
             if seconds > 0 and (done & (CLOCK_EVERY - 1)) == 0 and now() >= deadline:
                 break
-            if iterate(tree, &root, c, c_uct, money_weight, determinize, &rng, closed_loop, policy) < 0:
+            if iterate(tree, &root, c, c_uct, money_weight, determinize, &rng, closed_loop, policy,
+                       cutoff, model) < 0:
                 break
             done += 1
     return done, rng
@@ -445,7 +484,7 @@ def tempo_playout_actions(FastState state, uint64_t seed, int cap=20000):
         for i in range(cap):
             trace[i] = -1
         with nogil:
-            k_playout_tempo(&s, &state.fg.comp, &rng, trace, cap)
+            k_playout_tempo(&s, &state.fg.comp, &rng, trace, cap, 0)
         return [trace[i] for i in range(cap) if trace[i] >= 0]
     finally:
         free(trace)

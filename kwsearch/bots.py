@@ -25,7 +25,10 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
                                             by player count, ``search.DEFAULT_C_UCT``), ``workers=1``,
                                             ``reuse=1`` (keep the subtree between decisions),
                                             ``loop=open`` (or ``closed``: branch on reveals),
-                                            ``rollout=tempo`` (a cheap playout policy; or ``random``)
+                                            ``rollout=tempo`` (a cheap playout policy; or ``random``),
+                                            ``cutoff=0`` (stop playouts after that many decisions and
+                                            score them with the learned evaluation) and ``eval=FILE``
+                                            (its weights; default the shipped ones, docs/evaluation.md)
 ``pimc:worlds=K,iterations=N``              determinized UCT: K sampled decks, a UCT search of N/K
                                             iterations on each, the worlds vote (ties: total visits)
 ``cheat:iterations=N``                      UCT that sees the true deck order (to measure what hidden
@@ -38,7 +41,8 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
 
 Limits: ``iterations`` from 1 to 2^31 - 1 (what the search counts), ``seconds``
 a finite number above 0 (at most a year), ``c`` from 0 to 1000, ``money`` from 0
-to 1, ``workers`` from 1 to 256, ``worlds`` from 1 to 100,000. Every random
+to 1, ``workers`` from 1 to 256, ``worlds`` from 1 to 100,000, ``cutoff`` from 0 to
+100,000 (``eval`` needs a cut-off; its path cannot hold ``,``). Every random
 choice of a bot flows from its seed: the n-th search of a search bot uses
 ``derive_seed(seed, "run", n)`` (:mod:`kwsearch.seeds`).
 """
@@ -51,8 +55,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from .errors import KwsearchError
-from .search import (MAX_C_UCT, MAX_ITERATIONS, MAX_SECONDS, MAX_WORKERS, SearchConfig, SearchLimits, Searcher,
-                     determinized, search)
+from .search import (MAX_C_UCT, MAX_CUTOFF, MAX_ITERATIONS, MAX_SECONDS, MAX_WORKERS, SearchConfig, SearchLimits,
+                     Searcher, determinized, search)
 from .seeds import derive_seed
 
 
@@ -133,7 +137,8 @@ class PIMCBot:
             iterations=max(1, (self.limits.iterations or 0) // self.worlds) if self.limits.iterations else None,
             seconds=(self.limits.seconds / self.worlds) if self.limits.seconds else None)
         uct = SearchConfig(c_uct=self.config.c_uct, money_weight=self.config.money_weight, determinize=False,
-                           max_nodes=self.config.max_nodes, rollout=self.config.rollout)
+                           max_nodes=self.config.max_nodes, rollout=self.config.rollout,
+                           cutoff=self.config.cutoff, evaluation=self.config.evaluation)
         votes: dict[int, int] = {}
         visits: dict[int, int] = {}
         for k in range(self.worlds):
@@ -155,13 +160,15 @@ class PIMCBot:
 
 @dataclass(frozen=True)
 class _Option:
-    kind: str                      # "int", "float" or "choice"
+    kind: str                      # "int", "float", "choice" or "text" (a path: any text without "," or "=")
     lo: float = 0
     hi: float = 0
     lo_open: bool = False
     choices: tuple[str, ...] = ()
 
     def parse(self, spec: str, key: str, text: str) -> Any:
+        if self.kind == "text":
+            return text
         if self.kind == "choice":
             if text not in self.choices:
                 raise BotSpecError(f"bot spec {spec!r}: {key} expects {' or '.join(self.choices)}, got {text!r}")
@@ -190,7 +197,8 @@ class _Option:
 _ITERATIONS = _Option("int", 1, MAX_ITERATIONS)
 _SECONDS = _Option("float", 0, MAX_SECONDS, lo_open=True)
 _SEARCH = {"iterations": _ITERATIONS, "seconds": _SECONDS, "c": _Option("float", 0, MAX_C_UCT),
-           "money": _Option("float", 0, 1), "rollout": _Option("choice", choices=("random", "tempo"))}
+           "money": _Option("float", 0, 1), "rollout": _Option("choice", choices=("random", "tempo")),
+           "cutoff": _Option("int", 0, MAX_CUTOFF), "eval": _Option("text")}
 #: Every bot and its options (what a spec may say).
 OPTIONS: dict[str, dict[str, _Option]] = {
     "random": {},
@@ -282,7 +290,11 @@ class BotSpec:
             config = SearchConfig(c_uct=self.get("c"), money_weight=self.get("money"),  # None: player-count default
                                   determinize=(self.name != "cheat"), workers=self.get("workers", 1),
                                   closed_loop=(self.get("loop", "open") == "closed"),
-                                  rollout=self.get("rollout", "tempo"))
+                                  rollout=self.get("rollout", "tempo"), cutoff=self.get("cutoff", 0),
+                                  evaluation=self.get("eval"))
+            if config.evaluation is not None:
+                from .features import load_evaluation
+                load_evaluation(config.evaluation)  # a bad weights file fails when the spec is read
         except KwsearchError as exc:
             raise BotSpecError(f"bot spec {str(self)!r}: {exc}") from None
         return limits, config

@@ -243,9 +243,15 @@ def validate(file: str, is_components: bool) -> None:
 @click.option("--max-nodes", type=click.IntRange(min=2, max=2**31 - 1), default=4_000_000, show_default=True,
               help="Node pool of each worker (64 bytes a node); the search stops, and says so, when it "
                    "is full.")
+@click.option("--cutoff", type=click.IntRange(min=0, max=100_000), default=0, show_default=True,
+              help="Stop each playout after this many decisions and score it with the learned evaluation "
+                   "(docs/evaluation.md); 0 plays every playout to the end.")
+@click.option("--eval", "evaluation", type=str, default=None, metavar="FILE",
+              help="Weights file of the evaluation used with --cutoff (default: the shipped one for the "
+                   "player count).")
 @click.option("--json", "as_json", is_flag=True, help="Print a kwsearch-analysis/1 object (docs/formats.md).")
 def suggest(file: str, ply: int | None, iterations: int | None, seconds: float | None, workers: int, top: int,
-            seed: int, loop: str, max_nodes: int, as_json: bool) -> None:
+            seed: int, loop: str, max_nodes: int, cutoff: int, evaluation: str | None, as_json: bool) -> None:
     """Suggest a move: search the position of a game record or a position file.
 
     Prints the seat to move and the best options as whole-turn plans, with
@@ -263,7 +269,9 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
         raise click.ClickException(f"{file}: the game is over (money {' '.join(map(str, state.money()))}); "
                                    "there is no move to suggest")
     limits = SearchLimits(iterations=iterations if iterations or seconds else 20_000, seconds=seconds)
-    config = SearchConfig(workers=workers, closed_loop=(loop == "closed"), max_nodes=max_nodes)
+    config = SearchConfig(workers=workers, closed_loop=(loop == "closed"), max_nodes=max_nodes, cutoff=cutoff,
+                          evaluation=evaluation)
+    config.evaluator(state.game.num_players)  # a bad weights file is one line, before the search starts
     live = sys.stderr.isatty() and not as_json
     what = " and ".join(x for x in (f"{limits.iterations:,} iterations" if limits.iterations else "",
                                     f"{limits.seconds:g} s" if limits.seconds else "") if x)

@@ -29,7 +29,11 @@ Every iteration
    when it is equal and the workshops are full; every other decision is uniformly
    random. ``rollout="random"``
    plays uniformly random legal actions (``k_playout``). The policy is the
-   default because it measured stronger (bench/RESULTS.md, docs/design.md);
+   default because it measured stronger (bench/RESULTS.md, docs/design.md).
+   With ``SearchConfig.cutoff = D > 0`` the playout stops after D decisions
+   and, unless the game ended first, a learned evaluation scores the position
+   (the modelled win shares of :mod:`kwsearch.features`, weights
+   ``SearchConfig.evaluation`` or the shipped ones; docs/evaluation.md);
 4. **backs up** the reward *vector*: every node on the path adds the reward of
    every seat (and the final money of every seat, for the statistics).
 
@@ -184,6 +188,8 @@ DEFAULT_C_UCT = {2: 0.7, 3: 0.4, 4: 0.4}
 DEFAULT_MONEY_WEIGHT = {2: 0.0, 3: 0.5, 4: 0.5}
 #: The largest exploration constant accepted (UCB terms beyond it only drown the rewards).
 MAX_C_UCT = 1000.0
+#: The longest playout cut-off accepted, in decisions (a whole game takes a few hundred).
+MAX_CUTOFF = 100_000
 
 
 @dataclass(frozen=True)
@@ -203,6 +209,8 @@ class SearchConfig:
     max_nodes: int = 4_000_000
     closed_loop: bool = False  # branch on the research cards revealed (see the module docstring)
     rollout: str = "tempo"     # playout policy: "tempo" or "random" (see the module docstring)
+    cutoff: int = 0            # playout decisions before the learned evaluation scores it (0: play to the end)
+    evaluation: str | None = None  # weights file of that evaluation (None: the shipped one for the player count)
 
     def __post_init__(self) -> None:
         if self.c_uct is not None:
@@ -215,6 +223,14 @@ class SearchConfig:
         _integer("SearchConfig", "max_nodes", self.max_nodes, 2, MAX_NODES)
         _flag("SearchConfig", "determinize", self.determinize)
         _flag("SearchConfig", "closed_loop", self.closed_loop)
+        _integer("SearchConfig", "cutoff", self.cutoff, 0, MAX_CUTOFF)
+        if self.evaluation is not None:
+            if not isinstance(self.evaluation, str) or not self.evaluation.strip():
+                raise SearchError(f"SearchConfig.evaluation: expected the path of a weights file, "
+                                  f"got {self.evaluation!r}")
+            if self.cutoff == 0:
+                raise SearchError("SearchConfig.evaluation: the evaluation scores playouts stopped at a cut-off; "
+                                  "give cutoff (decisions) too")
 
     def for_players(self, n: int) -> "SearchConfig":
         """This configuration with the player-count defaults filled in."""
@@ -226,7 +242,16 @@ class SearchConfig:
     def as_dict(self) -> dict[str, Any]:
         return {"c_uct": self.c_uct, "money_weight": self.money_weight, "determinize": self.determinize,
                 "workers": self.workers, "max_nodes": self.max_nodes, "closed_loop": self.closed_loop,
-                "rollout": self.rollout}
+                "rollout": self.rollout, "cutoff": self.cutoff, "evaluation": self.evaluation}
+
+    def evaluator(self, n: int):
+        """The evaluation that scores playouts stopped at the cut-off (a ``kwsearch._eval.Evaluator``
+        for ``n`` players), or None without a cut-off. A missing or bad weights file is a
+        :class:`kwsearch.features.EvaluationError` naming the file and field."""
+        if self.cutoff == 0:
+            return None
+        from .features import load_evaluation
+        return load_evaluation(self.evaluation, n)
 
 
 @dataclass(frozen=True)
@@ -563,6 +588,7 @@ class Searcher:
         self.calls += 1
         fast = convert(state, "fast")
         config = self.config.for_players(fast.game.num_players)
+        config.evaluator(fast.game.num_players)  # a bad weights file fails here, before any worker starts
         if config.workers > 1:
             self.tree = self._root = None
             return _run_workers(fast, config, limits, seed, progress, stop, progress_interval)
@@ -571,6 +597,7 @@ class Searcher:
     def _run_here(self, fast, config: SearchConfig, limits: SearchLimits, seed: int, progress, stop,
                   interval: float) -> SearchResult:
         from . import _search
+        evaluator = config.evaluator(fast.game.num_players)
         tree = self._reused_tree(fast) or _search.Tree(config.max_nodes)
         tree.reset_root_avail()
         reused = tree.root_visits()
@@ -592,7 +619,8 @@ class Searcher:
                     break
                 left, span = budget
                 _, rng = _search.run_slice(tree, fast, left, span, config.c_uct, config.money_weight,
-                                           config.determinize, rng, config.closed_loop, config.rollout)
+                                           config.determinize, rng, config.closed_loop, config.rollout,
+                                           config.cutoff, evaluator)
                 if tree.pool_full:
                     break
                 if progress is not None and time.perf_counter() - last >= interval:
@@ -642,6 +670,7 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
         fast_module()
         state = state_from_json(obj, engine="fast")
         tree = _search.Tree(config.max_nodes)
+        evaluator = config.evaluator(state.game.num_players)
         t0 = last = time.perf_counter()
         while not stop.is_set():
             if os.getppid() != parent:
@@ -651,7 +680,8 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
                 break
             left, span = budget
             _, rng = _search.run_slice(tree, state, left, span, config.c_uct, config.money_weight,
-                                       config.determinize, rng, config.closed_loop, config.rollout)
+                                       config.determinize, rng, config.closed_loop, config.rollout,
+                                       config.cutoff, evaluator)
             if tree.pool_full:
                 break
             if report_every and time.perf_counter() - last >= report_every:

@@ -53,7 +53,7 @@ def check_schema(obj, players):
     visits = [m["visits"] for m in obj["moveInfos"]]
     assert visits == sorted(visits, reverse=True)
     assert set(obj["rootInfo"]["config"]) == {"c_uct", "money_weight", "determinize", "workers", "max_nodes",
-                                              "closed_loop", "rollout"}
+                                              "closed_loop", "rollout", "cutoff", "evaluation"}
 
 
 def without_timings(text: str) -> str:

@@ -1,0 +1,165 @@
+"""Fit the learned evaluation (kwsearch.features, docs/evaluation.md) to self-play outcomes.
+
+    python bench/train_eval.py --seed 1 --games 6000                 # all player counts, write kwsearch/data
+    python bench/train_eval.py --seed 1 --games 50 --players 2 --out /tmp/w   # a quick look
+
+For each player count it plays ``--games`` games from seeded set-ups (a share
+``--v6`` of them with the V6 specialty tiles) with the search's own playout
+policy (the tempo policy of ``k_playout_tempo``), records every seat's features
+about every ``--every`` decisions, and labels each position with the final win
+shares of its game (1 to a sole winner, split on ties).
+
+Why playout-policy games: the evaluation replaces the rest of a playout that
+the search cut off, so what it should estimate is the expected outcome of that
+playout from the cut-off position. Games of the playout policy sample exactly
+that, and cost microseconds each, so tens of thousands fit in a few CPU
+minutes, where ISMCTS games even at 100 iterations a decision would give a
+few hundred.
+
+The model (a softmax over the seats of ``w . f``, a conditional logit) is fitted
+by Newton's method (IRLS) on the cross-entropy to the win shares with an L2
+penalty ``--l2``; the last ``--holdout`` share of the games (whole games, so no
+position of a held-out game is seen in training) measures log-loss and accuracy
+(the seat with the highest modelled share is a winner) against a money-only
+model (the same fit on ``money`` and ``money*progress`` alone) and the uniform
+guess. The weights file records the seed, the games, this script and the
+command line, and one held-out position with its prediction (which the loader
+must reproduce). Everything is drawn from ``--seed`` (kwsearch.seeds.derive_seed),
+so the same command writes the same weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from kwsearch import _eval, _fast  # noqa: E402
+from kwsearch.features import FEATURES, NFEAT, shipped_path, weights_document  # noqa: E402
+from kwsearch.fileio import write_json_atomic  # noqa: E402
+from kwsearch.rules import Game  # noqa: E402
+from kwsearch.seeds import MASK64, derive_seed  # noqa: E402
+
+#: The money-only baseline's features.
+BASELINE = (FEATURES.index("money"), FEATURES.index("money*progress"))
+
+
+def win_shares(money: list[int]) -> list[float]:
+    best = max(money)
+    k = money.count(best)
+    return [1.0 / k if m == best else 0.0 for m in money]
+
+
+def play(players: int, seed: int, games: int, every: int, v6_share: float):
+    """Self-play positions: (X [positions, seats, NFEAT], Y [positions, seats], game index per position)."""
+    xs, ys, gs = [], [], []
+    for g in range(games):
+        v6 = (derive_seed(seed, "v6", players, g) % 1000) < v6_share * 1000
+        start = _fast.new_state(Game(players, v6=v6), seed=derive_seed(seed, "setup", players, g))
+        samples, money = _eval.sample_game(start, derive_seed(seed, "play", players, g) & MASK64, every, True)
+        if samples:  # one array per game: a list of Python floats for every position would not fit in memory
+            xs.append(np.array([feats for _, feats in samples], dtype=float))
+            ys.append(np.tile(win_shares(money), (len(samples), 1)))
+            gs.append(np.full(len(samples), g))
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(gs)
+
+
+def probabilities(X: np.ndarray, w: np.ndarray) -> np.ndarray:
+    z = X @ w
+    z -= z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def fit(X: np.ndarray, Y: np.ndarray, l2: float, iterations: int = 50) -> np.ndarray:
+    """Newton's method on the mean cross-entropy of the softmax over seats, plus ``l2/2 |w|^2``."""
+    n, _, d = X.shape
+    w = np.zeros(d)
+    for _ in range(iterations):
+        P = probabilities(X, w)
+        grad = np.einsum("ps,psd->d", P - Y, X) / n + l2 * w
+        mean = np.einsum("ps,psd->pd", P, X)
+        H = sum((X[:, s, :] * P[:, s, None]).T @ X[:, s, :] for s in range(X.shape[1])) - mean.T @ mean
+        H = H / n + l2 * np.eye(d)
+        step = np.linalg.solve(H, grad)
+        w -= step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    return w
+
+
+def metrics(X: np.ndarray, Y: np.ndarray, w: np.ndarray) -> dict[str, float]:
+    P = probabilities(X, w)
+    loss = float(-(Y * np.log(np.clip(P, 1e-15, 1))).sum(axis=1).mean())
+    hit = Y[np.arange(len(Y)), P.argmax(axis=1)] > 0
+    return {"log_loss": round(loss, 6), "accuracy": round(float(hit.mean()), 6)}
+
+
+def train(players: int, seed: int, games: int, every: int = 10, v6_share: float = 0.25, l2: float = 1e-3,
+          holdout: float = 0.2) -> dict:
+    """Play, fit and measure for one player count; returns the weights file's content."""
+    t0 = time.process_time()
+    X, Y, G = play(players, seed, games, every, v6_share)
+    cut = games - max(1, int(round(games * holdout)))
+    tr, te = G < cut, G >= cut
+    if not tr.any() or not te.any():
+        raise SystemExit(f"{players} players: too few games ({games}) for a training and a held-out part")
+    w = fit(X[tr], Y[tr], l2)
+    base = np.zeros(NFEAT)
+    base[list(BASELINE)] = fit(X[tr][:, :, list(BASELINE)], Y[tr], l2)
+    uniform = float(-(Y[te] * math.log(1.0 / players)).sum(axis=1).mean())
+    training = {
+        "script": "bench/train_eval.py", "seed": seed, "games": games, "every": every, "v6_share": v6_share,
+        "l2": l2, "holdout": holdout, "policy": "tempo",
+        "positions": {"train": int(tr.sum()), "holdout": int(te.sum())},
+        "holdout_metrics": {"model": metrics(X[te], Y[te], w), "money_only": metrics(X[te], Y[te], base),
+                            "uniform_log_loss": round(uniform, 6)},
+        "cpu_seconds": round(time.process_time() - t0, 1),
+    }
+    # The stored test position: the held-out one whose seats differ most (a start position, where
+    # every seat has the same features, would not check the weights at all).
+    held = X[te]
+    test = held[int(np.argmax(np.abs(held - held.mean(axis=1, keepdims=True)).sum(axis=(1, 2))))].tolist()
+    return weights_document(players, [float(v) for v in w], training, test)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--games", type=int, required=True, help="games per player count")
+    ap.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4])
+    ap.add_argument("--every", type=int, default=10, help="decisions between recorded positions (on average)")
+    ap.add_argument("--v6", type=float, default=0.25, help="share of V6 games")
+    ap.add_argument("--l2", type=float, default=1e-3)
+    ap.add_argument("--holdout", type=float, default=0.2, help="share of the games held out")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="folder for eval-Np.json (default: the package's kwsearch/data)")
+    args = ap.parse_args(argv)
+    if args.games < 2 or args.every < 1 or not 0 <= args.v6 <= 1 or not 0 < args.holdout < 1 or args.l2 < 0:
+        ap.error("expected --games >= 2, --every >= 1, --v6 in [0, 1], --holdout in (0, 1), --l2 >= 0")
+    command = "python bench/train_eval.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    for n in args.players:
+        doc = train(n, args.seed, args.games, args.every, args.v6, args.l2, args.holdout)
+        doc["training"]["command"] = command
+        path = (args.out / f"eval-{n}p.json") if args.out else shipped_path(n)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(path, doc, what="evaluation weights file")
+        t = doc["training"]
+        m = t["holdout_metrics"]
+        print(f"{n} players: {t['positions']['train']:,} training / {t['positions']['holdout']:,} held-out positions "
+              f"({args.games} games, {t['cpu_seconds']} CPU s); held-out log-loss {m['model']['log_loss']:.4f} "
+              f"(money only {m['money_only']['log_loss']:.4f}, uniform {m['uniform_log_loss']:.4f}), accuracy "
+              f"{m['model']['accuracy']:.3f} (money only {m['money_only']['accuracy']:.3f}) -> {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,28 @@
+# cython: language_level=3
+"""The learned evaluation's C-level contract (see kwsearch/_eval.pyx and docs/evaluation.md).
+
+``k_features`` writes ``NFEAT`` numbers per seat (the order of ``kwsearch.features.FEATURES``);
+``k_evaluate`` turns them into each seat's modelled win share (a softmax over the seats of the
+linear scores ``w . f``, so the shares sum to 1).
+"""
+
+from kwsearch._fast cimport MAXP, Comp, KState
+
+cdef enum:
+    NBASE = 14              # base features of a seat
+    NFEAT = 28              # the base features, then each of them times the game's progress
+
+ctypedef struct EvalModel:
+    int nplayers            # the player count the weights were fitted for
+    double w[NFEAT]         # one weight per feature (the same for every seat)
+
+cdef void k_features(const KState* s, const Comp* c, double* out) noexcept nogil
+cdef void k_evaluate(const KState* s, const Comp* c, const EvalModel* m, double* share) noexcept nogil
+cdef void k_shares(const double* feats, int nplayers, const EvalModel* m, double* share) noexcept nogil
+
+
+cdef class Evaluator:
+    cdef EvalModel model
+    cdef public object names        # feature names, as the weights file lists them
+    cdef public object source       # where the weights came from (a path, for messages)
+    cdef public object meta         # the file's training record and test prediction

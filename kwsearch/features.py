@@ -1,0 +1,263 @@
+"""The learned evaluation: a seat's features, the model, and its weights files.
+
+The search can stop each playout after ``SearchConfig.cutoff`` decisions and
+score the position reached with a model fitted to self-play outcomes
+(docs/evaluation.md). This module is the readable reference of that model and
+the one loader of its weights; ``kwsearch/_eval.pyx`` computes the same features
+at C level from the flat state, and tests/test_evaluation.py checks that both
+agree on random positions of both engines.
+
+Features (per seat; :data:`FEATURES` names them in order). The first
+:data:`NBASE` are:
+
+==============  ==============================================================
+``money``       the seat's money / 50
+``lead``        its money minus the best other seat's / 50
+``sales``       what the buyers on the table would pay for its market cars if
+                sales were scored now (RULES.md §8, ``scoring.choose_sales``) / 20;
+                0 once this round's sales are scored
+``race``        what the race would pay it now (place and lap money) / 20; 0 once
+                this round's race is scored
+``laps``        laps of its GP car this round
+``gp_engine``   its GP car's engine value / 7
+``cars``        its cars in the market
+``workshop``    the summed values of the tiles in its workshops / 10
+``research``    its active developments / 5
+``inactive``    its inactive developments / 5
+``workers``     its workers in the supply and the canteen / 10
+``engineers``   engineers it owns
+``awards``      award tiles it owns
+``tempo``       its place in the chain: 1 at the front (next to move), 0 at the end
+==============  ==============================================================
+
+then each of them times the game's progress ``(round - 1) / rounds`` (1 when
+the game is over), named ``<feature>*progress``: the same lead weighs more late
+in the game.
+
+Model: a seat's score is ``z = w . f`` with one weight vector for every seat of
+a player count; the win shares are the softmax of the scores over the seats
+(a conditional logit), so they sum to 1 and only differences between seats
+count. It is fitted by ``bench/train_eval.py`` to the final win shares of
+self-play games.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from .errors import KwsearchError
+from .jsonload import load_json_file
+
+BASE_FEATURES = ("money", "lead", "sales", "race", "laps", "gp_engine", "cars", "workshop", "research",
+                 "inactive", "workers", "engineers", "awards", "tempo")
+#: Every feature, in the order of the weights (and of kwsearch._eval's arrays).
+FEATURES = BASE_FEATURES + tuple(f"{name}*progress" for name in BASE_FEATURES)
+NBASE = len(BASE_FEATURES)
+NFEAT = len(FEATURES)
+#: The scales of kwsearch/_eval.pyx (MONEY_SCALE, INCOME_SCALE, VALUE_SCALE, DEV_SCALE).
+MONEY_SCALE, INCOME_SCALE, VALUE_SCALE, DEV_SCALE = 50.0, 20.0, 10.0, 5.0
+#: What the weights files say they are.
+FORMAT, VERSION = "kwsearch-eval", 1
+#: The largest absolute weight accepted (a larger one is a broken fit, not a model).
+MAX_WEIGHT = 1e6
+#: How closely the loaded weights must reproduce the file's stored test prediction.
+PREDICTION_TOLERANCE = 1e-9
+
+
+class EvaluationError(KwsearchError):
+    """A weights file of the evaluation that is missing or wrong (the message names file and field)."""
+
+
+def shipped_path(players: int) -> Path:
+    """The weights shipped with the package for ``players`` players."""
+    return Path(__file__).resolve().with_name("data") / f"eval-{players}p.json"
+
+
+# ---------------------------------------------------------------------------
+# Features (the reference of kwsearch/_eval.pyx k_features)
+# ---------------------------------------------------------------------------
+
+
+def _race_money(st) -> list[int]:
+    """Place and lap money of each seat if the race were scored now (rules.State._task_race)."""
+    c = st.game.components
+    cars = [(s.laps, s.space, i) for i, s in enumerate(st.seats) if s.space > 0]
+    cars += [(0, sp, -1) for sp in st.game.neutral_cars]
+    cars.sort(reverse=True)
+    out = [c.lap_money(s.laps) if s.laps > 0 else 0 for s in st.seats]
+    for place, (_, _, seat) in enumerate(cars[:len(c.gp_place_money)]):
+        if seat >= 0:
+            out[seat] += c.gp_place_money[place]
+    return out
+
+
+def _sales_money(st) -> list[int]:
+    """What each seat's market cars would fetch if sales were scored now (rules.State._task_sales)."""
+    from .scoring import choose_sales
+    out = [0] * len(st.seats)
+    for _, car, _, payment in choose_sales(st.market, st.active, st.active_daimler,
+                                           lambda seat: st.seats[seat].has("opel"), st.game.components):
+        out[st.market[car][0]] += payment
+    return out
+
+
+def features(state) -> list[list[float]]:
+    """Every seat's features (``[seat][k]``, in the order of :data:`FEATURES`) in a state of either
+    engine, computed from the reference form — the specification of the C version."""
+    from .engine import reference
+    from .rules import ACTION, OVER, SEAT
+    st = reference(state)
+    c = st.game.components
+    kinds = [t[0] for t in st.tasks]
+    do_race = st.phase == ACTION or "race" in kinds
+    do_sales = st.phase == ACTION or "sales" in kinds
+    race = _race_money(st) if do_race else None
+    sales = _sales_money(st) if do_sales else None
+    progress = 1.0 if st.phase == OVER else (st.round - 1) / c.rounds
+    out = []
+    for i, s in enumerate(st.seats):
+        other = max(t.money for j, t in enumerate(st.seats) if j != i)
+        pos = st.chain.index(SEAT + i) if SEAT + i in st.chain else 0
+        base = [
+            s.money / MONEY_SCALE,
+            (s.money - other) / MONEY_SCALE,
+            sales[i] / INCOME_SCALE if do_sales else 0.0,
+            race[i] / INCOME_SCALE if do_race else 0.0,
+            float(s.laps),
+            s.gp_engine / 7.0,
+            float(sum(1 for car in st.market if car[0] == i)),
+            sum(code & 7 for code in s.workshops) / VALUE_SCALE,
+            len(s.dev_active) / DEV_SCALE,
+            len(s.dev_inactive) / DEV_SCALE,
+            (s.supply + s.canteen) / VALUE_SCALE,
+            float(bin(s.engineers).count("1")),
+            float(sum(1 for owner in st.awards if owner == i)),
+            1.0 - pos / (len(st.chain) - 1) if len(st.chain) > 1 else 0.0,
+        ]
+        out.append(base + [x * progress for x in base])
+    return out
+
+
+def shares(rows: list[list[float]], weights: list[float]) -> list[float]:
+    """The model's win shares from feature rows: the softmax over the seats of ``w . f``."""
+    z = [sum(w * x for w, x in zip(weights, row)) for row in rows]
+    top = max(z)
+    e = [math.exp(v - top) for v in z]
+    total = sum(e)
+    return [v / total for v in e]
+
+
+# ---------------------------------------------------------------------------
+# Weights files
+# ---------------------------------------------------------------------------
+
+
+def _number(value, where: str, source: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise EvaluationError(f"{source}: {where}: expected a finite number, got {value!r}")
+    return float(value)
+
+
+def _rows(value, where: str, source: str, players: int, width: int | None) -> list:
+    if not isinstance(value, list) or len(value) != players:
+        raise EvaluationError(f"{source}: {where}: expected a list of {players} entries (one per seat)")
+    if width is None:
+        return [_number(v, f"{where}[{i}]", source) for i, v in enumerate(value)]
+    out = []
+    for i, row in enumerate(value):
+        if not isinstance(row, list) or len(row) != width:
+            raise EvaluationError(f"{source}: {where}[{i}]: expected a list of {width} numbers")
+        out.append([_number(v, f"{where}[{i}][{k}]", source) for k, v in enumerate(row)])
+    return out
+
+
+def check_weights(obj: Any, source: str, players: int | None = None) -> dict[str, Any]:
+    """The checked content of a weights file (``obj`` as parsed); :class:`EvaluationError` names the
+    file and the field of the first problem. The stored test prediction must be reproduced."""
+    if not isinstance(obj, dict):
+        raise EvaluationError(f"{source}: expected a JSON object (an evaluation weights file)")
+    for key in ("format", "version", "players", "features", "weights", "training", "test"):
+        if key not in obj:
+            raise EvaluationError(f"{source}: {key}: missing (an evaluation weights file has format, version, "
+                                  "players, features, weights, training and test)")
+    if obj["format"] != FORMAT:
+        raise EvaluationError(f"{source}: format: expected {FORMAT!r}, got {obj['format']!r}")
+    if obj["version"] != VERSION or isinstance(obj["version"], bool):
+        raise EvaluationError(f"{source}: version: expected {VERSION}, got {obj['version']!r}")
+    n = obj["players"]
+    if isinstance(n, bool) or n not in (2, 3, 4):
+        raise EvaluationError(f"{source}: players: expected 2, 3 or 4, got {n!r}")
+    if players is not None and n != players:
+        raise EvaluationError(f"{source}: players: the weights are for {n} players, the game has {players}")
+    names = obj["features"]
+    if names != list(FEATURES):
+        if not isinstance(names, list):
+            raise EvaluationError(f"{source}: features: expected a list of {NFEAT} feature names")
+        bad = next((i for i, (a, b) in enumerate(zip(names, FEATURES)) if a != b), min(len(names), NFEAT))
+        got = names[bad] if bad < len(names) else "(end of list)"
+        want = FEATURES[bad] if bad < NFEAT else "(end of list)"
+        raise EvaluationError(f"{source}: features[{bad}]: expected {want!r} (this kwsearch's features), "
+                              f"got {got!r}; the weights were fitted to other features")
+    weights = obj["weights"]
+    if not isinstance(weights, list) or len(weights) != NFEAT:
+        raise EvaluationError(f"{source}: weights: expected a list of {NFEAT} numbers")
+    weights = [_number(v, f"weights[{k}]", source) for k, v in enumerate(weights)]
+    for k, v in enumerate(weights):
+        if abs(v) > MAX_WEIGHT:
+            raise EvaluationError(f"{source}: weights[{k}]: expected at most {MAX_WEIGHT:g} in size, got {v!r}")
+    if not isinstance(obj["training"], dict):
+        raise EvaluationError(f"{source}: training: expected an object (how the weights were made)")
+    test = obj["test"]
+    if not isinstance(test, dict) or "features" not in test or "prediction" not in test:
+        raise EvaluationError(f"{source}: test: expected an object with features and prediction")
+    rows = _rows(test["features"], "test.features", source, n, NFEAT)
+    stored = _rows(test["prediction"], "test.prediction", source, n, None)
+    return {"players": n, "weights": weights, "training": obj["training"], "test_features": rows,
+            "test_prediction": stored}
+
+
+_CACHE: dict[int, Any] = {}
+
+
+def load_evaluation(path: str | os.PathLike | None = None, players: int | None = None):
+    """The evaluation (a ``kwsearch._eval.Evaluator``) from a weights file, or the shipped one for
+    ``players`` when ``path`` is None. Every problem — a missing or unreadable file, a field of
+    the wrong kind, features that are not this kwsearch's, weights that do not reproduce the
+    file's stored test prediction — is an :class:`EvaluationError` naming the file and the field;
+    there is no fallback to other weights."""
+    from .engine import fast_module
+    key = None
+    if path is None:  # the shipped files are read once per process; a user's file at every call
+        if players not in (2, 3, 4):
+            raise EvaluationError(f"evaluation: expected 2, 3 or 4 players, got {players!r}")
+        key = players
+        if key in _CACHE:
+            return _CACHE[key]
+        path = shipped_path(players)
+    source = str(path)
+    obj = load_json_file(path, what="evaluation weights file", error=EvaluationError)
+    checked = check_weights(obj, source, players)
+    fast_module()  # a clear ImportError when the engine is not built
+    from . import _eval
+    ev = _eval.Evaluator(checked["players"], checked["weights"], FEATURES, source,
+                         {"training": checked["training"], "test_features": checked["test_features"],
+                          "test_prediction": checked["test_prediction"]})
+    got = ev.predict(checked["test_features"])
+    if any(abs(a - b) > PREDICTION_TOLERANCE for a, b in zip(got, checked["test_prediction"])):
+        raise EvaluationError(f"{source}: test.prediction: the weights give "
+                              f"[{', '.join(f'{v:.12g}' for v in got)}], the file says "
+                              f"[{', '.join(f'{v:.12g}' for v in checked['test_prediction'])}]")
+    if key is not None:
+        _CACHE[key] = ev
+    return ev
+
+
+def weights_document(players: int, weights: list[float], training: dict[str, Any],
+                     test_features: list[list[float]]) -> dict[str, Any]:
+    """A weights file's content (what ``bench/train_eval.py`` writes), with its test prediction."""
+    return {"format": FORMAT, "version": VERSION, "players": players, "features": list(FEATURES),
+            "weights": [float(w) for w in weights], "training": training,
+            "test": {"features": test_features, "prediction": shares(test_features, weights)}}

@@ -1,0 +1,256 @@
+"""The learned evaluation (kwsearch.features, kwsearch._eval) and the search's playout cut-off.
+
+Features: the Python reference and the C version agree on random positions of
+both engines (2, 3 and 4 players, V6 too). Weights: the shipped files load and
+reproduce their stored prediction; a missing or bad file is an error naming the
+file and the field, in the library, the bot specs and the CLI (one line), never
+a fallback. Training: a tiny run is reproducible from its seed. Search: with a
+cut-off it stays legal and reproducible for a seed; a cut-off longer than any
+game gives exactly the search without one.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import assert_one_line_error, load, make_position, run_cli
+from kwsearch import _eval, _search
+from kwsearch import features as F
+from kwsearch.bots import BotSpecError, from_spec, play_game
+from kwsearch.engine import convert
+from kwsearch.features import EvaluationError, load_evaluation
+from kwsearch.rules import Game
+from kwsearch.search import SearchConfig, SearchError, SearchLimits, search
+
+ROOT = Path(__file__).resolve().parent.parent
+MID = str(ROOT / "examples" / "midgame-4p.json")
+
+
+def random_positions(players: int, v6: bool, seed: int, every: int = 3, tempo: bool = False):
+    """Every ``every``-th position of a game (the default engine's states), and the end: uniformly
+    random, or (``tempo``) the search's tempo playout policy, which races and sells more."""
+    st = Game(players, v6=v6).new_initial_state(seed=seed)
+    rng = random.Random(seed)
+    trace = _search.tempo_playout_actions(convert(st, "fast"), seed) if tempo else None
+    k = 0
+    while not st.is_terminal():
+        if k % every == 0:
+            yield st
+        st.apply(trace[k] if tempo else rng.choice(st.legal_actions()))
+        k += 1
+    yield st
+
+
+@pytest.mark.parametrize("players,v6", [(2, False), (3, False), (4, False), (2, True), (3, True), (4, True)])
+def test_features_python_and_c_agree(players, v6):
+    seen = set()
+    for seed in range(4):
+        for st in random_positions(players, v6, 100 * players + seed, tempo=seed % 2 == 1):
+            ref = F.features(st)
+            fast = _eval.features(convert(st, "fast"))
+            assert len(ref) == len(fast) == players
+            for a, b in zip(ref, fast):
+                assert len(a) == len(b) == F.NFEAT
+                assert a == pytest.approx(b, abs=1e-12)
+            seen.update(k for row in ref for k, v in enumerate(row) if v != 0)
+    # the games reach positions where every base feature but laps is non-zero somewhere (a GP car
+    # rarely completes a lap in these games: test_features_of_a_lapped_race has one)
+    assert set(range(F.NBASE)) - {F.FEATURES.index("laps")} <= seen
+
+
+def test_features_of_a_lapped_race():
+    pos = make_position(4, seats={0: {"laps": 1, "space": 3, "gp_engine": 4}, 1: {"laps": 1, "space": 9},
+                                  2: {"space": 12}, 3: {"laps": 2, "space": 1}})
+    ref = F.features(load(pos))
+    fast = _eval.features(convert(load(pos), "fast"))
+    for a, b in zip(ref, fast, strict=True):
+        assert a == pytest.approx(b, abs=1e-12)
+    laps = F.FEATURES.index("laps")
+    assert [row[laps] for row in ref] == [1, 1, 0, 2]
+    race = [row[F.FEATURES.index("race")] * F.INCOME_SCALE for row in ref]
+    assert race[3] > race[1] > race[0] > race[2] == 0  # 2 laps, (1 lap, space 9), (1 lap, space 3); 4th: nothing
+
+
+def test_feature_lists_match():
+    assert _eval.feature_count() == (F.NBASE, F.NFEAT)
+    assert len(set(F.FEATURES)) == F.NFEAT
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_shipped_weights_load_and_reproduce_their_prediction(players):
+    path = F.shipped_path(players)
+    obj = json.loads(path.read_text())
+    ev = load_evaluation(None, players)
+    assert ev.nplayers == players and tuple(ev.names) == F.FEATURES
+    assert ev.weights == obj["weights"]
+    assert ev.predict(obj["test"]["features"]) == pytest.approx(obj["test"]["prediction"], abs=1e-12)
+    assert F.shares(obj["test"]["features"], obj["weights"]) == pytest.approx(obj["test"]["prediction"], abs=1e-12)
+    training = obj["training"]
+    assert training["script"] == "bench/train_eval.py" and training["games"] > 0 and "seed" in training
+    assert training["command"].startswith("python bench/train_eval.py")
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_evaluator_on_a_state_is_the_reference_model(players):
+    ev = load_evaluation(None, players)
+    for st in list(random_positions(players, False, 7, every=25)):
+        got = ev.evaluate(convert(st, "fast"))
+        assert got == pytest.approx(F.shares(F.features(st), ev.weights), abs=1e-12)
+        assert sum(got) == pytest.approx(1.0) and all(0 < p < 1 for p in got)
+
+
+def _train_module():
+    spec = importlib.util.spec_from_file_location("train_eval", ROOT / "bench" / "train_eval.py")
+    module = importlib.util.module_from_spec(spec)
+    saved = list(sys.path)  # the script puts its checkout first on sys.path: undo that
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved
+    return module
+
+
+@pytest.mark.one_engine
+def test_training_is_reproducible_from_its_seed(tmp_path):
+    train = _train_module()
+    a = train.train(2, seed=5, games=8, every=8)
+    b = train.train(2, seed=5, games=8, every=8)
+    assert a["weights"] == b["weights"] and a["test"] == b["test"]
+    assert a["training"]["positions"] == b["training"]["positions"]
+    c = train.train(2, seed=6, games=8, every=8)
+    assert c["weights"] != a["weights"]
+    assert train.main(["--seed", "5", "--games", "8", "--every", "8", "--players", "3", "--out", str(tmp_path)]) == 0
+    ev = load_evaluation(tmp_path / "eval-3p.json", 3)
+    assert ev.nplayers == 3 and ev.meta["training"]["seed"] == 5
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_search_with_cutoff_is_legal_and_reproducible(players):
+    st = Game(players).new_initial_state(seed=11)
+    rng = random.Random(1)
+    for _ in range(25):  # into the game, past the set-up
+        st.apply(rng.choice(st.legal_actions()))
+    config = SearchConfig(cutoff=12)
+    a = search(st, SearchLimits(iterations=1500), config, seed=4)
+    b = search(st, SearchLimits(iterations=1500), config, seed=4)
+    assert a.actions == b.actions and a.pv == b.pv and a.nodes == b.nodes
+    assert a.best_action in st.legal_actions()
+    assert a.iterations == sum(x.visits for x in a.actions) == 1500
+    assert a.config.cutoff == 12 and a.config.as_dict()["cutoff"] == 12
+    for x in a.actions:
+        assert 0 <= x.win_prob <= 1
+    plain = search(st, SearchLimits(iterations=1500), SearchConfig(), seed=4)
+    assert plain.actions != a.actions  # the cut-off changes what the search sees
+
+
+def test_a_cutoff_beyond_the_game_changes_nothing():
+    """A playout that ends before its cut-off is scored as without one: the same tree, the same result."""
+    st = Game(3, v6=True).new_initial_state(seed=2)
+    plain = search(st, SearchLimits(iterations=800), SearchConfig(), seed=9)
+    long = search(st, SearchLimits(iterations=800), SearchConfig(cutoff=100_000), seed=9)
+    assert plain.actions == long.actions and plain.nodes == long.nodes and plain.pv == long.pv
+
+
+def test_bots_with_cutoff_play_legal_games():
+    bots = [from_spec("ismcts:iterations=40,cutoff=8", seed=1), from_spec("pimc:worlds=2,iterations=40,cutoff=8",
+                                                                           seed=2)]
+    seen = []
+    final = play_game(Game(2).new_initial_state(3), bots,
+                      on_step=lambda st, seat, a: seen.append(a in st.legal_actions()))
+    assert final.is_terminal() and all(seen) and len(seen) > 20
+
+
+def test_bot_spec_with_evaluation_file(tmp_path):
+    path = tmp_path / "w.json"
+    path.write_text(F.shipped_path(2).read_text())
+    spec = f"ismcts:iterations=30,cutoff=5,eval={path}"
+    bot = from_spec(spec, seed=1)
+    st = Game(2).new_initial_state(1)
+    assert bot.step(st) in st.legal_actions()
+    with pytest.raises(BotSpecError, match="no such file"):
+        from_spec(f"ismcts:iterations=30,cutoff=5,eval={tmp_path / 'missing.json'}")
+    with pytest.raises(BotSpecError, match="cutoff"):
+        from_spec(f"ismcts:iterations=30,eval={path}")
+    with pytest.raises(EvaluationError, match="the game has 3"):  # weights of another player count
+        from_spec(spec, seed=1).step(Game(3).new_initial_state(1))
+
+
+# ---------------------------------------------------------------------------
+# Bad weights files and settings
+# ---------------------------------------------------------------------------
+
+
+def _doc(players: int = 2) -> dict:
+    return json.loads(F.shipped_path(players).read_text())
+
+
+def _bad(tmp_path, mutate) -> str:
+    obj = _doc()
+    mutate(obj)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(obj))
+    with pytest.raises(EvaluationError) as info:
+        load_evaluation(path, 2)
+    msg = str(info.value)
+    assert str(path) in msg and "\n" not in msg
+    return msg
+
+
+@pytest.mark.one_engine
+def test_bad_weights_files_name_file_and_field(tmp_path):
+    with pytest.raises(EvaluationError, match="no such file"):
+        load_evaluation(tmp_path / "nothing.json", 2)
+    (tmp_path / "text.json").write_text("{not json")
+    with pytest.raises(EvaluationError, match="text.json"):
+        load_evaluation(tmp_path / "text.json", 2)
+    assert "format" in _bad(tmp_path, lambda o: o.update(format="other"))
+    assert "weights: missing" in _bad(tmp_path, lambda o: o.pop("weights"))
+    assert "features[3]" in _bad(tmp_path, lambda o: o["features"].__setitem__(3, "speed"))
+    assert "features[" in _bad(tmp_path, lambda o: o["features"].pop())
+    assert "weights: expected a list of" in _bad(tmp_path, lambda o: o["weights"].pop())
+    assert "weights[2]" in _bad(tmp_path, lambda o: o["weights"].__setitem__(2, "x"))
+    assert "weights[2]" in _bad(tmp_path, lambda o: o["weights"].__setitem__(2, 1e300))
+    assert "players" in _bad(tmp_path, lambda o: o.update(players=3))
+    assert "test.prediction" in _bad(tmp_path, lambda o: o["weights"].__setitem__(0, o["weights"][0] + 0.5))
+    assert "test.features[1]" in _bad(tmp_path, lambda o: o["test"]["features"][1].pop())
+    assert "training" in _bad(tmp_path, lambda o: o.update(training=[]))
+    (tmp_path / "list.json").write_text("[]")
+    with pytest.raises(EvaluationError, match="JSON object"):
+        load_evaluation(tmp_path / "list.json", 2)
+
+
+def test_bad_cutoff_settings():
+    with pytest.raises(SearchError, match="SearchConfig.cutoff"):
+        SearchConfig(cutoff=-1)
+    with pytest.raises(SearchError, match="SearchConfig.cutoff"):
+        SearchConfig(cutoff=2.5)
+    with pytest.raises(SearchError, match="SearchConfig.evaluation"):
+        SearchConfig(evaluation="w.json")  # an evaluation without a cut-off would be ignored
+    with pytest.raises(SearchError, match="SearchConfig.evaluation"):
+        SearchConfig(cutoff=5, evaluation="")
+    with pytest.raises(EvaluationError, match="no such file"):
+        search(Game(2).new_initial_state(1), SearchLimits(iterations=10),
+               SearchConfig(cutoff=5, evaluation="/nonexistent/w.json"))
+
+
+@pytest.mark.one_engine
+def test_cli_suggest_with_cutoff(tmp_path):
+    r = run_cli("suggest", MID, "--iterations", 600, "--cutoff", 10, "--json", "--seed", 2)
+    assert r.exit_code == 0, r.output
+    obj = json.loads(r.stdout)
+    assert obj["rootInfo"]["config"]["cutoff"] == 10 and obj["rootInfo"]["config"]["evaluation"] is None
+    err = assert_one_line_error(run_cli("suggest", MID, "--iterations", 100, "--cutoff", 10, "--eval",
+                                        tmp_path / "missing.json"), "missing.json", "no such file")
+    assert "Traceback" not in err
+    bad = tmp_path / "bad.json"
+    obj = _doc(2)
+    bad.write_text(json.dumps(obj))
+    assert_one_line_error(run_cli("suggest", MID, "--iterations", 100, "--cutoff", 10, "--eval", bad),
+                          "bad.json", "players")
+    assert_one_line_error(run_cli("suggest", MID, "--iterations", 100, "--eval", bad), "cutoff")
