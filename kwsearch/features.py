@@ -96,7 +96,7 @@ def _race_money(st) -> list[int]:
 
 def _sales_money(st) -> list[int]:
     """What each seat's market cars would fetch if sales were scored now (rules.State._task_sales)."""
-    from .scoring import choose_sales
+    from .rules import choose_sales
     out = [0] * len(st.seats)
     for _, car, _, payment in choose_sales(st.market, st.active, st.active_daimler,
                                            lambda seat: st.seats[seat].has("opel"), st.game.components):
@@ -108,7 +108,7 @@ def features(state) -> list[list[float]]:
     """Every seat's features (``[seat][k]``, in the order of :data:`FEATURES`) in a state of either
     engine, computed from the reference form — the specification of the C version."""
     from .engine import reference
-    from .rules import ACTION, OVER, SEAT
+    from .game import ACTION, OVER, SEAT
     st = reference(state)
     c = st.game.components
     kinds = [t[0] for t in st.tasks]
