@@ -25,7 +25,10 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
                                             by player count, ``search.DEFAULT_C_UCT``), ``workers=1``,
                                             ``reuse=1`` (keep the subtree between decisions),
                                             ``loop=open`` (or ``closed``: branch on reveals),
-                                            ``rollout=tempo`` (a cheap playout policy; or ``random``)
+                                            ``rollout=tempo`` (a cheap playout policy; or ``random``,
+                                            or ``smart``: the heuristic's hand rules, with the knobs
+                                            ``rule=``, ``tempo=``, ``sell=``, ``develop=``,
+                                            ``engineer=``, see ``search.PLAYOUT_FIELDS``)
 ``pimc:worlds=K,iterations=N``              determinized UCT: K sampled decks, a UCT search of N/K
                                             iterations on each, the worlds vote (ties: total visits)
 ``cheat:iterations=N``                      UCT that sees the true deck order (to measure what hidden
@@ -51,8 +54,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from .errors import KwsearchError
-from .search import (MAX_C_UCT, MAX_ITERATIONS, MAX_SECONDS, MAX_WORKERS, SearchConfig, SearchLimits, Searcher,
-                     determinized, search)
+from .search import (DEFAULT_PLAYOUT, MAX_C_UCT, MAX_ITERATIONS, MAX_SECONDS, MAX_WORKERS, PLAYOUT_FIELDS,
+                     PLAYOUT_RANGES, SearchConfig, SearchLimits, Searcher, determinized, search)
 from .seeds import derive_seed
 
 
@@ -133,7 +136,7 @@ class PIMCBot:
             iterations=max(1, (self.limits.iterations or 0) // self.worlds) if self.limits.iterations else None,
             seconds=(self.limits.seconds / self.worlds) if self.limits.seconds else None)
         uct = SearchConfig(c_uct=self.config.c_uct, money_weight=self.config.money_weight, determinize=False,
-                           max_nodes=self.config.max_nodes, rollout=self.config.rollout)
+                           max_nodes=self.config.max_nodes, rollout=self.config.rollout, playout=self.config.playout)
         votes: dict[int, int] = {}
         visits: dict[int, int] = {}
         for k in range(self.worlds):
@@ -190,7 +193,9 @@ class _Option:
 _ITERATIONS = _Option("int", 1, MAX_ITERATIONS)
 _SECONDS = _Option("float", 0, MAX_SECONDS, lo_open=True)
 _SEARCH = {"iterations": _ITERATIONS, "seconds": _SECONDS, "c": _Option("float", 0, MAX_C_UCT),
-           "money": _Option("float", 0, 1), "rollout": _Option("choice", choices=("random", "tempo"))}
+           "money": _Option("float", 0, 1), "rollout": _Option("choice", choices=("random", "tempo", "smart")),
+           # the smart rollout's knobs (SearchConfig.playout), allowed only with rollout=smart
+           **{name: _Option("float", lo, hi) for name, (lo, hi) in zip(PLAYOUT_FIELDS, PLAYOUT_RANGES)}}
 #: Every bot and its options (what a spec may say).
 OPTIONS: dict[str, dict[str, _Option]] = {
     "random": {},
@@ -277,12 +282,17 @@ class BotSpec:
         iterations, seconds = self.get("iterations"), self.get("seconds")
         if iterations is None and seconds is None:
             iterations = 10_000
+        knobs = [k for k in PLAYOUT_FIELDS if self.get(k) is not None]
+        if knobs and self.get("rollout") != "smart":
+            raise BotSpecError(f"bot spec {str(self)!r}: {knobs[0]} is a knob of the smart rollout; "
+                               f"add rollout=smart or leave it out")
+        playout = tuple(float(self.get(k, d)) for k, d in zip(PLAYOUT_FIELDS, DEFAULT_PLAYOUT))
         try:
             limits = SearchLimits(iterations=iterations, seconds=seconds)
             config = SearchConfig(c_uct=self.get("c"), money_weight=self.get("money"),  # None: player-count default
                                   determinize=(self.name != "cheat"), workers=self.get("workers", 1),
                                   closed_loop=(self.get("loop", "open") == "closed"),
-                                  rollout=self.get("rollout", "tempo"))
+                                  rollout=self.get("rollout", "tempo"), playout=playout)
         except KwsearchError as exc:
             raise BotSpecError(f"bot spec {str(self)!r}: {exc}") from None
         return limits, config

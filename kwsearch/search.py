@@ -29,7 +29,13 @@ Every iteration
    when it is equal and the workshops are full; every other decision is uniformly
    random. ``rollout="random"``
    plays uniformly random legal actions (``k_playout``). The policy is the
-   default because it measured stronger (bench/RESULTS.md, docs/design.md);
+   default because it measured stronger (bench/RESULTS.md, docs/design.md).
+   ``rollout="smart"`` (``k_playout_smart``) plays the heuristic bot's cheap hand
+   rules (kwsearch/heuristic.py) at C speed: the highest price that still wins a
+   buyer on the table (else an undercut), the buyer that suits the seat's cars,
+   one worker per car unless a prestige buyer is contested, developments early;
+   ``SearchConfig.playout`` holds its knobs (``PLAYOUT_FIELDS``), which
+   ``kwsearch tune`` searches (docs/tuning.md);
 4. **backs up** the reward *vector*: every node on the path adds the reward of
    every seat (and the final money of every seat, for the statistics).
 
@@ -183,6 +189,13 @@ DEFAULT_C_UCT = {2: 0.7, 3: 0.4, 4: 0.4}
 DEFAULT_MONEY_WEIGHT = {2: 0.0, 3: 0.5, 4: 0.5}
 #: The largest exploration constant accepted (UCB terms beyond it only drown the rewards).
 MAX_C_UCT = 1000.0
+#: The smart rollout's knobs (``SearchConfig.playout``, ``kwsearch._search.PLAYOUT_FIELDS`` order): the
+#: chance that a decision follows the heuristic's hand rule, that a turn takes a tempo tile, that the
+#: rule offers a car when it can; the worth of a useful research point (developments early) and of an
+#: engineer card at a research choice. ``PLAYOUT_RANGES`` bounds each.
+PLAYOUT_FIELDS = ("rule", "tempo", "sell", "develop", "engineer")
+DEFAULT_PLAYOUT = (0.9, 0.75, 0.875, 0.7, 4.0)
+PLAYOUT_RANGES = ((0.0, 1.0), (0.0, 1.0), (0.0, 1.0), (0.0, 10.0), (0.0, 20.0))
 
 
 @dataclass(frozen=True)
@@ -201,15 +214,21 @@ class SearchConfig:
     workers: int = 1
     max_nodes: int = 4_000_000
     closed_loop: bool = False  # branch on the research cards revealed (see the module docstring)
-    rollout: str = "tempo"     # playout policy: "tempo" or "random" (see the module docstring)
+    rollout: str = "tempo"     # playout policy: "tempo", "random" or "smart" (see the module docstring)
+    playout: tuple = DEFAULT_PLAYOUT  # the smart rollout's knobs (PLAYOUT_FIELDS order; other rollouts ignore them)
 
     def __post_init__(self) -> None:
         if self.c_uct is not None:
             _number("SearchConfig", "c_uct", self.c_uct, 0, MAX_C_UCT)
         if self.money_weight is not None:
             _number("SearchConfig", "money_weight", self.money_weight, 0, 1)
-        if self.rollout not in ("random", "tempo"):
-            raise SearchError(f"SearchConfig.rollout: expected random or tempo, got {self.rollout!r}")
+        if self.rollout not in ("random", "tempo", "smart"):
+            raise SearchError(f"SearchConfig.rollout: expected random, tempo or smart, got {self.rollout!r}")
+        if not isinstance(self.playout, tuple) or len(self.playout) != len(PLAYOUT_FIELDS):
+            raise SearchError(f"SearchConfig.playout: expected a tuple of {len(PLAYOUT_FIELDS)} numbers "
+                              f"({', '.join(PLAYOUT_FIELDS)}), got {self.playout!r}")
+        for name, value, (lo, hi) in zip(PLAYOUT_FIELDS, self.playout, PLAYOUT_RANGES):
+            _number("SearchConfig", f"playout.{name}", value, lo, hi)
         _integer("SearchConfig", "workers", self.workers, 1, MAX_WORKERS)
         _integer("SearchConfig", "max_nodes", self.max_nodes, 2, MAX_NODES)
         _flag("SearchConfig", "determinize", self.determinize)
@@ -225,7 +244,8 @@ class SearchConfig:
     def as_dict(self) -> dict[str, Any]:
         return {"c_uct": self.c_uct, "money_weight": self.money_weight, "determinize": self.determinize,
                 "workers": self.workers, "max_nodes": self.max_nodes, "closed_loop": self.closed_loop,
-                "rollout": self.rollout}
+                "rollout": self.rollout,
+                **({"playout": dict(zip(PLAYOUT_FIELDS, self.playout))} if self.rollout == "smart" else {})}
 
 
 @dataclass(frozen=True)
@@ -591,7 +611,8 @@ class Searcher:
                     break
                 left, span = budget
                 _, rng = _search.run_slice(tree, fast, left, span, config.c_uct, config.money_weight,
-                                           config.determinize, rng, config.closed_loop, config.rollout)
+                                           config.determinize, rng, config.closed_loop, config.rollout,
+                                           tuple(map(float, config.playout)))
                 if tree.pool_full:
                     break
                 if progress is not None and time.perf_counter() - last >= interval:
@@ -650,7 +671,8 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
                 break
             left, span = budget
             _, rng = _search.run_slice(tree, state, left, span, config.c_uct, config.money_weight,
-                                       config.determinize, rng, config.closed_loop, config.rollout)
+                                       config.determinize, rng, config.closed_loop, config.rollout,
+                                           tuple(map(float, config.playout)))
             if tree.pool_full:
                 break
             if report_every and time.perf_counter() - last >= report_every:
