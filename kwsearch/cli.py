@@ -724,7 +724,8 @@ def tune(space: str | None, params: tuple[str, ...], log_file: str, games: int, 
         except TuneError as exc:
             raise click.ClickException(str(exc)) from None
     logged = check_log(settings, log_file)
-    click.echo(f"{log_file}: {'resuming (' + str(logged) + ' games logged); ' if logged else ''}NTBEA over {', '.join(n for n, _ in settings.params)}; {games} games of "
+    resuming = f"resuming ({logged} games logged); " if logged else ""
+    click.echo(f"{log_file}: {resuming}NTBEA over {', '.join(n for n, _ in settings.params)}; {games} games of "
                f"{settings.players} players against {settings.baseline_spec}", err=True)
 
     def progress(done: int, total: int, line: dict) -> None:

@@ -136,7 +136,9 @@ class TuneSettings:
 
     # -- specs ---------------------------------------------------------------
     def _limit(self) -> str:
-        return f"iterations={self.iterations}" if self.iterations is not None else f"seconds={_value_text(self.seconds)}"
+        if self.iterations is not None:
+            return f"iterations={self.iterations}"
+        return f"seconds={_value_text(self.seconds)}"
 
     def _with(self, spec: str, options: dict[str, Any]) -> str:
         from .bots import BotSpec
