@@ -580,9 +580,9 @@ def result_text(res: TuneResult) -> str:
              f"  model estimate {b.estimate:.3f}; its own games: score {b.score:.3f} "
              f"[{b.low:.3f}, {b.high:.3f}] over {b.games} games (parity {res.parity:.2f})",
              f"games: {res.games} ({res.played} played now, {res.games - res.played} from the log)",
-             "top points (model estimate, own score, games):"]
+             "top points (model estimate, own score [95% Wilson], games):"]
     for c in res.top:
-        lines.append(f"  {c.estimate:.3f}  {c.score:.3f}  {c.games:4d}  {c.spec}")
+        lines.append(f"  {c.estimate:.3f}  {c.score:.3f} [{c.low:.3f}, {c.high:.3f}]  {c.games:4d}  {c.spec}")
     lines.append("values (mean score, games):")
     for name, rows in res.marginals.items():
         lines.append(f"  {name}: " + ", ".join(f"{_value_text(v)} {m:.3f} ({n})" for v, m, n in rows))
