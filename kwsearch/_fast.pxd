@@ -290,6 +290,19 @@ cdef int k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace
                          int max_decisions) noexcept nogil
 cdef uint64_t k_next(uint64_t* s) noexcept nogil
 
+# The tunable knobs of the smart playout (kwsearch._search ROLLOUTS "smart"; SearchConfig.playout).
+ctypedef struct PlayoutParams:
+    double rule       # chance that a decision other than the turn's tile follows the hand rule
+    double tempo      # chance that a turn's tile is one that lets the fewest other workers past
+    double sell       # chance that the hand rule offers a car at the market step when it can
+    double develop    # worth of a useful research point (per round left, up to 2) at a research choice
+    double engineer   # worth of an engineer card at a research choice (scaled by the time left)
+
+# Playout with the heuristic's cheap rules (ROLLOUTS "smart"); trace may be NULL; max_decisions <= 0
+# plays to the end, otherwise it stops after that many decisions.
+cdef int k_playout_smart(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap, int max_decisions,
+                         const PlayoutParams* pp) noexcept nogil
+
 
 cdef class FastGame:
     cdef Comp comp                # the component tables in C

@@ -2374,3 +2374,390 @@ def bench_legal_apply(FastState state, int n, uint64_t seed):
                 k_apply(&s, &state.fg.comp, buf[<int>(k_next(&r) % <uint64_t>k)])
                 applies += 1
     return gens, applies
+
+
+# ---------------------------------------------------------------------------
+# The smart playout: the heuristic bot's cheap rules at playout speed
+# ---------------------------------------------------------------------------
+#
+# kwsearch/heuristic.py's ``_Rules`` (docs/heuristic.md), cut down to what costs a
+# few hundred nanoseconds: no evaluation, no copies, no allocation. Each rule
+# returns its choice or -1 ("no opinion": the playout then picks at random); the
+# playout checks that a choice is among the options before taking it.
+
+#: The place of each action kind (AK_*) in the heuristic's order of a tile's actions
+#: (heuristic._ORDER: hire, research, engine, gp_engine2, body, gp, gp_start2, buyer).
+cdef int8_t SMART_TILE_ORDER[8]
+SMART_TILE_ORDER[:] = [0, 4, 2, 5, 1, 7, 3, 6]
+#: Worth of each engineer (EN_* order) relative to the others (heuristic card_worth / 4).
+cdef double SMART_ENGINEER[9]
+SMART_ENGINEER[:] = [0.625, 1.0, 0.875, 0.375, 0.625, 1.0, 0.875, 0.625, 1.0]
+
+
+cdef inline double smart_unit(uint64_t* rng) noexcept nogil:
+    """A uniform number in [0, 1) from the playout's generator."""
+    return <double>(k_next(rng) >> 11) * (1.0 / 9007199254740992.0)
+
+
+cdef inline int smart_value(const int8_t* car, int pref) noexcept nogil:
+    """What a buyer of ``pref`` looks at on a market car (RULES.md §8; heuristic._car_value)."""
+    if pref == PREF_BODY:
+        return car[CAR_BODY] + car[CAR_BODY_BONUS]
+    if pref == PREF_ENGINE:
+        return car[CAR_ENGINE] + car[CAR_ENGINE_BONUS]
+    if pref == PREF_PRESTIGE:
+        return car[CAR_WORKERS]
+    return 0
+
+
+cdef int smart_sales(KState* s, const Comp* c, int8_t (*cars)[CAR_FIELDS], int ncars, const int8_t* prefs,
+                     int nprefs, int seat, int* extra) noexcept nogil:
+    """The scoring's purchases (heuristic.project_sales) of ``ncars`` cars by buyers of ``prefs``, in
+    order: returns the revenue of ``seat``'s cars (price times the buyer's multiplier) and sets
+    ``extra[0]`` to the revenue of the other seats' cars; ``extra[1]`` is 1 when the last car is sold."""
+    cdef int8_t sold[MAX_MARKET + 1]
+    cdef int i, b, best, bestv, v, mult, mine = 0
+    extra[0] = 0
+    extra[1] = 0
+    for i in range(ncars):
+        sold[i] = 0
+    for b in range(nprefs):
+        best = -1
+        bestv = -1
+        for i in range(ncars):
+            if sold[i]:
+                continue
+            v = smart_value(cars[i], prefs[b])
+            if best < 0 or v > bestv or (v == bestv and cars[i][CAR_PRICE] < cars[best][CAR_PRICE]):
+                best = i
+                bestv = v
+        if best < 0:
+            break
+        sold[best] = 1
+        mult = 1
+        if prefs[b] == PREF_PRICE:
+            mult = c.opel_mult if has(&s.seats[cars[best][CAR_OWNER]], EN_OPEL) else c.price_mult
+        if cars[best][CAR_OWNER] == seat:
+            mine += cars[best][CAR_PRICE] * mult
+        else:
+            extra[0] += cars[best][CAR_PRICE] * mult
+        if best == ncars - 1:
+            extra[1] = 1
+    return mine
+
+
+cdef inline double smart_workshop(const int8_t* work, int n) noexcept nogil:
+    """heuristic.workshop_value of tile codes (bodies paired with engines, best with best)."""
+    cdef int bodies[4]
+    cdef int engines[4]
+    cdef int nb = 0, ne = 0, i, j, t
+    cdef double v = 0.0
+    for i in range(n):
+        if work[i] > ENGINE_CODE:
+            engines[ne] = work[i] - ENGINE_CODE
+            ne += 1
+        else:
+            bodies[nb] = work[i]
+            nb += 1
+    for i in range(nb):  # sort both descending (at most four items)
+        for j in range(i + 1, nb):
+            if bodies[j] > bodies[i]:
+                t = bodies[i]; bodies[i] = bodies[j]; bodies[j] = t
+    for i in range(ne):
+        for j in range(i + 1, ne):
+            if engines[j] > engines[i]:
+                t = engines[i]; engines[i] = engines[j]; engines[j] = t
+    for i in range(nb if nb > ne else ne):
+        if i < nb and i < ne:
+            v += 2.5 + 0.45 * (bodies[i] + engines[i])
+        elif i < nb:
+            v += 0.5 + 0.2 * bodies[i]
+        else:
+            v += 0.5 + 0.2 * engines[i]
+    return v
+
+
+cdef inline double smart_card(KState* s, const Comp* c, int seat, int t, const PlayoutParams* pp) noexcept nogil:
+    """A cheap heuristic card_worth: developments by the research points they add that are still
+    useful (below 7), weighted by the rounds left, so they count early; an instant card a little;
+    an engineer by its worth while the game lasts."""
+    cdef int bp, ep, k = c.card_kind[t]
+    cdef double left = c.rounds - s.round + 0.5, v
+    if k == 0:
+        research_points(s, c, seat, &bp, &ep)
+        v = (c.card_body[t] if c.card_body[t] < 7 - bp else (7 - bp if bp < 7 else 0))
+        v += (c.card_engine[t] if c.card_engine[t] < 7 - ep else (7 - ep if ep < 7 else 0))
+        v *= pp.develop * (left if left < 2.0 else 2.0)
+        if c.card_tile[t]:
+            v += 2.0
+        if s.seats[seat].canteen == 0:
+            v *= 0.4
+        return v
+    if k == 1:
+        return 2.5
+    return pp.engineer * SMART_ENGINEER[c.card_engineer[t]] * (left if left < 1.0 else 1.0)
+
+
+cdef inline int smart_buyer_gain(KState* s, const Comp* c, int seat, int pref) noexcept nogil:
+    """heuristic.buyer_worth without its fractions, in half units: twice the white money, twice the
+    change of ``seat``'s projected sales minus the change of the others', and (with no car of
+    ``seat`` on the market) a bonus for a buyer that suits the seat's workshop or research."""
+    cdef int8_t prefs[MAX_BUYERS + 1]
+    cdef int extra[2]
+    cdef int before, others, after, i, v, mine = 0, bp, ep
+    for i in range(s.nactive):
+        prefs[i] = s.active[i]
+    before = smart_sales(s, c, s.market, s.nmarket, prefs, s.nactive, seat, extra)
+    others = extra[0]
+    prefs[s.nactive] = <int8_t>pref
+    after = smart_sales(s, c, s.market, s.nmarket, prefs, s.nactive + 1, seat, extra)
+    v = 2 * s.white[pref] + 2 * (after - before) - (extra[0] - others)
+    for i in range(s.nmarket):
+        if s.market[i][CAR_OWNER] == seat:
+            mine = 1
+    if not mine:
+        research_points(s, c, seat, &bp, &ep)
+        if pref == PREF_BODY:
+            v += bp // 2
+        elif pref == PREF_ENGINE:
+            v += ep // 2
+        elif pref == PREF_PRESTIGE:
+            v += s.seats[seat].canteen // 2
+        elif has(&s.seats[seat], EN_OPEL):
+            v += 3
+    return v
+
+
+cdef int smart_price(KState* s, const Comp* c, const int16_t* buf, int n) noexcept nogil:
+    """The highest price marker at which the car being built still wins one of the buyers on the
+    table; when none does, undercut: the highest marker below every price on the market (the
+    first buyer of price takes the cheapest car), else the lowest."""
+    cdef int8_t cars[MAX_MARKET + 1][CAR_FIELDS]
+    cdef int extra[2]
+    cdef int i, k, price, best = -1, under = -1, low = -1, cheapest = 1000
+    cdef int seat = s.turn_seat
+    for i in range(s.nmarket):
+        for k in range(CAR_FIELDS):
+            cars[i][k] = s.market[i][k]
+        if s.market[i][CAR_PRICE] < cheapest:
+            cheapest = s.market[i][CAR_PRICE]
+    cars[s.nmarket][CAR_OWNER] = <int8_t>seat
+    cars[s.nmarket][CAR_BODY] = s.car[0]
+    cars[s.nmarket][CAR_ENGINE] = s.car[1]
+    cars[s.nmarket][CAR_WORKERS] = s.car[2]
+    cars[s.nmarket][CAR_BODY_BONUS] = 0
+    cars[s.nmarket][CAR_ENGINE_BONUS] = 0
+    for i in range(n):
+        price = buf[i] - A_MARKET_PRICE
+        if low < 0 or price < low:
+            low = price
+        if price < cheapest and price > under:
+            under = price
+        if price <= best:
+            continue
+        cars[s.nmarket][CAR_PRICE] = <int8_t>price
+        smart_sales(s, c, cars, s.nmarket + 1, s.active, s.nactive, seat, extra)
+        if extra[1]:
+            best = price
+    if best >= 0:
+        return A_MARKET_PRICE + best
+    return A_MARKET_PRICE + (under if under >= 0 else low)
+
+
+cdef int smart_workers(KState* s, const Comp* c) noexcept nogil:
+    """One worker, or (a prestige buyer on the table or still to come, heuristic.workers_for)
+    one more than any car on the market has, if the canteen has them (at most four)."""
+    cdef int i, need = 0, prestige = 0
+    for i in range(s.nactive):
+        if s.active[i] == PREF_PRESTIGE:
+            prestige = 1
+    if prestige or (s.stacks[PREF_PRESTIGE] > 0 and s.nactive < c.buyer_spaces):
+        for i in range(s.nmarket):
+            if s.market[i][CAR_WORKERS] > need:
+                need = s.market[i][CAR_WORKERS]
+        need += 1
+        if need <= s.seats[s.turn_seat].canteen and need <= 4:
+            return A_MARKET_WORKERS + need - 1
+    return A_MARKET_WORKERS
+
+
+cdef int smart_rule(KState* s, const Comp* c, int kind, const int16_t* buf, int n, uint64_t* rng,
+                    const PlayoutParams* pp) noexcept nogil:
+    """The hand rule's choice for the pending decision of kind ``kind``, or -1 (none)."""
+    cdef int i, a, best = -1, seat = s.turn_seat, v, bv = 0, arg = s.tasks[s.ntasks - 1][1], m, b
+    cdef int8_t work[4]
+    cdef int8_t prefs[MAX_BUYERS]
+    cdef int extra[2]
+    cdef double d, bd = -1e300
+    cdef SeatS* p
+    if kind == TK_TILE:  # the heuristic's order of a tile's actions
+        for i in range(n):
+            v = SMART_TILE_ORDER[buf[i] - A_DO]
+            if best < 0 or v < bv:
+                best = buf[i]
+                bv = v
+        return best
+    if kind == TK_HIRE:  # the development with the most research points
+        for i in range(n):
+            v = c.card_body[buf[i] - A_ACTIVATE] + c.card_engine[buf[i] - A_ACTIVATE]
+            if best < 0 or v > bv:
+                best = buf[i]
+                bv = v
+        return best
+    if kind == TK_RESEARCH:
+        for i in range(n):
+            d = smart_card(s, c, seat, buf[i] - A_RESEARCH, pp)
+            if d > bd:
+                best = buf[i]
+                bd = d
+        return best
+    if kind == TK_ENGINE_DEST:  # heuristic r_engine_dest, without its Bugatti and upgrade cases
+        p = &s.seats[seat]
+        if arg < p.gp_engine:
+            return A_ENGINE_WORKSHOP
+        if arg == p.gp_engine:
+            return A_ENGINE_GP if p.nwork >= 3 else A_ENGINE_WORKSHOP
+        return A_ENGINE_GP if has(p, EN_BUGATTI) else A_ENGINE_WORKSHOP
+    if kind == TK_PLACE:  # give up the tile whose loss keeps the best workshop
+        p = &s.seats[seat]
+        for i in range(n):
+            m = 0
+            a = 0
+            for b in range(p.nwork):
+                if p.work[b] == buf[i] - A_GIVEUP and not a:
+                    a = 1
+                else:
+                    work[m] = p.work[b]
+                    m += 1
+            work[m] = <int8_t>arg
+            d = smart_workshop(work, m + 1)
+            if d > bd:
+                best = buf[i]
+                bd = d
+        return best
+    if kind == TK_BUYER:
+        for i in range(n):
+            v = smart_buyer_gain(s, c, seat, buf[i] - A_BUYER)
+            if best < 0 or v > bv:
+                best = buf[i]
+                bv = v
+        return best
+    if kind == TK_MARKET:  # offer the best body (its best engine follows) at the rule's rate
+        if smart_unit(rng) >= pp.sell:
+            return A_MARKET_PASS
+        for i in range(n):
+            if buf[i] > best:
+                best = buf[i]
+        return best
+    if kind == TK_MARKET_ENGINE:
+        for i in range(n):
+            if buf[i] > best:
+                best = buf[i]
+        return best
+    if kind == TK_MARKET_WORKERS:
+        return smart_workers(s, c)
+    if kind == TK_MARKET_PRICE:
+        return smart_price(s, c, buf, n)
+    if kind == TK_MARKET_MARKER:  # a marker is worth keeping until the last round
+        if s.round < c.rounds:
+            return A_MARKET_NO_MARKER
+        for i in range(n):
+            if buf[i] != A_MARKET_NO_MARKER and (best < 0 or c.slot_value[buf[i] - A_MARKET_MARKER]
+                                                   > c.slot_value[best - A_MARKET_MARKER]):
+                best = buf[i]
+        return best if best >= 0 else A_MARKET_NO_MARKER
+    if kind == TK_DAIMLER:  # late in the round: the highest marker on a buyer who takes our car
+        if s.round < c.rounds and 2 * s.nmarket < c.market_size:
+            return A_DAIMLER_PASS
+        best = A_DAIMLER_PASS
+        for i in range(n):
+            if buf[i] == A_DAIMLER_PASS:
+                continue
+            m = (buf[i] - A_DAIMLER) // MAX_BUYERS
+            b = (buf[i] - A_DAIMLER) % MAX_BUYERS
+            for a in range(b + 1):
+                prefs[a] = s.active[a]
+            # buyer b takes one of our cars if our revenue grows when it joins the buyers before it
+            if (smart_sales(s, c, s.market, s.nmarket, prefs, b + 1, seat, extra)
+                    > smart_sales(s, c, s.market, s.nmarket, prefs, b, seat, extra)):
+                if best == A_DAIMLER_PASS or buf[i] > best:
+                    best = buf[i]
+        return best
+    if kind == TK_DIESEL:
+        return A_DIESEL_PASS
+    if kind == TK_BENZ:  # a fifth buyer when it pays (half units: 8 = the heuristic's 4.0)
+        best = A_BENZ_PASS
+        bv = 0 if s.round >= c.rounds else 8
+        for i in range(n):
+            if buf[i] == A_BENZ_PASS:
+                continue
+            v = smart_buyer_gain(s, c, arg, buf[i] - A_BENZ)
+            if v > bv:
+                best = buf[i]
+                bv = v
+        return best
+    if kind == TK_CARD_ORDER:
+        return A_ORDER_BODY
+    if kind == TK_SPECIAL_ORDER:
+        if c.spec_bonus[arg] == BN_GP_ENGINE and c.spec_action[arg] == AK_GP:
+            return A_ORDER_BONUS
+        return A_ORDER_ACTION
+    return -1
+
+
+cdef int k_playout_smart(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap, int max_decisions,
+                         const PlayoutParams* pp) noexcept nogil:
+    """Play on with the heuristic's cheap rules; return the number of decisions taken.
+
+    At a turn the seat takes, with chance ``pp.tempo``, one of the tiles that let
+    the fewest other workers past it (as the tempo playout), otherwise any tile.
+    Every other decision follows, with chance ``pp.rule``, the hand rule of its
+    kind (``smart_rule``: the heuristic's order of a tile's actions, the research
+    card worth most — developments early —, the buyer that best suits the seat's
+    cars, a car offered with chance ``pp.sell``, one worker unless a prestige buyer
+    is contested, the highest price that still wins a buyer on the table, else an
+    undercut, ...) and is uniformly random otherwise (or when the rule has no
+    choice). ``trace`` (if given) receives the first ``cap`` actions taken;
+    ``max_decisions > 0`` stops after that many decisions (the state is then not over).
+    """
+    cdef int16_t buf[MAX_LEGAL]
+    cdef int n = k_legal(s, c, buf)
+    cdef int kind, i, pick, rule, steps = 0
+    while n > 0 and (max_decisions <= 0 or steps < max_decisions):
+        kind = s.tasks[s.ntasks - 1][0]
+        pick = buf[<int>(k_next(rng) % <uint64_t>n)]
+        if kind == TK_TURN:
+            if smart_unit(rng) < pp.tempo:
+                pick = tempo_tile(s, rng)
+        elif smart_unit(rng) < pp.rule:
+            rule = smart_rule(s, c, kind, buf, n, rng, pp)
+            for i in range(n):
+                if buf[i] == rule:
+                    pick = rule
+                    break
+        if trace != NULL and steps < cap:
+            trace[steps] = <int16_t>pick
+        steps += 1
+        resolve(s, c, pick)
+        n = run_opts(s, c, buf)
+    return steps
+
+
+def smart_playout_trace(FastState state, uint64_t seed, params, int cap=20000, int max_decisions=0):
+    """The actions a smart playout from ``state`` takes with ``params`` (rule, tempo, sell,
+    develop, engineer), and the money per seat at its end (for tests and inspection)."""
+    cdef KState s = state.st
+    cdef uint64_t rng = seed
+    cdef PlayoutParams pp
+    cdef int16_t* trace = <int16_t*>malloc(cap * sizeof(int16_t))
+    cdef int i, steps
+    if trace == NULL:
+        raise MemoryError()
+    pp.rule, pp.tempo, pp.sell, pp.develop, pp.engineer = params
+    try:
+        k_next(&rng)
+        with nogil:
+            steps = k_playout_smart(&s, &state.fg.comp, &rng, trace, cap, max_decisions, &pp)
+        return [trace[i] for i in range(min(steps, cap))], [s.seats[i].money for i in range(s.nplayers)]
+    finally:
+        free(trace)

@@ -13,7 +13,7 @@ from libc.string cimport memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from kwsearch._fast cimport (MAX_LEGAL, MAX_TYPES, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal, k_next,
-                             k_playout, k_playout_tempo)
+                             k_playout, k_playout_tempo, PlayoutParams, k_playout_smart)
 from kwsearch._eval cimport EvalModel, Evaluator, k_evaluate
 
 cdef extern from "stdlib.h" nogil:
@@ -23,8 +23,11 @@ cdef extern from "stdlib.h" nogil:
 DEF CACHE_LINE = 64
 
 
-#: Rollout policies (SearchConfig.rollout)
-ROLLOUTS = ("random", "tempo")
+#: Rollout policies (SearchConfig.rollout); "smart" plays the heuristic's cheap rules (k_playout_smart)
+ROLLOUTS = ("random", "tempo", "smart")
+#: The smart playout's knobs, in the order of PlayoutParams: rule, tempo, sell, develop, engineer
+#: (SearchConfig.playout; kwsearch.search.DEFAULT_PLAYOUT holds the defaults).
+PLAYOUT_FIELDS = ("rule", "tempo", "sell", "develop", "engineer")
 
 #: Action ids the root's availability array counts (every id of kwsearch.actions is below it).
 DEF ROOT_SLOTS = 512
@@ -324,7 +327,7 @@ cdef inline int32_t step_into(Tree t, KState* s, const Comp* c, int32_t child, i
 
 cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money_weight,
                  int determinize, uint64_t* rng, int closed_loop, int rollout,
-                 int cutoff, const EvalModel* model) noexcept nogil:
+                 int cutoff, const EvalModel* model, const PlayoutParams* pp) noexcept nogil:
     """One iteration: determinize, select with availability counts, expand one node,
     play out at random, back up. Returns 0, or -1 when the node pool is full.
 
@@ -402,7 +405,9 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
         if node < 0:
             return -1
     if s.phase != PH_OVER:
-        if rollout == 1:
+        if rollout == 2:
+            k_playout_smart(&s, c, rng, NULL, 0, cutoff, pp)
+        elif rollout == 1:
             k_playout_tempo(&s, c, rng, NULL, 0, cutoff)
         else:
             k_playout(&s, c, rng, cutoff)
@@ -427,7 +432,7 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
 
 def run_slice(Tree tree, FastState state, long iterations, double seconds, double c_uct,
               double money_weight, bint determinize, uint64_t rng_state, bint closed_loop=False,
-              str rollout="tempo", int cutoff=0, Evaluator evaluator=None):
+              str rollout="tempo", int cutoff=0, Evaluator evaluator=None, tuple playout=None):
     """Run iterations on ``tree`` from ``state`` until ``iterations`` are done or ``seconds``
     have passed (0 = no limit of that kind), or the node pool is full.
 
@@ -435,7 +440,8 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
     so a search cut into slices draws the same numbers as one run in a piece (and
     gives the same tree for the same iteration count). ``cutoff > 0`` stops each playout after
     that many decisions and scores the state with ``evaluator`` (a ``kwsearch._eval.Evaluator``
-    for this player count, required then); 0 plays every playout to the end. Returns
+    for this player count, required then); 0 plays every playout to the end. ``playout`` holds
+    the smart rollout's knobs (``PLAYOUT_FIELDS``; None: ``kwsearch.search.DEFAULT_PLAYOUT``). Returns
     ``(iterations done, rng_state)``; ``tree.pool_full`` tells whether the pool ended it.
     """
     if rollout not in ROLLOUTS:
@@ -451,6 +457,7 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
             raise ValueError(f"evaluator: fitted for {evaluator.model.nplayers} players, "
                              f"the state has {state.st.nplayers}")
         model = &evaluator.model
+    cdef PlayoutParams pp = playout_params(playout)
     cdef KState root = state.st
     cdef const Comp* c = &state.fg.comp
     cdef uint64_t rng = rng_state
@@ -465,7 +472,7 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
             if seconds > 0 and (done & (CLOCK_EVERY - 1)) == 0 and now() >= deadline:
                 break
             if iterate(tree, &root, c, c_uct, money_weight, determinize, &rng, closed_loop, policy,
-                       cutoff, model) < 0:
+                       cutoff, model, &pp) < 0:
                 break
             done += 1
     return done, rng
@@ -495,3 +502,36 @@ def determinized(FastState state, uint64_t seed):
     cdef FastState f = state.copy()
     k_determinize(&f.st, &f.fg.comp, seed)
     return f
+
+
+cdef PlayoutParams playout_params(tuple playout):
+    """The C struct of the smart playout's knobs (``PLAYOUT_FIELDS`` order; None: the defaults)."""
+    cdef PlayoutParams pp
+    if playout is None:
+        from kwsearch.search import DEFAULT_PLAYOUT
+        playout = DEFAULT_PLAYOUT
+    if len(playout) != len(PLAYOUT_FIELDS):
+        raise ValueError(f"playout: expected {len(PLAYOUT_FIELDS)} numbers ({', '.join(PLAYOUT_FIELDS)}), "
+                         f"got {playout!r}")
+    pp.rule, pp.tempo, pp.sell, pp.develop, pp.engineer = playout
+    return pp
+
+
+def smart_playout_actions(FastState state, uint64_t seed, tuple playout=None, int cap=20000,
+                          int max_decisions=0):
+    """The actions a smart-policy playout from ``state`` takes (for tests and inspection), with the
+    knobs ``playout`` (None: the defaults); ``max_decisions > 0`` stops after that many."""
+    cdef KState s = state.st
+    cdef uint64_t rng = seed
+    cdef PlayoutParams pp = playout_params(playout)
+    cdef int16_t* trace = <int16_t*>malloc(cap * sizeof(int16_t))
+    cdef int i, steps
+    if trace == NULL:
+        raise MemoryError()
+    try:
+        k_next(&rng)
+        with nogil:
+            steps = k_playout_smart(&s, &state.fg.comp, &rng, trace, cap, max_decisions, &pp)
+        return [trace[i] for i in range(min(steps, cap))]
+    finally:
+        free(trace)

@@ -25,7 +25,10 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
                                             by player count, ``search.DEFAULT_C_UCT``), ``workers=1``,
                                             ``reuse=1`` (keep the subtree between decisions),
                                             ``loop=open`` (or ``closed``: branch on reveals),
-                                            ``rollout=tempo`` (a cheap playout policy; or ``random``),
+                                            ``rollout=tempo`` (a cheap playout policy; or ``random``,
+                                            or ``smart``: the heuristic's hand rules, with the knobs
+                                            ``rule=``, ``tempo=``, ``sell=``, ``develop=``,
+                                            ``engineer=``, see ``search.PLAYOUT_FIELDS``),
                                             ``cutoff=0`` (stop playouts after that many decisions and
                                             score them with the learned evaluation) and ``eval=FILE``
                                             (its weights; default the shipped ones, docs/evaluation.md)
@@ -55,8 +58,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from .errors import KwsearchError
-from .search import (MAX_C_UCT, MAX_CUTOFF, MAX_ITERATIONS, MAX_SECONDS, MAX_WORKERS, SearchConfig, SearchLimits,
-                     Searcher, determinized, search)
+from .search import (DEFAULT_PLAYOUT, MAX_C_UCT, MAX_CUTOFF, MAX_ITERATIONS, MAX_SECONDS, MAX_WORKERS,
+                     PLAYOUT_FIELDS, PLAYOUT_RANGES, SearchConfig, SearchLimits, Searcher, determinized, search)
 from .seeds import derive_seed
 
 
@@ -137,7 +140,7 @@ class PIMCBot:
             iterations=max(1, (self.limits.iterations or 0) // self.worlds) if self.limits.iterations else None,
             seconds=(self.limits.seconds / self.worlds) if self.limits.seconds else None)
         uct = SearchConfig(c_uct=self.config.c_uct, money_weight=self.config.money_weight, determinize=False,
-                           max_nodes=self.config.max_nodes, rollout=self.config.rollout,
+                           max_nodes=self.config.max_nodes, rollout=self.config.rollout, playout=self.config.playout,
                            cutoff=self.config.cutoff, evaluation=self.config.evaluation)
         votes: dict[int, int] = {}
         visits: dict[int, int] = {}
@@ -197,8 +200,10 @@ class _Option:
 _ITERATIONS = _Option("int", 1, MAX_ITERATIONS)
 _SECONDS = _Option("float", 0, MAX_SECONDS, lo_open=True)
 _SEARCH = {"iterations": _ITERATIONS, "seconds": _SECONDS, "c": _Option("float", 0, MAX_C_UCT),
-           "money": _Option("float", 0, 1), "rollout": _Option("choice", choices=("random", "tempo")),
-           "cutoff": _Option("int", 0, MAX_CUTOFF), "eval": _Option("text")}
+           "money": _Option("float", 0, 1), "rollout": _Option("choice", choices=("random", "tempo", "smart")),
+           "cutoff": _Option("int", 0, MAX_CUTOFF), "eval": _Option("text"),
+           # the smart rollout's knobs (SearchConfig.playout), allowed only with rollout=smart
+           **{name: _Option("float", lo, hi) for name, (lo, hi) in zip(PLAYOUT_FIELDS, PLAYOUT_RANGES)}}
 #: Every bot and its options (what a spec may say).
 OPTIONS: dict[str, dict[str, _Option]] = {
     "random": {},
@@ -216,7 +221,7 @@ def _bound(x: float) -> str:
     return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
 
 
-def _text(value: Any) -> str:
+def value_text(value: Any) -> str:
     """A value as a spec writes it: ``2`` for 2.0 (it parses back to the same float), else repr."""
     if isinstance(value, float):
         return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
@@ -274,7 +279,7 @@ class BotSpec:
     def __str__(self) -> str:
         if not self.options:
             return self.name
-        return self.name + ":" + ",".join(f"{k}={_text(v)}" for k, v in self.options)
+        return self.name + ":" + ",".join(f"{k}={value_text(v)}" for k, v in self.options)
 
     def get(self, key: str, default: Any = None) -> Any:
         return next((v for k, v in self.options if k == key), default)
@@ -285,13 +290,18 @@ class BotSpec:
         iterations, seconds = self.get("iterations"), self.get("seconds")
         if iterations is None and seconds is None:
             iterations = 10_000
+        knobs = [k for k in PLAYOUT_FIELDS if self.get(k) is not None]
+        if knobs and self.get("rollout") != "smart":
+            raise BotSpecError(f"bot spec {str(self)!r}: {knobs[0]} is a knob of the smart rollout; "
+                               f"add rollout=smart or leave it out")
+        playout = tuple(float(self.get(k, d)) for k, d in zip(PLAYOUT_FIELDS, DEFAULT_PLAYOUT))
         try:
             limits = SearchLimits(iterations=iterations, seconds=seconds)
             config = SearchConfig(c_uct=self.get("c"), money_weight=self.get("money"),  # None: player-count default
                                   determinize=(self.name != "cheat"), workers=self.get("workers", 1),
                                   closed_loop=(self.get("loop", "open") == "closed"),
-                                  rollout=self.get("rollout", "tempo"), cutoff=self.get("cutoff", 0),
-                                  evaluation=self.get("eval"))
+                                  rollout=self.get("rollout", "tempo"), playout=playout,
+                                  cutoff=self.get("cutoff", 0), evaluation=self.get("eval"))
             if config.evaluation is not None:
                 from .features import load_evaluation
                 load_evaluation(config.evaluation)  # a bad weights file fails when the spec is read

@@ -671,6 +671,83 @@ def report(file: str, as_json: bool) -> None:
     click.echo(json.dumps(report_json(rep), indent=1) if as_json else report_text(rep))
 
 
+@main.command()
+@click.argument("space", type=click.Path(dir_okay=False), required=False)
+@click.option("--param", "-p", "params", multiple=True, metavar="NAME=V1,V2,...",
+              help="A parameter and its values (repeat), instead of or on top of SPACE's params, "
+                   "e.g. -p rollout=tempo,smart -p money=0,0.1,0.2. Names: the options of an ismcts spec "
+                   "but its limits (c, money, rollout, rule, tempo, sell, develop, engineer, loop...).")
+@click.option("--log", "log_file", type=click.Path(dir_okay=False), required=True,
+              help="The run's log (JSON Lines, one line per game, fsynced); an existing log is resumed.")
+@click.option("--games", "-g", type=click.IntRange(1, 1_000_000), required=True,
+              help="Games to play in all (rounded up to whole steps; a resumed run may give more).")
+@click.option("--workers", "-w", type=click.IntRange(1, 256), default=1, show_default=True,
+              help="Games played at once (the result does not depend on it).")
+@click.option("--players", "-n", type=click.Choice(["2", "4"]), default=None,
+              help="Players per game (default: SPACE's, else 2); in 4-player games the candidate meets "
+                   "three baselines.")
+@click.option("--iterations", "-i", type=click.IntRange(1, 2**31 - 1), default=None,
+              help="Search iterations per decision for candidate and baseline (default: SPACE's, else 1000).")
+@click.option("--seconds", "-s", type=FiniteFloat(min=0, min_open=True, max=3600), default=None,
+              help="Seconds per decision instead of iterations (not reproducible).")
+@click.option("--base", default=None, help="The candidate's spec before the parameters (default ismcts).")
+@click.option("--baseline", default=None, help="The opponent's spec (default ismcts: today's defaults).")
+@click.option("--seed", type=int, default=None, help="Seed of the run: deals, bots and the NTBEA (default 0).")
+@click.option("--batch", type=click.IntRange(1, 1000), default=None,
+              help="Game pairs per NTBEA step (default 1).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def tune(space: str | None, params: tuple[str, ...], log_file: str, games: int, workers: int, players: str | None,
+         iterations: int | None, seconds: float | None, base: str | None, baseline: str | None, seed: int | None,
+         batch: int | None, as_json: bool) -> None:
+    """Tune the search's parameters with NTBEA on paired games against a baseline.
+
+    Each step plays the current point as a game pair on one deal (seats swapped)
+    against the baseline, adds the scores to an N-tuple model and moves to the
+    neighbour the model rates best. Every game goes to --log; run the same
+    command again to resume (the result is the same as an uninterrupted run's).
+    Prints the best configuration as a bot spec, with its score and games.
+    docs/tuning.md has the details.
+    """
+    from .tune import TuneError, TuneSettings, check_log, load_space, parse_params, result_json, result_text, \
+        run_tune
+
+    overrides = {"players": int(players) if players else None, "iterations": iterations, "seconds": seconds,
+                 "base": base, "baseline": baseline, "seed": seed, "batch": batch}
+    extra = parse_params(list(params))
+    if space is not None:
+        settings = load_space(space, **overrides)
+        if extra:
+            names = dict(settings.params)
+            names.update(dict(extra))
+            from dataclasses import replace
+            settings = replace(settings, params=tuple(names.items()))
+    else:
+        if not extra:
+            raise click.ClickException("give a SPACE file or at least one --param, e.g. -p money=0,0.1,0.2")
+        kw = {k: v for k, v in overrides.items() if v is not None}
+        if seconds is not None and iterations is None:
+            kw["iterations"] = None
+        try:
+            settings = TuneSettings(params=extra, **kw)
+        except TuneError as exc:
+            raise click.ClickException(str(exc)) from None
+    logged = check_log(settings, log_file)
+    resuming = f"resuming ({logged} games logged); " if logged else ""
+    click.echo(f"{log_file}: {resuming}NTBEA over {', '.join(n for n, _ in settings.params)}; {games} games of "
+               f"{settings.players} players against {settings.baseline_spec}", err=True)
+
+    def progress(done: int, total: int, line: dict) -> None:
+        if done % 20 == 0 or done == total:
+            click.echo(f"  {done}/{total} games", err=True)
+
+    try:
+        res = run_tune(settings, games, log_file, workers=workers, progress=progress)
+    except KeyboardInterrupt:
+        raise click.ClickException(f"{log_file}: interrupted; the finished games are logged — run the same "
+                                   "command to resume") from None
+    click.echo(json.dumps(result_json(res), indent=1) if as_json else result_text(res))
+
+
 # ---------------------------------------------------------------------------
 # serve
 # ---------------------------------------------------------------------------

@@ -251,6 +251,8 @@ def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchCon
     settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed,
                 "c_uct": config.c_uct, "money_weight": config.money_weight, "closed_loop": config.closed_loop,
                 "rollout": config.rollout, "max_nodes": config.max_nodes, "version": 1}
+    if config.rollout == "smart":  # its knobs matter too (other rollouts' keys are as before)
+        settings["playout"] = list(config.playout)
     blob = json.dumps({"game": game, "settings": settings}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
 

@@ -30,6 +30,12 @@ Every iteration
    random. ``rollout="random"``
    plays uniformly random legal actions (``k_playout``). The policy is the
    default because it measured stronger (bench/RESULTS.md, docs/design.md).
+   ``rollout="smart"`` (``k_playout_smart``) plays the heuristic bot's cheap hand
+   rules (kwsearch/heuristic.py) at C speed: the highest price that still wins a
+   buyer on the table (else an undercut), the buyer that suits the seat's cars,
+   one worker per car unless a prestige buyer is contested, developments early;
+   ``SearchConfig.playout`` holds its knobs (``PLAYOUT_FIELDS``), which
+   ``kwsearch tune`` searches (docs/tuning.md);
    With ``SearchConfig.cutoff = D > 0`` the playout stops after D decisions
    and, unless the game ended first, a learned evaluation scores the position
    (the modelled win shares of :mod:`kwsearch.features`, weights
@@ -190,6 +196,13 @@ DEFAULT_MONEY_WEIGHT = {2: 0.0, 3: 0.5, 4: 0.5}
 MAX_C_UCT = 1000.0
 #: The longest playout cut-off accepted, in decisions (a whole game takes a few hundred).
 MAX_CUTOFF = 100_000
+#: The smart rollout's knobs (``SearchConfig.playout``, ``kwsearch._search.PLAYOUT_FIELDS`` order): the
+#: chance that a decision follows the heuristic's hand rule, that a turn takes a tempo tile, that the
+#: rule offers a car when it can; the worth of a useful research point (developments early) and of an
+#: engineer card at a research choice. ``PLAYOUT_RANGES`` bounds each.
+PLAYOUT_FIELDS = ("rule", "tempo", "sell", "develop", "engineer")
+DEFAULT_PLAYOUT = (0.9, 0.75, 0.875, 0.7, 4.0)
+PLAYOUT_RANGES = ((0.0, 1.0), (0.0, 1.0), (0.0, 1.0), (0.0, 10.0), (0.0, 20.0))
 
 
 @dataclass(frozen=True)
@@ -208,7 +221,8 @@ class SearchConfig:
     workers: int = 1
     max_nodes: int = 4_000_000
     closed_loop: bool = False  # branch on the research cards revealed (see the module docstring)
-    rollout: str = "tempo"     # playout policy: "tempo" or "random" (see the module docstring)
+    rollout: str = "tempo"     # playout policy: "tempo", "random" or "smart" (see the module docstring)
+    playout: tuple = DEFAULT_PLAYOUT  # the smart rollout's knobs (PLAYOUT_FIELDS order; other rollouts ignore them)
     cutoff: int = 0            # playout decisions before the learned evaluation scores it (0: play to the end)
     evaluation: str | None = None  # weights file of that evaluation (None: the shipped one for the player count)
 
@@ -217,8 +231,13 @@ class SearchConfig:
             _number("SearchConfig", "c_uct", self.c_uct, 0, MAX_C_UCT)
         if self.money_weight is not None:
             _number("SearchConfig", "money_weight", self.money_weight, 0, 1)
-        if self.rollout not in ("random", "tempo"):
-            raise SearchError(f"SearchConfig.rollout: expected random or tempo, got {self.rollout!r}")
+        if self.rollout not in ("random", "tempo", "smart"):
+            raise SearchError(f"SearchConfig.rollout: expected random, tempo or smart, got {self.rollout!r}")
+        if not isinstance(self.playout, tuple) or len(self.playout) != len(PLAYOUT_FIELDS):
+            raise SearchError(f"SearchConfig.playout: expected a tuple of {len(PLAYOUT_FIELDS)} numbers "
+                              f"({', '.join(PLAYOUT_FIELDS)}), got {self.playout!r}")
+        for name, value, (lo, hi) in zip(PLAYOUT_FIELDS, self.playout, PLAYOUT_RANGES):
+            _number("SearchConfig", f"playout.{name}", value, lo, hi)
         _integer("SearchConfig", "workers", self.workers, 1, MAX_WORKERS)
         _integer("SearchConfig", "max_nodes", self.max_nodes, 2, MAX_NODES)
         _flag("SearchConfig", "determinize", self.determinize)
@@ -242,7 +261,8 @@ class SearchConfig:
     def as_dict(self) -> dict[str, Any]:
         return {"c_uct": self.c_uct, "money_weight": self.money_weight, "determinize": self.determinize,
                 "workers": self.workers, "max_nodes": self.max_nodes, "closed_loop": self.closed_loop,
-                "rollout": self.rollout, "cutoff": self.cutoff, "evaluation": self.evaluation}
+                "rollout": self.rollout, "cutoff": self.cutoff, "evaluation": self.evaluation,
+                **({"playout": dict(zip(PLAYOUT_FIELDS, self.playout))} if self.rollout == "smart" else {})}
 
     def evaluator(self, n: int):
         """The evaluation that scores playouts stopped at the cut-off (a ``kwsearch._eval.Evaluator``
@@ -620,7 +640,7 @@ class Searcher:
                 left, span = budget
                 _, rng = _search.run_slice(tree, fast, left, span, config.c_uct, config.money_weight,
                                            config.determinize, rng, config.closed_loop, config.rollout,
-                                           config.cutoff, evaluator)
+                                           config.cutoff, evaluator, tuple(map(float, config.playout)))
                 if tree.pool_full:
                     break
                 if progress is not None and time.perf_counter() - last >= interval:
@@ -681,7 +701,7 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
             left, span = budget
             _, rng = _search.run_slice(tree, state, left, span, config.c_uct, config.money_weight,
                                        config.determinize, rng, config.closed_loop, config.rollout,
-                                       config.cutoff, evaluator)
+                                       config.cutoff, evaluator, tuple(map(float, config.playout)))
             if tree.pool_full:
                 break
             if report_every and time.perf_counter() - last >= report_every:

@@ -591,7 +591,7 @@ def _sprt_decided(spec: TournamentSpec, done: dict[int, dict]) -> bool:
     return spec.sprt.status(deal_scores(spec, done))[1] is not None
 
 
-def _worker_init(parent: int) -> None:
+def worker_init(parent: int) -> None:
     """In a worker process: leave Ctrl-C to the main process (a terminal sends SIGINT to the whole
     process group; the main process ends the workers), and end when the tournament's main process
     dies (even by SIGKILL, which gives the pool no chance to stop its workers)."""
@@ -615,7 +615,7 @@ def _run_local(spec: TournamentSpec, todo: list[int], workers: int, record: Call
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     pending = iter(todo)
     stop = False
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_init, initargs=(os.getpid(),))
     try:
         running = set()
         for i in itertools.islice(pending, workers):

@@ -405,8 +405,8 @@ def test_tempo_rollout_policy():
         SearchConfig(rollout="greedy")
     bot = from_spec("ismcts:iterations=100,rollout=tempo", seed=1)
     assert bot.config.rollout == "tempo"
-    with pytest.raises(ValueError, match="rollout expects random or tempo"):
-        from_spec("ismcts:rollout=smart")
+    with pytest.raises(ValueError, match="rollout expects random or tempo or smart"):
+        from_spec("ismcts:rollout=greedy")
     final = play_game(Game(3).new_initial_state(3), [bot, from_spec("random", seed=2),
                                                      from_spec("pimc:worlds=2,iterations=60,rollout=tempo")])
     assert final.is_terminal()

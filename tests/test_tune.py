@@ -1,0 +1,157 @@
+"""The tuner (kwsearch.tune, ``kwsearch tune``): NTBEA on paired games, logged and resumable."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from helpers import assert_one_line_error, run_cli
+from kwsearch.tune import (NTupleModel, TuneError, TuneSettings, _mutate, load_log, load_space, parse_params,
+                           result_json, run_tune)
+
+pytestmark = pytest.mark.one_engine
+
+TINY = dict(params=(("rollout", ("tempo", "smart")), ("money", (0, 0.2))), iterations=12, seed=5)
+
+
+def _games(path):
+    _, games, _ = load_log(path)
+    return {g: {k: v for k, v in line.items() if k != "cpu"} for g, line in games.items()}
+
+
+def test_tiny_runs_are_deterministic_from_the_seed(tmp_path):
+    s = TuneSettings(**TINY)
+    a = run_tune(s, 8, tmp_path / "a.jsonl")
+    b = run_tune(s, 8, tmp_path / "b.jsonl", workers=2)  # the workers do not change the games
+    assert _games(tmp_path / "a.jsonl") == _games(tmp_path / "b.jsonl")
+    assert result_json(a) == result_json(b)
+    assert a.games == 8 and a.played == 8 and a.best.games >= 2
+    lines = _games(tmp_path / "a.jsonl")
+    assert sorted(lines) == list(range(8))
+    for g, line in lines.items():  # a pair shares its deal, the candidate's seat swaps
+        mate = lines[g ^ 1]
+        assert line["eval"] == g // 2 and line["deck_seed"] == mate["deck_seed"] and line["seat"] != mate["seat"]
+        assert line["score"] == line["returns"][line["seat"]]
+    other = run_tune(TuneSettings(**{**TINY, "seed": 6}), 8, tmp_path / "c.jsonl")
+    assert _games(tmp_path / "c.jsonl") != lines and other.games == 8
+
+
+def test_a_resumed_run_ends_as_an_uninterrupted_one(tmp_path):
+    s = TuneSettings(**TINY)
+    whole = run_tune(s, 12, tmp_path / "whole.jsonl")
+    part = tmp_path / "part.jsonl"
+    run_tune(s, 6, part)
+    data = part.read_bytes()
+    part.write_bytes(data[:-30])  # a kill in the middle of writing game 5: its line is cut short
+    resumed = run_tune(s, 12, part)
+    assert resumed.played == 7 and resumed.games == 12
+    assert _games(part) == _games(tmp_path / "whole.jsonl")
+    assert result_json(resumed)["best"] == result_json(whole)["best"]
+    assert result_json(resumed)["top"] == result_json(whole)["top"]
+    again = run_tune(s, 12, part)  # finished: nothing to play, the same answer
+    assert again.played == 0 and result_json(again)["best"] == result_json(whole)["best"]
+
+
+def test_a_log_with_other_settings_is_refused(tmp_path):
+    log = tmp_path / "run.jsonl"
+    run_tune(TuneSettings(**TINY), 2, log)
+    with pytest.raises(TuneError, match=r"line 1: settings.iterations: the log has 12, this run asks for 13"):
+        run_tune(TuneSettings(**{**TINY, "iterations": 13}), 4, log)
+    with pytest.raises(TuneError, match=r"settings.params"):
+        run_tune(TuneSettings(**{**TINY, "params": (("money", (0, 0.3)),)}), 4, log)
+    lines = log.read_text().splitlines()
+    game = json.loads(lines[1])
+    game["spec"] = "ismcts:iterations=12,c=3"
+    log.write_text("\n".join([lines[0], json.dumps(game), lines[2]]) + "\n")
+    with pytest.raises(TuneError, match="game 0: spec: the log has 'ismcts:iterations=12,c=3'"):
+        run_tune(TuneSettings(**TINY), 4, log)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "line 1: expected the header of a tuning log"),
+    ('{"format": "kwsearch-tournament/1"}\n', "line 1: format: expected 'kwsearch-tune/1'"),
+    ('{"format": "kwsearch-tune/1", "settings": {}}\nnot json\n', "line 2: not a JSON object"),
+    ('{"format": "kwsearch-tune/1", "settings": {}}\n{"game": 0}\n', "line 2: baseline: missing"),
+])
+def test_bad_logs_are_one_line_errors(tmp_path, text, message):
+    log = tmp_path / "bad.jsonl"
+    log.write_text(text)
+    with pytest.raises(TuneError, match=message):
+        load_log(log)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[params]\nfoo = [1, 2]\n", "params.foo: unknown parameter (allowed: c, "),
+    ("[params]\nmoney = [0, 2]\n", "money expects a finite number from 0 to 1, got '2'"),
+    ("[params]\nmoney = 0.1\n", "params.money: expected a non-empty list of values"),
+    ("[params]\nmoney = [0.1, 0.1]\n", "params.money: a value is listed twice"),
+    ("players = 3\n[params]\nmoney = [0.1]\n", "players: expected 2 or 4, got 3"),
+    ("colour = 1\n[params]\nmoney = [0.1]\n", "colour: unknown setting"),
+    ("[params\n", "not valid TOML"),
+    ("baseline = 'ismcts:fast=1'\n[params]\nmoney = [0.1]\n", "baseline: bot spec 'ismcts:fast=1': unknown option"),
+])
+def test_bad_space_files_are_one_line_errors(tmp_path, text, message):
+    f = tmp_path / "space.toml"
+    f.write_text(text)
+    with pytest.raises(TuneError) as exc:
+        load_space(f)
+    assert str(exc.value).startswith(str(f)) and message in str(exc.value)
+    assert "\n" not in str(exc.value)
+
+
+def test_space_files_toml_and_json(tmp_path):
+    t = tmp_path / "s.toml"
+    t.write_text('players = 4\niterations = 50\nbaseline = "ismcts:rollout=random"\n'
+                 '[params]\nrollout = ["tempo", "smart"]\nrule = [0.5, 1.0]\nc = [0.3, 0.5]\n')
+    s = load_space(t, seed=3)
+    assert s.players == 4 and s.seed == 3 and s.baseline_spec == "ismcts:iterations=50,rollout=random"
+    assert s.spec_of((1, 0, 1)) == "ismcts:iterations=50,rollout=smart,rule=0.5,c=0.5"
+    assert s.spec_of((0, 0, 1)) == "ismcts:iterations=50,rollout=tempo,c=0.5"  # no smart knobs without smart
+    j = tmp_path / "s.json"
+    j.write_text(json.dumps({"params": {"money": [0, 0.1]}, "seconds": 0.01}))
+    assert load_space(j).spec_of((1,)) == "ismcts:seconds=0.01,money=0.1"
+    assert load_space(j, iterations=40).spec_of((0,)) == "ismcts:iterations=40,money=0"
+    assert parse_params(["rollout=tempo,smart", "money=0,0.5"]) == (("rollout", ("tempo", "smart")),
+                                                                    ("money", (0, 0.5)))
+
+
+def test_four_player_pairs_put_the_candidate_on_every_seat(tmp_path):
+    s = TuneSettings(params=(("money", (0.3, 0.6)),), players=4, iterations=8, seed=1)
+    res = run_tune(s, 8, tmp_path / "four.jsonl")
+    lines = _games(tmp_path / "four.jsonl")
+    assert sorted({line["seat"] for line in lines.values()}) == [0, 1, 2, 3]
+    assert res.parity == 0.25 and all(len(line["money"]) == 4 for line in lines.values())
+
+
+def test_ntbea_model_and_mutation():
+    m = NTupleModel((2, 3), k=1.0)
+    m.add((0, 1), 1.0)
+    m.add((0, 2), 0.0)
+    assert m.estimate((0, 1)) == pytest.approx((0.5 + 1.0 + 1.0) / 3)
+    assert m.ucb((1, 0)) > m.ucb((0, 2))  # never seen: explored first
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        nb = _mutate((1, 2), (2, 3), rng)
+        assert nb != (1, 2) and 0 <= nb[0] < 2 and 0 <= nb[1] < 3
+
+
+def test_cli_tune_and_resume(tmp_path):
+    log = tmp_path / "cli.jsonl"
+    args = ["tune", "-p", "rollout=tempo,smart", "-p", "money=0,0.2", "-i", "10", "-g", "4", "--log", log]
+    first = run_cli(*args, "--json")
+    assert first.exit_code == 0, first.output
+    out = json.loads(first.stdout)
+    assert out["games"] == 4 and out["best"]["spec"].startswith("ismcts:iterations=10,")
+    again = run_cli(*args)
+    assert again.exit_code == 0 and "best: ismcts:iterations=10" in again.stdout
+    assert "0 played now, 4 from the log" in again.stdout
+    assert_one_line_error(run_cli("tune", "-p", "rollout=tempo", "-i", "11", "-g", "4", "--log", log),
+                          "settings.params")
+    assert_one_line_error(run_cli("tune", "-p", "colour=red", "-g", "2", "--log", tmp_path / "x.jsonl"),
+                          "params.colour: unknown parameter")
+    assert_one_line_error(run_cli("tune", "-g", "2", "--log", tmp_path / "y.jsonl"), "give a SPACE file")
+    assert_one_line_error(run_cli("tune", tmp_path / "none.toml", "-g", "2", "--log", tmp_path / "z.jsonl"),
+                          "none.toml: no such file")
+    assert not (tmp_path / "x.jsonl").exists()
