@@ -33,7 +33,7 @@ plus :meth:`FastState.playout`. C API (for the search, all ``nogil``):
 """
 
 from libc.stdlib cimport free, malloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from . import actions as _A
@@ -96,12 +96,27 @@ if tuple(_C.PREFERENCES) != ("body", "engine", "prestige", "price"):
 if tuple(_C.ALL_ACTIONS) != ("hire", "body", "engine", "gp", "research", "buyer", "gp_engine2", "gp_start2"):
     raise ImportError("kwsearch._fast was built for another components.ALL_ACTIONS order; rebuild the extension")
 
+#: The options of a turn's tile choice without the specialty tile, A_TILE + t for every t < MAX_TILES:
+#: task_turn copies them in one block (the first ``Comp.ntiles`` are the game's tiles).
+cdef int16_t TURN_OPTIONS[MAX_TILES]
+for _t in range(MAX_TILES):
+    TURN_OPTIONS[_t] = A_TILE + _t
+
 _PHASES = (_R.SETUP, _R.ACTION, _R.SCORING, _R.OVER)
 _TASK_INDEX = {name: i for i, name in enumerate(_R.TASKS)}
 
 # ---------------------------------------------------------------------------
 # Random numbers: splitmix64 and Fisher-Yates, as rules.rng_next / rng_shuffle
 # ---------------------------------------------------------------------------
+
+cdef extern from *:
+    """
+    #define kw_popcount32(x) __builtin_popcount((unsigned int)(x))
+    #define kw_ctz32(x) __builtin_ctz((unsigned int)(x))
+    """
+    int kw_popcount32(uint32_t x) noexcept nogil  # set bits of x
+    int kw_ctz32(uint32_t x) noexcept nogil       # index of the lowest set bit of x (x != 0)
+
 
 cdef uint64_t k_next(uint64_t* s) noexcept nogil:
     s[0] += <uint64_t>0x9E3779B97F4A7C15ULL
@@ -323,15 +338,15 @@ cdef inline int commutes(int a, int b, SeatS* p, const Comp* c) noexcept nogil:
         return 1
     if (lo == AK_HIRE or lo == AK_BODY) and (hi == AK_GP_ENGINE2 or hi == AK_GP_START2):
         return 1
-    for k in range(c.ndev):
-        inactive += p.inactive[k]
-    if lo == AK_HIRE and (hi == AK_BODY or hi == AK_ENGINE):
-        return inactive == 0
-    if lo == AK_HIRE and hi == AK_RESEARCH:
-        return inactive == 0 and p.canteen > 0
     if lo == AK_BODY and hi == AK_ENGINE:
         return p.nwork <= 1
-    return 0
+    if lo != AK_HIRE or not (hi == AK_BODY or hi == AK_ENGINE or hi == AK_RESEARCH):
+        return 0
+    for k in range(c.ndev):  # only hiring against body, engine or research asks for the inactive developments
+        inactive += p.inactive[k]
+    if hi == AK_RESEARCH:
+        return inactive == 0 and p.canteen > 0
+    return inactive == 0
 
 
 cdef inline int bonus_commutes(KState* s, const Comp* c, int t) noexcept nogil:
@@ -700,13 +715,15 @@ cdef int task_turn(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nog
     seat = s.chain[0] - SEAT
     s.turn_seat = <int8_t>seat
     s.actor = <int8_t>seat
-    for i in range(c.ntiles):  # every action tile is always in the chain
-        buf[i] = A_TILE + i
+    # Every action tile is always in the chain: one block copy (buf has MAX_LEGAL >= MAX_TILES
+    # entries; those past ntiles are overwritten or ignored).
+    memcpy(buf, TURN_OPTIONS, MAX_TILES * sizeof(int16_t))
     n = c.ntiles
-    for i in range(s.nchain):  # and, with V6, one specialty tile
-        if s.chain[i] >= SPECIAL:
-            buf[n] = A_SPECIAL_TILE + s.chain[i] - SPECIAL
-            n += 1
+    if c.nspec > 0:  # and, with V6, one specialty tile
+        for i in range(s.nchain):
+            if s.chain[i] >= SPECIAL:
+                buf[n] = A_SPECIAL_TILE + s.chain[i] - SPECIAL
+                n += 1
     return n
 
 
@@ -1104,12 +1121,13 @@ cdef void choose_market_workers(KState* s, const Comp* c, int action, int arg) n
 
 cdef int task_market_price(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
     """rules.State._task_market_price."""
-    cdef int n = 0, i
+    cdef int n = 0
+    cdef uint32_t bits = s.prices
     s.actor = s.turn_seat
-    for i in range(32):
-        if (s.prices >> i) & 1:
-            buf[n] = A_MARKET_PRICE + i
-            n += 1
+    while bits:  # the set bits, lowest first
+        buf[n] = A_MARKET_PRICE + kw_ctz32(bits)
+        n += 1
+        bits &= bits - 1
     return n
 
 
@@ -1758,18 +1776,13 @@ cdef inline int tempo_tile(KState* s, uint64_t* rng) noexcept nogil:
         else:
             good |= <uint32_t>1 << MAX_TILES
             special = e - SPECIAL
-    m = 0
-    e = <int>good
-    while e:
-        m += e & 1
-        e >>= 1
+    m = kw_popcount32(good)
     k = <int>(k_next(rng) % <uint64_t>m)
-    for j in range(MAX_TILES + 1):
-        if (good >> j) & 1:
-            if k == 0:
-                return A_TILE + j if j < MAX_TILES else A_SPECIAL_TILE + special
-            k -= 1
-    return -1
+    while k > 0:  # drop the k lowest set bits: the k-th (from 0) is then the lowest
+        good &= good - 1
+        k -= 1
+    j = kw_ctz32(good)
+    return A_TILE + j if j < MAX_TILES else A_SPECIAL_TILE + special
 
 
 cdef int k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap) noexcept nogil:
