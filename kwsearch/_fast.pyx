@@ -1534,141 +1534,166 @@ cdef void choose_remove(KState* s, const Comp* c, int action, int arg) noexcept 
     s.seats[car[CAR_OWNER]].money += arg
     remove_market_car(s, i)
 
-cdef int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
+# The task machine's dispatch: one table of task functions and one of choice functions, indexed
+# by the task kind (TK_*), filled once at import. A call through the table replaces a switch in
+# one large function: each task is then a function of its own, so a step pays that task's
+# prologue and no more (the switch's function, with every task inlined into it, saved and
+# restored all registers and a large frame on each of the ~4 steps per playout decision).
+ctypedef int (*TaskFn)(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil
+ctypedef void (*ChooseFn)(KState* s, const Comp* c, int action, int arg) noexcept nogil
+
+cdef TaskFn TASK_FN[TK_COUNT]
+cdef ChooseFn CHOOSE_FN[TK_COUNT]
+
+cdef int step_body(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``body`` as a step: popped, then done."""
+    pop(s)
+    task_body(s, c, arg)
+    return -1
+
+
+cdef int step_engine(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``engine`` as a step: popped, then done."""
+    pop(s)
+    task_engine(s, c, arg)
+    return -1
+
+
+cdef int step_gp(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``gp`` as a step: popped, then done."""
+    pop(s)
+    task_gp(s, c, arg)
+    return -1
+
+
+cdef int step_gp_engine(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``gp_engine`` as a step: popped, then done."""
+    pop(s)
+    task_gp_engine(s, c, arg)
+    return -1
+
+
+cdef int step_gp_start(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``gp_start`` as a step: popped, then done."""
+    pop(s)
+    task_gp_start(s, c, arg)
+    return -1
+
+
+cdef int step_end_turn(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``end_turn`` as a step: popped, then done."""
+    pop(s)
+    task_end_turn(s, c, arg)
+    return -1
+
+
+cdef int step_race(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``race`` as a step: popped, then done."""
+    pop(s)
+    task_race(s, c, arg)
+    return -1
+
+
+cdef int step_sales(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``sales`` as a step: popped, then done."""
+    pop(s)
+    task_sales(s, c, arg)
+    return -1
+
+
+cdef int step_round_end(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``round_end`` as a step: popped, then done."""
+    pop(s)
+    task_round_end(s, c, arg)
+    return -1
+
+
+cdef int step_special(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``special`` as a step: popped, then done."""
+    pop(s)
+    task_special(s, c, arg)
+    return -1
+
+
+cdef void choose_nothing(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """An automatic task has no options to choose from (never called for a legal action)."""
+    pass
+
+
+TASK_FN[TK_SETUP] = task_setup
+TASK_FN[TK_TURN] = task_turn
+TASK_FN[TK_TILE] = task_tile
+TASK_FN[TK_HIRE] = task_hire
+TASK_FN[TK_RESEARCH] = task_research
+TASK_FN[TK_ENGINE_DEST] = task_engine_dest
+TASK_FN[TK_PLACE] = task_place
+TASK_FN[TK_BUYER] = task_buyer
+TASK_FN[TK_MARKET] = task_market
+TASK_FN[TK_MARKET_ENGINE] = task_market_engine
+TASK_FN[TK_MARKET_WORKERS] = task_market_workers
+TASK_FN[TK_MARKET_PRICE] = task_market_price
+TASK_FN[TK_MARKET_MARKER] = task_market_marker
+TASK_FN[TK_DAIMLER] = task_daimler
+TASK_FN[TK_DIESEL] = task_diesel
+TASK_FN[TK_DIESEL_CHANGE] = task_diesel_change
+TASK_FN[TK_BENZ] = task_benz
+TASK_FN[TK_SELL] = task_sell
+TASK_FN[TK_REMOVE] = task_remove
+TASK_FN[TK_CARD_ORDER] = task_card_order
+TASK_FN[TK_SPECIAL_ORDER] = task_special_order
+TASK_FN[TK_BODY] = step_body
+TASK_FN[TK_ENGINE] = step_engine
+TASK_FN[TK_GP] = step_gp
+TASK_FN[TK_GP_ENGINE] = step_gp_engine
+TASK_FN[TK_GP_START] = step_gp_start
+TASK_FN[TK_END_TURN] = step_end_turn
+TASK_FN[TK_RACE] = step_race
+TASK_FN[TK_SALES] = step_sales
+TASK_FN[TK_ROUND_END] = step_round_end
+TASK_FN[TK_SPECIAL] = step_special
+CHOOSE_FN[TK_SETUP] = choose_setup
+CHOOSE_FN[TK_TURN] = choose_turn
+CHOOSE_FN[TK_TILE] = choose_tile
+CHOOSE_FN[TK_HIRE] = choose_hire
+CHOOSE_FN[TK_RESEARCH] = choose_research
+CHOOSE_FN[TK_ENGINE_DEST] = choose_engine_dest
+CHOOSE_FN[TK_PLACE] = choose_place
+CHOOSE_FN[TK_BUYER] = choose_buyer
+CHOOSE_FN[TK_MARKET] = choose_market
+CHOOSE_FN[TK_MARKET_ENGINE] = choose_market_engine
+CHOOSE_FN[TK_MARKET_WORKERS] = choose_market_workers
+CHOOSE_FN[TK_MARKET_PRICE] = choose_market_price
+CHOOSE_FN[TK_MARKET_MARKER] = choose_market_marker
+CHOOSE_FN[TK_DAIMLER] = choose_daimler
+CHOOSE_FN[TK_DIESEL] = choose_diesel
+CHOOSE_FN[TK_DIESEL_CHANGE] = choose_diesel_change
+CHOOSE_FN[TK_BENZ] = choose_benz
+CHOOSE_FN[TK_SELL] = choose_sell
+CHOOSE_FN[TK_REMOVE] = choose_remove
+CHOOSE_FN[TK_CARD_ORDER] = choose_card_order
+CHOOSE_FN[TK_SPECIAL_ORDER] = choose_special_order
+CHOOSE_FN[TK_BODY] = choose_nothing
+CHOOSE_FN[TK_ENGINE] = choose_nothing
+CHOOSE_FN[TK_GP] = choose_nothing
+CHOOSE_FN[TK_GP_ENGINE] = choose_nothing
+CHOOSE_FN[TK_GP_START] = choose_nothing
+CHOOSE_FN[TK_END_TURN] = choose_nothing
+CHOOSE_FN[TK_RACE] = choose_nothing
+CHOOSE_FN[TK_SALES] = choose_nothing
+CHOOSE_FN[TK_ROUND_END] = choose_nothing
+CHOOSE_FN[TK_SPECIAL] = choose_nothing
+
+
+cdef inline int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
     """Do the top task and return -1, or return the number of options in buf (rules.State._step)."""
-    cdef int kind = s.tasks[s.ntasks - 1][0]
-    cdef int arg = s.tasks[s.ntasks - 1][1]
-    if kind == TK_SETUP:
-        return task_setup(s, c, arg, buf)
-    elif kind == TK_TURN:
-        return task_turn(s, c, arg, buf)
-    elif kind == TK_TILE:
-        return task_tile(s, c, arg, buf)
-    elif kind == TK_HIRE:
-        return task_hire(s, c, arg, buf)
-    elif kind == TK_RESEARCH:
-        return task_research(s, c, arg, buf)
-    elif kind == TK_BODY:
-        pop(s)
-        task_body(s, c, arg)
-        return -1
-    elif kind == TK_ENGINE:
-        pop(s)
-        task_engine(s, c, arg)
-        return -1
-    elif kind == TK_ENGINE_DEST:
-        return task_engine_dest(s, c, arg, buf)
-    elif kind == TK_PLACE:
-        return task_place(s, c, arg, buf)
-    elif kind == TK_GP:
-        pop(s)
-        task_gp(s, c, arg)
-        return -1
-    elif kind == TK_BUYER:
-        return task_buyer(s, c, arg, buf)
-    elif kind == TK_GP_ENGINE:
-        pop(s)
-        task_gp_engine(s, c, arg)
-        return -1
-    elif kind == TK_GP_START:
-        pop(s)
-        task_gp_start(s, c, arg)
-        return -1
-    elif kind == TK_MARKET:
-        return task_market(s, c, arg, buf)
-    elif kind == TK_MARKET_ENGINE:
-        return task_market_engine(s, c, arg, buf)
-    elif kind == TK_MARKET_WORKERS:
-        return task_market_workers(s, c, arg, buf)
-    elif kind == TK_MARKET_PRICE:
-        return task_market_price(s, c, arg, buf)
-    elif kind == TK_MARKET_MARKER:
-        return task_market_marker(s, c, arg, buf)
-    elif kind == TK_DAIMLER:
-        return task_daimler(s, c, arg, buf)
-    elif kind == TK_DIESEL:
-        return task_diesel(s, c, arg, buf)
-    elif kind == TK_DIESEL_CHANGE:
-        return task_diesel_change(s, c, arg, buf)
-    elif kind == TK_END_TURN:
-        pop(s)
-        task_end_turn(s, c, arg)
-        return -1
-    elif kind == TK_BENZ:
-        return task_benz(s, c, arg, buf)
-    elif kind == TK_RACE:
-        pop(s)
-        task_race(s, c, arg)
-        return -1
-    elif kind == TK_SALES:
-        pop(s)
-        task_sales(s, c, arg)
-        return -1
-    elif kind == TK_ROUND_END:
-        pop(s)
-        task_round_end(s, c, arg)
-        return -1
-    elif kind == TK_SPECIAL:
-        pop(s)
-        task_special(s, c, arg)
-        return -1
-    elif kind == TK_SELL:
-        return task_sell(s, c, arg, buf)
-    elif kind == TK_REMOVE:
-        return task_remove(s, c, arg, buf)
-    elif kind == TK_CARD_ORDER:
-        return task_card_order(s, c, arg, buf)
-    elif kind == TK_SPECIAL_ORDER:
-        return task_special_order(s, c, arg, buf)
-    return 0
+    cdef int top = s.ntasks - 1
+    return TASK_FN[s.tasks[top][0]](s, c, s.tasks[top][1], buf)
 
 
-cdef void resolve(KState* s, const Comp* c, int action) noexcept nogil:
+cdef inline void resolve(KState* s, const Comp* c, int action) noexcept nogil:
     """Apply the chosen option of the top task (rules.State._resolve)."""
-    cdef int kind = s.tasks[s.ntasks - 1][0]
-    cdef int arg = s.tasks[s.ntasks - 1][1]
-    if kind == TK_SETUP:
-        choose_setup(s, c, action, arg)
-    elif kind == TK_TURN:
-        choose_turn(s, c, action, arg)
-    elif kind == TK_TILE:
-        choose_tile(s, c, action, arg)
-    elif kind == TK_HIRE:
-        choose_hire(s, c, action, arg)
-    elif kind == TK_RESEARCH:
-        choose_research(s, c, action, arg)
-    elif kind == TK_ENGINE_DEST:
-        choose_engine_dest(s, c, action, arg)
-    elif kind == TK_PLACE:
-        choose_place(s, c, action, arg)
-    elif kind == TK_BUYER:
-        choose_buyer(s, c, action, arg)
-    elif kind == TK_MARKET:
-        choose_market(s, c, action, arg)
-    elif kind == TK_MARKET_ENGINE:
-        choose_market_engine(s, c, action, arg)
-    elif kind == TK_MARKET_WORKERS:
-        choose_market_workers(s, c, action, arg)
-    elif kind == TK_MARKET_PRICE:
-        choose_market_price(s, c, action, arg)
-    elif kind == TK_MARKET_MARKER:
-        choose_market_marker(s, c, action, arg)
-    elif kind == TK_DAIMLER:
-        choose_daimler(s, c, action, arg)
-    elif kind == TK_DIESEL:
-        choose_diesel(s, c, action, arg)
-    elif kind == TK_DIESEL_CHANGE:
-        choose_diesel_change(s, c, action, arg)
-    elif kind == TK_BENZ:
-        choose_benz(s, c, action, arg)
-    elif kind == TK_SELL:
-        choose_sell(s, c, action, arg)
-    elif kind == TK_REMOVE:
-        choose_remove(s, c, action, arg)
-    elif kind == TK_CARD_ORDER:
-        choose_card_order(s, c, action, arg)
-    elif kind == TK_SPECIAL_ORDER:
-        choose_special_order(s, c, action, arg)
+    cdef int top = s.ntasks - 1
+    CHOOSE_FN[s.tasks[top][0]](s, c, action, s.tasks[top][1])
 
 
 cdef int run_opts(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
