@@ -111,10 +111,8 @@ _TASK_INDEX = {name: i for i, name in enumerate(_R.TASKS)}
 
 cdef extern from *:
     """
-    #define kw_popcount32(x) __builtin_popcount((unsigned int)(x))
     #define kw_ctz32(x) __builtin_ctz((unsigned int)(x))
     """
-    int kw_popcount32(uint32_t x) noexcept nogil  # set bits of x
     int kw_ctz32(uint32_t x) noexcept nogil       # index of the lowest set bit of x (x != 0)
 
 
@@ -782,10 +780,14 @@ cdef int task_special_order(KState* s, const Comp* c, int arg, int16_t* buf) noe
 
 
 cdef int task_tile(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
-    """rules.State._task_tile."""
-    cdef int i, j, nk, nc, ok
+    """rules.State._task_tile.
+
+    ``commutes`` is symmetric and true for a kind with itself, so each pair of distinct
+    kinds is tested once and both of a failing pair are contested (a kind contested
+    alone cannot happen); a tile with one kind left tests nothing."""
+    cdef int i, j, nk, n
     cdef int kinds[8]
-    cdef int contested[8]
+    cdef uint32_t bad = 0  # bit i: kinds[i] does not commute with some other kind left
     cdef SeatS* p
     if s.nrem == 0:
         pop(s)
@@ -795,22 +797,20 @@ cdef int task_tile(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nog
         if nk == 0 or kinds[nk - 1] != s.remaining[i]:
             kinds[nk] = s.remaining[i]
             nk += 1
-    p = &s.seats[s.turn_seat]
-    nc = 0
-    for i in range(nk):
-        ok = 1
-        for j in range(nk):
-            if not commutes(kinds[i], kinds[j], p, c):
-                ok = 0
-                break
-        if not ok:
-            contested[nc] = kinds[i]
-            nc += 1
-    if nc >= 2:
-        s.actor = s.turn_seat
-        for i in range(nc):
-            buf[i] = A_DO + contested[i]
-        return nc
+    if nk > 1:
+        p = &s.seats[s.turn_seat]
+        for i in range(nk - 1):
+            for j in range(i + 1, nk):
+                if not commutes(kinds[i], kinds[j], p, c):
+                    bad |= (<uint32_t>1 << i) | (<uint32_t>1 << j)
+        if bad:
+            s.actor = s.turn_seat
+            n = 0
+            for i in range(nk):
+                if (bad >> i) & 1:
+                    buf[n] = A_DO + kinds[i]
+                    n += 1
+            return n
     start_action(s, c, kinds[0])
     return -1
 
@@ -1791,6 +1791,7 @@ cdef inline int tempo_tile(KState* s, uint64_t* rng) noexcept nogil:
     """
     cdef uint32_t good = 0
     cdef int j, e, m, k, special = 0
+    m = 0  # tiles collected (each chain entry is distinct, so each sets a new bit)
     for j in range(1, s.nchain):
         e = s.chain[j]
         if SEAT <= e < SPECIAL:  # another seat's worker
@@ -1798,10 +1799,11 @@ cdef inline int tempo_tile(KState* s, uint64_t* rng) noexcept nogil:
                 break
         elif e < SEAT:
             good |= <uint32_t>1 << e
+            m += 1
         else:
             good |= <uint32_t>1 << MAX_TILES
             special = e - SPECIAL
-    m = kw_popcount32(good)
+            m += 1
     k = <int>(k_next(rng) % <uint64_t>m)
     while k > 0:  # drop the k lowest set bits: the k-th (from 0) is then the lowest
         good &= good - 1
