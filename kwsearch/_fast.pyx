@@ -102,6 +102,11 @@ cdef int16_t TURN_OPTIONS[MAX_TILES]
 for _t in range(MAX_TILES):
     TURN_OPTIONS[_t] = A_TILE + _t
 
+#: The tasks a turn's tile choice pushes under the tile, bottom first, as (kind, argument) pairs:
+#: choose_turn copies them in one block.
+cdef int8_t TURN_TASKS[8]
+TURN_TASKS[:] = [TK_END_TURN, 0, TK_DIESEL, 0, TK_DAIMLER, 0, TK_MARKET, 0]
+
 _PHASES = (_R.SETUP, _R.ACTION, _R.SCORING, _R.OVER)
 _TASK_INDEX = {name: i for i, name in enumerate(_R.TASKS)}
 
@@ -741,10 +746,8 @@ cdef void choose_turn(KState* s, const Comp* c, int action, int arg) noexcept no
         s.chain[i] = s.chain[i + 1]
     s.marker_placed = 0
     pop(s)
-    push(s, TK_END_TURN, 0)
-    push(s, TK_DIESEL, 0)
-    push(s, TK_DAIMLER, 0)
-    push(s, TK_MARKET, 0)
+    memcpy(s.tasks[s.ntasks], TURN_TASKS, sizeof(TURN_TASKS))  # end_turn, diesel, daimler, market pushed
+    s.ntasks += 4
     if t < SEAT:
         s.chain[s.nchain - 1] = <int8_t>t
         begin_tile(s, seat, c.tile_act[t], c.tile_nact[t])
@@ -785,7 +788,7 @@ cdef int task_tile(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nog
     ``commutes`` is symmetric and true for a kind with itself, so each pair of distinct
     kinds is tested once and both of a failing pair are contested (a kind contested
     alone cannot happen); a tile with one kind left tests nothing."""
-    cdef int i, j, nk, n
+    cdef int i, j, nk, n, depth = s.ntasks
     cdef int kinds[8]
     cdef uint32_t bad = 0  # bit i: kinds[i] does not commute with some other kind left
     cdef SeatS* p
@@ -812,6 +815,8 @@ cdef int task_tile(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nog
                     n += 1
             return n
     start_action(s, c, kinds[0])
+    if s.nrem == 0 and s.ntasks == depth:  # the last kind, automatic: the next step would only pop the tile
+        pop(s)
     return -1
 
 
