@@ -33,7 +33,7 @@ plus :meth:`FastState.playout`. C API (for the search, all ``nogil``):
 """
 
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy, memmove, memset
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from . import actions as _A
@@ -1044,6 +1044,9 @@ cdef int task_market(KState* s, const Comp* c, int arg, int16_t* buf) noexcept n
     cdef int n = 0, i, last, ok
     cdef SeatS* p
     p = &s.seats[s.turn_seat]
+    if p.canteen < 1 or s.prices == 0 or s.nmarket >= c.market_size:  # the cheap tests first
+        pop(s)
+        return -1
     ok = 0
     for i in range(p.nwork):
         if p.work[i] > ENGINE_CODE:
@@ -1056,7 +1059,7 @@ cdef int task_market(KState* s, const Comp* c, int arg, int16_t* buf) noexcept n
             buf[n] = A_MARKET_BODY + p.work[i] - 1
             n += 1
             last = p.work[i]
-    if n == 1 or not ok or p.canteen < 1 or s.prices == 0 or s.nmarket >= c.market_size:
+    if n == 1 or not ok:
         pop(s)
         return -1
     s.actor = s.turn_seat
@@ -1308,7 +1311,17 @@ cdef void choose_diesel_change(KState* s, const Comp* c, int action, int arg) no
 
 cdef void task_end_turn(KState* s, const Comp* c, int arg) noexcept nogil:
     """rules.State._task_end_turn."""
-    cdef int i, t
+    cdef int i, t, k
+    cdef int8_t head[MAX_CHAIN]
+    if c.nspec == 0 and s.chain[0] < SEAT:
+        # Without V6 the tiles ahead of the first seat only move to the back, in their order:
+        # one rotation by their number instead of a shift per tile.
+        k = 1
+        while s.chain[k] < SEAT:
+            k += 1
+        memcpy(head, s.chain, k)
+        memmove(s.chain, s.chain + k, s.nchain - k)
+        memcpy(s.chain + s.nchain - k, head, k)
     while s.chain[0] < SEAT or s.chain[0] >= SPECIAL:
         t = s.chain[0]
         for i in range(s.nchain - 1):
