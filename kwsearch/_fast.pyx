@@ -169,6 +169,24 @@ cdef inline void pop(KState* s) noexcept nogil:
     s.ntasks -= 1
 
 
+# The task machine's dispatch tables (filled and described below ``task_special_order``).
+ctypedef int (*TaskFn)(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil
+ctypedef void (*ChooseFn)(KState* s, const Comp* c, int action, int arg) noexcept nogil
+
+cdef TaskFn TASK_FN[TK_COUNT]
+cdef ChooseFn CHOOSE_FN[TK_COUNT]
+
+
+cdef inline int then_next(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
+    """What a task that finished without a decision returns: the next task's step, done at once
+    (-1 when none is left). ``run_opts`` would run that task next anyway; a task on the hot path
+    of a turn (tile, market, Daimler, Diesel, end of turn) chains to it directly, as a tail call,
+    instead of returning to the loop."""
+    if s.ntasks == 0:
+        return -1
+    return TASK_FN[s.tasks[s.ntasks - 1][0]](s, c, s.tasks[s.ntasks - 1][1], buf)
+
+
 cdef inline int has(SeatS* p, int engineer) noexcept nogil:
     return (p.engineers >> engineer) & 1
 
@@ -794,7 +812,7 @@ cdef int task_tile(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nog
     cdef SeatS* p
     if s.nrem == 0:
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     nk = 0
     for i in range(s.nrem):
         if nk == 0 or kinds[nk - 1] != s.remaining[i]:
@@ -817,7 +835,7 @@ cdef int task_tile(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nog
     start_action(s, c, kinds[0])
     if s.nrem == 0 and s.ntasks == depth:  # the last kind, automatic: the next step would only pop the tile
         pop(s)
-    return -1
+    return then_next(s, c, buf)
 
 
 cdef void choose_tile(KState* s, const Comp* c, int action, int arg) noexcept nogil:
@@ -1046,7 +1064,7 @@ cdef int task_market(KState* s, const Comp* c, int arg, int16_t* buf) noexcept n
     p = &s.seats[s.turn_seat]
     if p.canteen < 1 or s.prices == 0 or s.nmarket >= c.market_size:  # the cheap tests first
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     ok = 0
     for i in range(p.nwork):
         if p.work[i] > ENGINE_CODE:
@@ -1061,7 +1079,7 @@ cdef int task_market(KState* s, const Comp* c, int arg, int16_t* buf) noexcept n
             last = p.work[i]
     if n == 1 or not ok:
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     s.actor = s.turn_seat
     return n
 
@@ -1212,14 +1230,14 @@ cdef int task_daimler(KState* s, const Comp* c, int arg, int16_t* buf) noexcept 
     p = &s.seats[s.turn_seat]
     if p.daimler == 0 or s.marker_placed:
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     nc = 0
     for b in range(s.nactive):
         if s.active_daimler[b] == 0:
             nc += 1
     if nc == 0:
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     s.actor = s.turn_seat
     buf[0] = A_DAIMLER_PASS
     n = 1
@@ -1251,7 +1269,7 @@ cdef int task_diesel(KState* s, const Comp* c, int arg, int16_t* buf) noexcept n
     seat = s.turn_seat
     if s.seats[seat].diesel <= 0:
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     buf[0] = A_DIESEL_PASS
     n = 1
     for i in range(s.nmarket):
@@ -1260,7 +1278,7 @@ cdef int task_diesel(KState* s, const Comp* c, int arg, int16_t* buf) noexcept n
             n += 1
     if n == 1:
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     s.actor = <int8_t>seat
     return n
 
@@ -1557,11 +1575,6 @@ cdef void choose_remove(KState* s, const Comp* c, int action, int arg) noexcept 
 # one large function: each task is then a function of its own, so a step pays that task's
 # prologue and no more (the switch's function, with every task inlined into it, saved and
 # restored all registers and a large frame on each of the ~4 steps per playout decision).
-ctypedef int (*TaskFn)(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil
-ctypedef void (*ChooseFn)(KState* s, const Comp* c, int action, int arg) noexcept nogil
-
-cdef TaskFn TASK_FN[TK_COUNT]
-cdef ChooseFn CHOOSE_FN[TK_COUNT]
 
 cdef int step_body(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
     """The automatic task ``body`` as a step: popped, then done."""
@@ -1602,7 +1615,7 @@ cdef int step_end_turn(KState* s, const Comp* c, int arg, int16_t* buf) noexcept
     """The automatic task ``end_turn`` as a step: popped, then done."""
     pop(s)
     task_end_turn(s, c, arg)
-    return -1
+    return then_next(s, c, buf)
 
 
 cdef int step_race(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
