@@ -179,9 +179,10 @@ cdef ChooseFn CHOOSE_FN[TK_COUNT]
 
 cdef inline int then_next(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
     """What a task that finished without a decision returns: the next task's step, done at once
-    (-1 when none is left). ``run_opts`` would run that task next anyway; a task on the hot path
-    of a turn (tile, market, Daimler, Diesel, end of turn) chains to it directly, as a tail call,
-    instead of returning to the loop."""
+    (-1 when none is left). ``run_opts`` would run that task next anyway; the steps of the tasks
+    that can finish without asking (tile, hire, research, place, buyer, market, Daimler, Diesel
+    and every automatic task) chain to it directly, as a tail call, instead of returning to the
+    loop. The chain ends at a decision, which ``run_opts`` resolves or returns."""
     if s.ntasks == 0:
         return -1
     return TASK_FN[s.tasks[s.ntasks - 1][0]](s, c, s.tasks[s.ntasks - 1][1], buf)
@@ -876,7 +877,7 @@ cdef int task_hire(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nog
     pop(s)
     if p.supply == 0:
         award(s, c, seat, AW_WORKER)
-    return -1
+    return then_next(s, c, buf)
 
 
 cdef void choose_hire(KState* s, const Comp* c, int action, int arg) noexcept nogil:
@@ -896,7 +897,7 @@ cdef int task_research(KState* s, const Comp* c, int arg, int16_t* buf) noexcept
     cdef int n = 0
     if s.ndisplay == 0:
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     s.actor = s.turn_seat
     buf[0] = A_RESEARCH + s.display[0]
     n = 1
@@ -991,7 +992,7 @@ cdef int task_place(KState* s, const Comp* c, int arg, int16_t* buf) noexcept no
     if p.nwork < 3:
         pop(s)
         put_in_workshop(s, c, arg)
-        return -1
+        return then_next(s, c, buf)
     s.actor = s.turn_seat
     return distinct_work(p, A_GIVEUP, buf, n)
 
@@ -1039,14 +1040,14 @@ cdef int task_buyer(KState* s, const Comp* c, int arg, int16_t* buf) noexcept no
         pop(s)
         if s.track > 0:
             s.track -= 1
-        return -1
+        return then_next(s, c, buf)
     for i in range(4):
         if s.stacks[i] > 0:
             buf[n] = A_BUYER + i
             n += 1
     if n == 0:
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     s.actor = s.turn_seat
     return n
 
@@ -1580,35 +1581,35 @@ cdef int step_body(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nog
     """The automatic task ``body`` as a step: popped, then done."""
     pop(s)
     task_body(s, c, arg)
-    return -1
+    return then_next(s, c, buf)
 
 
 cdef int step_engine(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
     """The automatic task ``engine`` as a step: popped, then done."""
     pop(s)
     task_engine(s, c, arg)
-    return -1
+    return then_next(s, c, buf)
 
 
 cdef int step_gp(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
     """The automatic task ``gp`` as a step: popped, then done."""
     pop(s)
     task_gp(s, c, arg)
-    return -1
+    return then_next(s, c, buf)
 
 
 cdef int step_gp_engine(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
     """The automatic task ``gp_engine`` as a step: popped, then done."""
     pop(s)
     task_gp_engine(s, c, arg)
-    return -1
+    return then_next(s, c, buf)
 
 
 cdef int step_gp_start(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
     """The automatic task ``gp_start`` as a step: popped, then done."""
     pop(s)
     task_gp_start(s, c, arg)
-    return -1
+    return then_next(s, c, buf)
 
 
 cdef int step_end_turn(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
@@ -1622,28 +1623,28 @@ cdef int step_race(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nog
     """The automatic task ``race`` as a step: popped, then done."""
     pop(s)
     task_race(s, c, arg)
-    return -1
+    return then_next(s, c, buf)
 
 
 cdef int step_sales(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
     """The automatic task ``sales`` as a step: popped, then done."""
     pop(s)
     task_sales(s, c, arg)
-    return -1
+    return then_next(s, c, buf)
 
 
 cdef int step_round_end(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
     """The automatic task ``round_end`` as a step: popped, then done."""
     pop(s)
     task_round_end(s, c, arg)
-    return -1
+    return then_next(s, c, buf)
 
 
 cdef int step_special(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
     """The automatic task ``special`` as a step: popped, then done."""
     pop(s)
     task_special(s, c, arg)
-    return -1
+    return then_next(s, c, buf)
 
 
 cdef void choose_nothing(KState* s, const Comp* c, int action, int arg) noexcept nogil:
