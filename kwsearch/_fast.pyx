@@ -15,7 +15,10 @@ two read side by side:
   dispatch.
 * ``rules.State._choose_X`` -> ``choose_X`` (the option chosen, the task's argument).
 * ``rules.State._step`` / ``_resolve`` / ``_run`` -> ``step`` / ``resolve`` /
-  ``run_opts``: ``step`` and ``resolve`` only dispatch on the top task's kind.
+  ``run_opts``: ``step`` and ``resolve`` only dispatch on the top task's kind, through
+  the tables ``TASK_FN`` / ``CHOOSE_FN`` (an automatic task's entry is ``step_X``: pop,
+  then ``task_X``). A step that finishes without a decision returns ``then_next``: the
+  next task's step, run at once as a tail call, where ``run_opts`` would run it next.
 * The reference's helpers (``_begin_tile``, ``_start_action``, ``_take_card``,
   ``_put_in_workshop``, ``_draw_special``, ...) -> the ``cdef inline`` functions
   above the task machine, named without the leading underscore.
@@ -169,7 +172,7 @@ cdef inline void pop(KState* s) noexcept nogil:
     s.ntasks -= 1
 
 
-# The task machine's dispatch tables (filled and described below ``task_special_order``).
+# The task machine's dispatch tables (filled and described just above ``step``).
 ctypedef int (*TaskFn)(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil
 ctypedef void (*ChooseFn)(KState* s, const Comp* c, int action, int arg) noexcept nogil
 
