@@ -186,9 +186,12 @@ cdef inline int then_next(KState* s, const Comp* c, int16_t* buf) noexcept nogil
     that can finish without asking (tile, hire, research, place, buyer, market, Daimler, Diesel
     and every automatic task) chain to it directly, as a tail call, instead of returning to the
     loop. The chain ends at a decision, which ``run_opts`` resolves or returns."""
-    if s.ntasks == 0:
+    cdef int top = s.ntasks - 1
+    cdef TaskFn fn
+    if top < 0:
         return -1
-    return TASK_FN[s.tasks[s.ntasks - 1][0]](s, c, s.tasks[s.ntasks - 1][1], buf)
+    fn = TASK_FN[s.tasks[top][0]]  # a local first: Cython 3.3 fails on a call of an indexed table with overflowcheck on
+    return fn(s, c, s.tasks[top][1], buf)
 
 
 cdef inline int has(SeatS* p, int engineer) noexcept nogil:
@@ -1722,13 +1725,15 @@ CHOOSE_FN[TK_SPECIAL] = choose_nothing
 cdef inline int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
     """Do the top task and return -1, or return the number of options in buf (rules.State._step)."""
     cdef int top = s.ntasks - 1
-    return TASK_FN[s.tasks[top][0]](s, c, s.tasks[top][1], buf)
+    cdef TaskFn fn = TASK_FN[s.tasks[top][0]]  # a local first (see then_next)
+    return fn(s, c, s.tasks[top][1], buf)
 
 
 cdef inline void resolve(KState* s, const Comp* c, int action) noexcept nogil:
     """Apply the chosen option of the top task (rules.State._resolve)."""
     cdef int top = s.ntasks - 1
-    CHOOSE_FN[s.tasks[top][0]](s, c, action, s.tasks[top][1])
+    cdef ChooseFn fn = CHOOSE_FN[s.tasks[top][0]]  # a local first (see then_next)
+    fn(s, c, action, s.tasks[top][1])
 
 
 cdef int run_opts(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
