@@ -15,7 +15,10 @@ two read side by side:
   dispatch.
 * ``rules.State._choose_X`` -> ``choose_X`` (the option chosen, the task's argument).
 * ``rules.State._step`` / ``_resolve`` / ``_run`` -> ``step`` / ``resolve`` /
-  ``run_opts``: ``step`` and ``resolve`` only dispatch on the top task's kind.
+  ``run_opts``: ``step`` and ``resolve`` only dispatch on the top task's kind, through
+  the tables ``TASK_FN`` / ``CHOOSE_FN`` (an automatic task's entry is ``step_X``: pop,
+  then ``task_X``). A step that finishes without a decision returns ``then_next``: the
+  next task's step, run at once as a tail call, where ``run_opts`` would run it next.
 * The reference's helpers (``_begin_tile``, ``_start_action``, ``_take_card``,
   ``_put_in_workshop``, ``_draw_special``, ...) -> the ``cdef inline`` functions
   above the task machine, named without the leading underscore.
@@ -42,7 +45,7 @@ rollout policy).
 """
 
 from libc.stdlib cimport free, malloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memmove, memset
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from . import actions as _A
@@ -108,12 +111,30 @@ if tuple(_C.PREFERENCES) != ("body", "engine", "prestige", "price"):
 if tuple(_C.ALL_ACTIONS) != ("hire", "body", "engine", "gp", "research", "buyer", "gp_engine2", "gp_start2"):
     raise ImportError("kwsearch._fast was built for another components.ALL_ACTIONS order; rebuild the extension")
 
+#: The options of a turn's tile choice without the specialty tile, A_TILE + t for every t < MAX_TILES:
+#: task_turn copies them in one block (the first ``Comp.ntiles`` are the game's tiles).
+cdef int16_t TURN_OPTIONS[MAX_TILES]
+for _t in range(MAX_TILES):
+    TURN_OPTIONS[_t] = A_TILE + _t
+
+#: The tasks a turn's tile choice pushes under the tile, bottom first, as (kind, argument) pairs:
+#: choose_turn copies them in one block.
+cdef int8_t TURN_TASKS[8]
+TURN_TASKS[:] = [TK_END_TURN, 0, TK_DIESEL, 0, TK_DAIMLER, 0, TK_MARKET, 0]
+
 _PHASES = _G.PHASES
 _TASK_INDEX = {name: i for i, name in enumerate(_G.TASKS)}
 
 # ---------------------------------------------------------------------------
 # Random numbers: splitmix64 and Fisher-Yates, as game.rng_next / rng_shuffle
 # ---------------------------------------------------------------------------
+
+cdef extern from *:
+    """
+    #define kw_ctz32(x) __builtin_ctz((unsigned int)(x))
+    """
+    int kw_ctz32(uint32_t x) noexcept nogil       # index of the lowest set bit of x (x != 0)
+
 
 cdef uint64_t k_next(uint64_t* s) noexcept nogil:
     s[0] += <uint64_t>0x9E3779B97F4A7C15ULL
@@ -161,6 +182,28 @@ cdef inline void push(KState* s, int kind, int arg) noexcept nogil:
 
 cdef inline void pop(KState* s) noexcept nogil:
     s.ntasks -= 1
+
+
+# The task machine's dispatch tables (filled and described just above ``step``).
+ctypedef int (*TaskFn)(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil
+ctypedef void (*ChooseFn)(KState* s, const Comp* c, int action, int arg) noexcept nogil
+
+cdef TaskFn TASK_FN[TK_COUNT]
+cdef ChooseFn CHOOSE_FN[TK_COUNT]
+
+
+cdef inline int then_next(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
+    """What a task that finished without a decision returns: the next task's step, done at once
+    (-1 when none is left). ``run_opts`` would run that task next anyway; the steps of the tasks
+    that can finish without asking (tile, hire, research, place, buyer, market, Daimler, Diesel
+    and every automatic task) chain to it directly, as a tail call, instead of returning to the
+    loop. The chain ends at a decision, which ``run_opts`` resolves or returns."""
+    cdef int top = s.ntasks - 1
+    cdef TaskFn fn
+    if top < 0:
+        return -1
+    fn = TASK_FN[s.tasks[top][0]]  # a local first: Cython 3.3 fails on a call of an indexed table with overflowcheck on
+    return fn(s, c, s.tasks[top][1], buf)
 
 
 cdef inline int has(SeatS* p, int engineer) noexcept nogil:
@@ -335,15 +378,15 @@ cdef inline int commutes(int a, int b, SeatS* p, const Comp* c) noexcept nogil:
         return 1
     if (lo == AK_HIRE or lo == AK_BODY) and (hi == AK_GP_ENGINE2 or hi == AK_GP_START2):
         return 1
-    for k in range(c.ndev):
-        inactive += p.inactive[k]
-    if lo == AK_HIRE and (hi == AK_BODY or hi == AK_ENGINE):
-        return inactive == 0
-    if lo == AK_HIRE and hi == AK_RESEARCH:
-        return inactive == 0 and p.canteen > 0
     if lo == AK_BODY and hi == AK_ENGINE:
         return p.nwork <= 1
-    return 0
+    if lo != AK_HIRE or not (hi == AK_BODY or hi == AK_ENGINE or hi == AK_RESEARCH):
+        return 0
+    for k in range(c.ndev):  # only hiring against body, engine or research asks for the inactive developments
+        inactive += p.inactive[k]
+    if hi == AK_RESEARCH:
+        return inactive == 0 and p.canteen > 0
+    return inactive == 0
 
 
 cdef inline int bonus_commutes(KState* s, const Comp* c, int t) noexcept nogil:
@@ -712,13 +755,15 @@ cdef int task_turn(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nog
     seat = s.chain[0] - SEAT
     s.turn_seat = <int8_t>seat
     s.actor = <int8_t>seat
-    for i in range(c.ntiles):  # every action tile is always in the chain
-        buf[i] = A_TILE + i
+    # Every action tile is always in the chain: one block copy (buf has MAX_LEGAL >= MAX_TILES
+    # entries; those past ntiles are overwritten or ignored).
+    memcpy(buf, TURN_OPTIONS, MAX_TILES * sizeof(int16_t))
     n = c.ntiles
-    for i in range(s.nchain):  # and, with V6, one specialty tile
-        if s.chain[i] >= SPECIAL:
-            buf[n] = A_SPECIAL_TILE + s.chain[i] - SPECIAL
-            n += 1
+    if c.nspec > 0:  # and, with V6, one specialty tile
+        for i in range(s.nchain):
+            if s.chain[i] >= SPECIAL:
+                buf[n] = A_SPECIAL_TILE + s.chain[i] - SPECIAL
+                n += 1
     return n
 
 
@@ -738,10 +783,8 @@ cdef void choose_turn(KState* s, const Comp* c, int action, int arg) noexcept no
         s.chain[i] = s.chain[i + 1]
     s.marker_placed = 0
     pop(s)
-    push(s, TK_END_TURN, 0)
-    push(s, TK_DIESEL, 0)
-    push(s, TK_DAIMLER, 0)
-    push(s, TK_MARKET, 0)
+    memcpy(s.tasks[s.ntasks], TURN_TASKS, sizeof(TURN_TASKS))  # end_turn, diesel, daimler, market pushed
+    s.ntasks += 4
     if t < SEAT:
         s.chain[s.nchain - 1] = <int8_t>t
         begin_tile(s, seat, c.tile_act[t], c.tile_nact[t])
@@ -777,37 +820,41 @@ cdef int task_special_order(KState* s, const Comp* c, int arg, int16_t* buf) noe
 
 
 cdef int task_tile(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
-    """rules.State._task_tile."""
-    cdef int i, j, nk, nc, ok
+    """rules.State._task_tile.
+
+    ``commutes`` is symmetric and true for a kind with itself, so each pair of distinct
+    kinds is tested once and both of a failing pair are contested (a kind contested
+    alone cannot happen); a tile with one kind left tests nothing."""
+    cdef int i, j, nk, n, depth = s.ntasks
     cdef int kinds[8]
-    cdef int contested[8]
+    cdef uint32_t bad = 0  # bit i: kinds[i] does not commute with some other kind left
     cdef SeatS* p
     if s.nrem == 0:
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     nk = 0
     for i in range(s.nrem):
         if nk == 0 or kinds[nk - 1] != s.remaining[i]:
             kinds[nk] = s.remaining[i]
             nk += 1
-    p = &s.seats[s.turn_seat]
-    nc = 0
-    for i in range(nk):
-        ok = 1
-        for j in range(nk):
-            if not commutes(kinds[i], kinds[j], p, c):
-                ok = 0
-                break
-        if not ok:
-            contested[nc] = kinds[i]
-            nc += 1
-    if nc >= 2:
-        s.actor = s.turn_seat
-        for i in range(nc):
-            buf[i] = A_DO + contested[i]
-        return nc
+    if nk > 1:
+        p = &s.seats[s.turn_seat]
+        for i in range(nk - 1):
+            for j in range(i + 1, nk):
+                if not commutes(kinds[i], kinds[j], p, c):
+                    bad |= (<uint32_t>1 << i) | (<uint32_t>1 << j)
+        if bad:
+            s.actor = s.turn_seat
+            n = 0
+            for i in range(nk):
+                if (bad >> i) & 1:
+                    buf[n] = A_DO + kinds[i]
+                    n += 1
+            return n
     start_action(s, c, kinds[0])
-    return -1
+    if s.nrem == 0 and s.ntasks == depth:  # the last kind, automatic: the next step would only pop the tile
+        pop(s)
+    return then_next(s, c, buf)
 
 
 cdef void choose_tile(KState* s, const Comp* c, int action, int arg) noexcept nogil:
@@ -848,7 +895,7 @@ cdef int task_hire(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nog
     pop(s)
     if p.supply == 0:
         award(s, c, seat, AW_WORKER)
-    return -1
+    return then_next(s, c, buf)
 
 
 cdef void choose_hire(KState* s, const Comp* c, int action, int arg) noexcept nogil:
@@ -868,7 +915,7 @@ cdef int task_research(KState* s, const Comp* c, int arg, int16_t* buf) noexcept
     cdef int n = 0
     if s.ndisplay == 0:
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     s.actor = s.turn_seat
     buf[0] = A_RESEARCH + s.display[0]
     n = 1
@@ -963,7 +1010,7 @@ cdef int task_place(KState* s, const Comp* c, int arg, int16_t* buf) noexcept no
     if p.nwork < 3:
         pop(s)
         put_in_workshop(s, c, arg)
-        return -1
+        return then_next(s, c, buf)
     s.actor = s.turn_seat
     return distinct_work(p, A_GIVEUP, buf, n)
 
@@ -1011,14 +1058,14 @@ cdef int task_buyer(KState* s, const Comp* c, int arg, int16_t* buf) noexcept no
         pop(s)
         if s.track > 0:
             s.track -= 1
-        return -1
+        return then_next(s, c, buf)
     for i in range(4):
         if s.stacks[i] > 0:
             buf[n] = A_BUYER + i
             n += 1
     if n == 0:
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     s.actor = s.turn_seat
     return n
 
@@ -1034,6 +1081,9 @@ cdef int task_market(KState* s, const Comp* c, int arg, int16_t* buf) noexcept n
     cdef int n = 0, i, last, ok
     cdef SeatS* p
     p = &s.seats[s.turn_seat]
+    if p.canteen < 1 or s.prices == 0 or s.nmarket >= c.market_size:  # the cheap tests first
+        pop(s)
+        return then_next(s, c, buf)
     ok = 0
     for i in range(p.nwork):
         if p.work[i] > ENGINE_CODE:
@@ -1046,9 +1096,9 @@ cdef int task_market(KState* s, const Comp* c, int arg, int16_t* buf) noexcept n
             buf[n] = A_MARKET_BODY + p.work[i] - 1
             n += 1
             last = p.work[i]
-    if n == 1 or not ok or p.canteen < 1 or s.prices == 0 or s.nmarket >= c.market_size:
+    if n == 1 or not ok:
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     s.actor = s.turn_seat
     return n
 
@@ -1116,12 +1166,13 @@ cdef void choose_market_workers(KState* s, const Comp* c, int action, int arg) n
 
 cdef int task_market_price(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
     """rules.State._task_market_price."""
-    cdef int n = 0, i
+    cdef int n = 0
+    cdef uint32_t bits = s.prices
     s.actor = s.turn_seat
-    for i in range(32):
-        if (s.prices >> i) & 1:
-            buf[n] = A_MARKET_PRICE + i
-            n += 1
+    while bits:  # the set bits, lowest first
+        buf[n] = A_MARKET_PRICE + kw_ctz32(bits)
+        n += 1
+        bits &= bits - 1
     return n
 
 
@@ -1198,14 +1249,14 @@ cdef int task_daimler(KState* s, const Comp* c, int arg, int16_t* buf) noexcept 
     p = &s.seats[s.turn_seat]
     if p.daimler == 0 or s.marker_placed:
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     nc = 0
     for b in range(s.nactive):
         if s.active_daimler[b] == 0:
             nc += 1
     if nc == 0:
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     s.actor = s.turn_seat
     buf[0] = A_DAIMLER_PASS
     n = 1
@@ -1237,7 +1288,7 @@ cdef int task_diesel(KState* s, const Comp* c, int arg, int16_t* buf) noexcept n
     seat = s.turn_seat
     if s.seats[seat].diesel <= 0:
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     buf[0] = A_DIESEL_PASS
     n = 1
     for i in range(s.nmarket):
@@ -1246,7 +1297,7 @@ cdef int task_diesel(KState* s, const Comp* c, int arg, int16_t* buf) noexcept n
             n += 1
     if n == 1:
         pop(s)
-        return -1
+        return then_next(s, c, buf)
     s.actor = <int8_t>seat
     return n
 
@@ -1297,7 +1348,17 @@ cdef void choose_diesel_change(KState* s, const Comp* c, int action, int arg) no
 
 cdef void task_end_turn(KState* s, const Comp* c, int arg) noexcept nogil:
     """rules.State._task_end_turn."""
-    cdef int i, t
+    cdef int i, t, k
+    cdef int8_t head[MAX_CHAIN]
+    if c.nspec == 0 and s.chain[0] < SEAT:
+        # Without V6 the tiles ahead of the first seat only move to the back, in their order:
+        # one rotation by their number instead of a shift per tile.
+        k = 1
+        while s.chain[k] < SEAT:
+            k += 1
+        memcpy(head, s.chain, k)
+        memmove(s.chain, s.chain + k, s.nchain - k)
+        memcpy(s.chain + s.nchain - k, head, k)
     while s.chain[0] < SEAT or s.chain[0] >= SPECIAL:
         t = s.chain[0]
         for i in range(s.nchain - 1):
@@ -1528,141 +1589,163 @@ cdef void choose_remove(KState* s, const Comp* c, int action, int arg) noexcept 
     s.seats[car[CAR_OWNER]].money += arg
     remove_market_car(s, i)
 
-cdef int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
+# The task machine's dispatch: one table of task functions and one of choice functions, indexed
+# by the task kind (TK_*), filled once at import. A call through the table replaces a switch in
+# one large function: each task is then a function of its own, so a step pays that task's
+# prologue and no more (the switch's function, with every task inlined into it, saved and
+# restored all registers and a large frame on each of the ~4 steps per playout decision).
+
+cdef int step_body(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``body`` as a step: popped, then done."""
+    pop(s)
+    task_body(s, c, arg)
+    return then_next(s, c, buf)
+
+
+cdef int step_engine(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``engine`` as a step: popped, then done."""
+    pop(s)
+    task_engine(s, c, arg)
+    return then_next(s, c, buf)
+
+
+cdef int step_gp(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``gp`` as a step: popped, then done."""
+    pop(s)
+    task_gp(s, c, arg)
+    return then_next(s, c, buf)
+
+
+cdef int step_gp_engine(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``gp_engine`` as a step: popped, then done."""
+    pop(s)
+    task_gp_engine(s, c, arg)
+    return then_next(s, c, buf)
+
+
+cdef int step_gp_start(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``gp_start`` as a step: popped, then done."""
+    pop(s)
+    task_gp_start(s, c, arg)
+    return then_next(s, c, buf)
+
+
+cdef int step_end_turn(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``end_turn`` as a step: popped, then done."""
+    pop(s)
+    task_end_turn(s, c, arg)
+    return then_next(s, c, buf)
+
+
+cdef int step_race(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``race`` as a step: popped, then done."""
+    pop(s)
+    task_race(s, c, arg)
+    return then_next(s, c, buf)
+
+
+cdef int step_sales(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``sales`` as a step: popped, then done."""
+    pop(s)
+    task_sales(s, c, arg)
+    return then_next(s, c, buf)
+
+
+cdef int step_round_end(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``round_end`` as a step: popped, then done."""
+    pop(s)
+    task_round_end(s, c, arg)
+    return then_next(s, c, buf)
+
+
+cdef int step_special(KState* s, const Comp* c, int arg, int16_t* buf) noexcept nogil:
+    """The automatic task ``special`` as a step: popped, then done."""
+    pop(s)
+    task_special(s, c, arg)
+    return then_next(s, c, buf)
+
+
+cdef void choose_nothing(KState* s, const Comp* c, int action, int arg) noexcept nogil:
+    """An automatic task has no options to choose from (never called for a legal action)."""
+    pass
+
+
+TASK_FN[TK_SETUP] = task_setup
+TASK_FN[TK_TURN] = task_turn
+TASK_FN[TK_TILE] = task_tile
+TASK_FN[TK_HIRE] = task_hire
+TASK_FN[TK_RESEARCH] = task_research
+TASK_FN[TK_ENGINE_DEST] = task_engine_dest
+TASK_FN[TK_PLACE] = task_place
+TASK_FN[TK_BUYER] = task_buyer
+TASK_FN[TK_MARKET] = task_market
+TASK_FN[TK_MARKET_ENGINE] = task_market_engine
+TASK_FN[TK_MARKET_WORKERS] = task_market_workers
+TASK_FN[TK_MARKET_PRICE] = task_market_price
+TASK_FN[TK_MARKET_MARKER] = task_market_marker
+TASK_FN[TK_DAIMLER] = task_daimler
+TASK_FN[TK_DIESEL] = task_diesel
+TASK_FN[TK_DIESEL_CHANGE] = task_diesel_change
+TASK_FN[TK_BENZ] = task_benz
+TASK_FN[TK_SELL] = task_sell
+TASK_FN[TK_REMOVE] = task_remove
+TASK_FN[TK_CARD_ORDER] = task_card_order
+TASK_FN[TK_SPECIAL_ORDER] = task_special_order
+TASK_FN[TK_BODY] = step_body
+TASK_FN[TK_ENGINE] = step_engine
+TASK_FN[TK_GP] = step_gp
+TASK_FN[TK_GP_ENGINE] = step_gp_engine
+TASK_FN[TK_GP_START] = step_gp_start
+TASK_FN[TK_END_TURN] = step_end_turn
+TASK_FN[TK_RACE] = step_race
+TASK_FN[TK_SALES] = step_sales
+TASK_FN[TK_ROUND_END] = step_round_end
+TASK_FN[TK_SPECIAL] = step_special
+CHOOSE_FN[TK_SETUP] = choose_setup
+CHOOSE_FN[TK_TURN] = choose_turn
+CHOOSE_FN[TK_TILE] = choose_tile
+CHOOSE_FN[TK_HIRE] = choose_hire
+CHOOSE_FN[TK_RESEARCH] = choose_research
+CHOOSE_FN[TK_ENGINE_DEST] = choose_engine_dest
+CHOOSE_FN[TK_PLACE] = choose_place
+CHOOSE_FN[TK_BUYER] = choose_buyer
+CHOOSE_FN[TK_MARKET] = choose_market
+CHOOSE_FN[TK_MARKET_ENGINE] = choose_market_engine
+CHOOSE_FN[TK_MARKET_WORKERS] = choose_market_workers
+CHOOSE_FN[TK_MARKET_PRICE] = choose_market_price
+CHOOSE_FN[TK_MARKET_MARKER] = choose_market_marker
+CHOOSE_FN[TK_DAIMLER] = choose_daimler
+CHOOSE_FN[TK_DIESEL] = choose_diesel
+CHOOSE_FN[TK_DIESEL_CHANGE] = choose_diesel_change
+CHOOSE_FN[TK_BENZ] = choose_benz
+CHOOSE_FN[TK_SELL] = choose_sell
+CHOOSE_FN[TK_REMOVE] = choose_remove
+CHOOSE_FN[TK_CARD_ORDER] = choose_card_order
+CHOOSE_FN[TK_SPECIAL_ORDER] = choose_special_order
+CHOOSE_FN[TK_BODY] = choose_nothing
+CHOOSE_FN[TK_ENGINE] = choose_nothing
+CHOOSE_FN[TK_GP] = choose_nothing
+CHOOSE_FN[TK_GP_ENGINE] = choose_nothing
+CHOOSE_FN[TK_GP_START] = choose_nothing
+CHOOSE_FN[TK_END_TURN] = choose_nothing
+CHOOSE_FN[TK_RACE] = choose_nothing
+CHOOSE_FN[TK_SALES] = choose_nothing
+CHOOSE_FN[TK_ROUND_END] = choose_nothing
+CHOOSE_FN[TK_SPECIAL] = choose_nothing
+
+
+cdef inline int step(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
     """Do the top task and return -1, or return the number of options in buf (rules.State._step)."""
-    cdef int kind = s.tasks[s.ntasks - 1][0]
-    cdef int arg = s.tasks[s.ntasks - 1][1]
-    if kind == TK_SETUP:
-        return task_setup(s, c, arg, buf)
-    elif kind == TK_TURN:
-        return task_turn(s, c, arg, buf)
-    elif kind == TK_TILE:
-        return task_tile(s, c, arg, buf)
-    elif kind == TK_HIRE:
-        return task_hire(s, c, arg, buf)
-    elif kind == TK_RESEARCH:
-        return task_research(s, c, arg, buf)
-    elif kind == TK_BODY:
-        pop(s)
-        task_body(s, c, arg)
-        return -1
-    elif kind == TK_ENGINE:
-        pop(s)
-        task_engine(s, c, arg)
-        return -1
-    elif kind == TK_ENGINE_DEST:
-        return task_engine_dest(s, c, arg, buf)
-    elif kind == TK_PLACE:
-        return task_place(s, c, arg, buf)
-    elif kind == TK_GP:
-        pop(s)
-        task_gp(s, c, arg)
-        return -1
-    elif kind == TK_BUYER:
-        return task_buyer(s, c, arg, buf)
-    elif kind == TK_GP_ENGINE:
-        pop(s)
-        task_gp_engine(s, c, arg)
-        return -1
-    elif kind == TK_GP_START:
-        pop(s)
-        task_gp_start(s, c, arg)
-        return -1
-    elif kind == TK_MARKET:
-        return task_market(s, c, arg, buf)
-    elif kind == TK_MARKET_ENGINE:
-        return task_market_engine(s, c, arg, buf)
-    elif kind == TK_MARKET_WORKERS:
-        return task_market_workers(s, c, arg, buf)
-    elif kind == TK_MARKET_PRICE:
-        return task_market_price(s, c, arg, buf)
-    elif kind == TK_MARKET_MARKER:
-        return task_market_marker(s, c, arg, buf)
-    elif kind == TK_DAIMLER:
-        return task_daimler(s, c, arg, buf)
-    elif kind == TK_DIESEL:
-        return task_diesel(s, c, arg, buf)
-    elif kind == TK_DIESEL_CHANGE:
-        return task_diesel_change(s, c, arg, buf)
-    elif kind == TK_END_TURN:
-        pop(s)
-        task_end_turn(s, c, arg)
-        return -1
-    elif kind == TK_BENZ:
-        return task_benz(s, c, arg, buf)
-    elif kind == TK_RACE:
-        pop(s)
-        task_race(s, c, arg)
-        return -1
-    elif kind == TK_SALES:
-        pop(s)
-        task_sales(s, c, arg)
-        return -1
-    elif kind == TK_ROUND_END:
-        pop(s)
-        task_round_end(s, c, arg)
-        return -1
-    elif kind == TK_SPECIAL:
-        pop(s)
-        task_special(s, c, arg)
-        return -1
-    elif kind == TK_SELL:
-        return task_sell(s, c, arg, buf)
-    elif kind == TK_REMOVE:
-        return task_remove(s, c, arg, buf)
-    elif kind == TK_CARD_ORDER:
-        return task_card_order(s, c, arg, buf)
-    elif kind == TK_SPECIAL_ORDER:
-        return task_special_order(s, c, arg, buf)
-    return 0
+    cdef int top = s.ntasks - 1
+    cdef TaskFn fn = TASK_FN[s.tasks[top][0]]  # a local first (see then_next)
+    return fn(s, c, s.tasks[top][1], buf)
 
 
-cdef void resolve(KState* s, const Comp* c, int action) noexcept nogil:
+cdef inline void resolve(KState* s, const Comp* c, int action) noexcept nogil:
     """Apply the chosen option of the top task (rules.State._resolve)."""
-    cdef int kind = s.tasks[s.ntasks - 1][0]
-    cdef int arg = s.tasks[s.ntasks - 1][1]
-    if kind == TK_SETUP:
-        choose_setup(s, c, action, arg)
-    elif kind == TK_TURN:
-        choose_turn(s, c, action, arg)
-    elif kind == TK_TILE:
-        choose_tile(s, c, action, arg)
-    elif kind == TK_HIRE:
-        choose_hire(s, c, action, arg)
-    elif kind == TK_RESEARCH:
-        choose_research(s, c, action, arg)
-    elif kind == TK_ENGINE_DEST:
-        choose_engine_dest(s, c, action, arg)
-    elif kind == TK_PLACE:
-        choose_place(s, c, action, arg)
-    elif kind == TK_BUYER:
-        choose_buyer(s, c, action, arg)
-    elif kind == TK_MARKET:
-        choose_market(s, c, action, arg)
-    elif kind == TK_MARKET_ENGINE:
-        choose_market_engine(s, c, action, arg)
-    elif kind == TK_MARKET_WORKERS:
-        choose_market_workers(s, c, action, arg)
-    elif kind == TK_MARKET_PRICE:
-        choose_market_price(s, c, action, arg)
-    elif kind == TK_MARKET_MARKER:
-        choose_market_marker(s, c, action, arg)
-    elif kind == TK_DAIMLER:
-        choose_daimler(s, c, action, arg)
-    elif kind == TK_DIESEL:
-        choose_diesel(s, c, action, arg)
-    elif kind == TK_DIESEL_CHANGE:
-        choose_diesel_change(s, c, action, arg)
-    elif kind == TK_BENZ:
-        choose_benz(s, c, action, arg)
-    elif kind == TK_SELL:
-        choose_sell(s, c, action, arg)
-    elif kind == TK_REMOVE:
-        choose_remove(s, c, action, arg)
-    elif kind == TK_CARD_ORDER:
-        choose_card_order(s, c, action, arg)
-    elif kind == TK_SPECIAL_ORDER:
-        choose_special_order(s, c, action, arg)
+    cdef int top = s.ntasks - 1
+    cdef ChooseFn fn = CHOOSE_FN[s.tasks[top][0]]  # a local first (see then_next)
+    fn(s, c, action, s.tasks[top][1])
 
 
 cdef int run_opts(KState* s, const Comp* c, int16_t* buf) noexcept nogil:
@@ -1762,6 +1845,7 @@ cdef inline int tempo_tile(KState* s, uint64_t* rng) noexcept nogil:
     """
     cdef uint32_t good = 0
     cdef int j, e, m, k, special = 0
+    m = 0  # tiles collected (each chain entry is distinct, so each sets a new bit)
     for j in range(1, s.nchain):
         e = s.chain[j]
         if SEAT <= e < SPECIAL:  # another seat's worker
@@ -1769,21 +1853,17 @@ cdef inline int tempo_tile(KState* s, uint64_t* rng) noexcept nogil:
                 break
         elif e < SEAT:
             good |= <uint32_t>1 << e
+            m += 1
         else:
             good |= <uint32_t>1 << MAX_TILES
             special = e - SPECIAL
-    m = 0
-    e = <int>good
-    while e:
-        m += e & 1
-        e >>= 1
+            m += 1
     k = <int>(k_next(rng) % <uint64_t>m)
-    for j in range(MAX_TILES + 1):
-        if (good >> j) & 1:
-            if k == 0:
-                return A_TILE + j if j < MAX_TILES else A_SPECIAL_TILE + special
-            k -= 1
-    return -1
+    while k > 0:  # drop the k lowest set bits: the k-th (from 0) is then the lowest
+        good &= good - 1
+        k -= 1
+    j = kw_ctz32(good)
+    return A_TILE + j if j < MAX_TILES else A_SPECIAL_TILE + special
 
 
 cdef int k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap,

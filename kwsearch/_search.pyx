@@ -38,6 +38,14 @@ DEF MAX_PATH = 512
 #: A timed slice reads the clock once every this many iterations (a power of two).
 DEF CLOCK_EVERY = 16
 
+#: log(n) for n < LOG_TABLE, computed by libm's log once: the UCB pass reads a child's
+#: log(avail) from here (the same double as the call) and calls log only beyond it.
+DEF LOG_TABLE = 1024
+cdef double LOG_OF[LOG_TABLE]
+LOG_OF[0] = -1e300  # never read: a child available to its parent has avail >= 1
+for _n in range(1, LOG_TABLE):
+    LOG_OF[_n] = log(<double>_n)
+
 ctypedef struct Node:
     int32_t first_child   # index of the first child, -1 if none
     int32_t next_sibling  # index of the next sibling, -1 if none
@@ -396,7 +404,7 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
         for i in range(n):
             ch = slot[buf[i]]
             nd = &t.nodes[ch]
-            ln_avail = log(<double>nd.avail)
+            ln_avail = LOG_OF[nd.avail] if nd.avail < LOG_TABLE else log(<double>nd.avail)
             score = nd.reward[mover] / nd.visits + c_uct * sqrt(ln_avail / nd.visits)
             if score > best_score:
                 best_score = score
