@@ -22,7 +22,9 @@ def pytest_configure(config):
 def pytest_generate_tests(metafunc):
     if "kw_engine" in metafunc.fixturenames:
         engines = ["reference"] if metafunc.definition.get_closest_marker("one_engine") else ["reference", "fast"]
-        metafunc.parametrize("kw_engine", engines, scope="function")
+        # indirect: the kw_engine fixture below runs with the value and sets the default engine
+        # (a direct parametrization would replace the fixture and leave the default untouched)
+        metafunc.parametrize("kw_engine", engines, scope="function", indirect=True)
 
 
 @pytest.fixture(autouse=True)

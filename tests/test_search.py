@@ -162,7 +162,7 @@ def test_the_money_blend_changes_the_rewards():
 
 
 def test_determinized_decks_hold_exactly_the_undrawn_cards():
-    st = state_from_json(MIDGAME, seed=1)
+    st = state_from_json(MIDGAME, seed=1, engine="fast")  # _search works on the fast engine
     obs = st.observation()
     deck = reference(st).deck
     for seed in range(50):
@@ -173,7 +173,7 @@ def test_determinized_decks_hold_exactly_the_undrawn_cards():
 
 def test_determinized_decks_are_uniform():
     """Chi-square on the top card: its type is drawn in proportion to the undrawn counts."""
-    st = state_from_json(MIDGAME, seed=1)
+    st = state_from_json(MIDGAME, seed=1, engine="fast")  # _search works on the fast engine
     counts = Counter(reference(st).deck)
     total = sum(counts.values())
     n = 6000
