@@ -44,6 +44,7 @@ C API (for the search, all ``nogil``): ``k_legal``, ``k_apply``,
 rollout policy).
 """
 
+cimport cython
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memmove, memset
 from libc.stdint cimport int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t
@@ -136,6 +137,7 @@ cdef extern from *:
     int kw_ctz32(uint32_t x) noexcept nogil       # index of the lowest set bit of x (x != 0)
 
 
+@cython.overflowcheck(False)  # splitmix64 wraps modulo 2**64 by design, also in the debug build
 cdef uint64_t k_next(uint64_t* s) noexcept nogil:
     s[0] += <uint64_t>0x9E3779B97F4A7C15ULL
     cdef uint64_t z = s[0]
