@@ -30,8 +30,12 @@ function of its options.
 **Figures.** Per position the top move of every seed and its visit share; over
 positions the share where all seeds agree on the top move, the mean pairwise
 agreement (of the ``seeds·(seeds-1)/2`` pairs of seeds, the share naming the
-same top move, averaged over positions) and the mean share of the seeds that
-pick the position's most frequent top move (the modal agreement). Time is the
+same top move, averaged over positions), the mean share of the seeds that
+pick the position's most frequent top move (the modal agreement), the mean
+visit share of a search's top move, and the *locked* disagreements: positions
+where the seeds differ although each one gave its top move at least 80% of its
+visits (the searches settled on different moves, rather than splitting a near
+tie). Time is the
 process CPU time (``time.process_time()``; a spec with ``workers > 1`` searches
 in child processes, whose time is not in it).
 
@@ -66,6 +70,9 @@ STAGES = 5
 STAGE_NAMES = ("opening", "early", "middle", "late", "end")
 #: The issue's target: the share of positions where every seed names the same top move.
 TARGET = 0.85
+#: A disagreement where every seed gave its top move at least this share of the visits is a lock-in
+#: (each search settled on a different move), not a near-tie between moves the searches shared.
+LOCKED = 0.8
 
 
 class StabilityError(KwsearchError):
@@ -170,6 +177,9 @@ def measure(spec: str, positions: int = 40, seeds: int = 5, iterations: int = 20
         "all_agree_count": sum(r["agree"] for r in rows),
         "pairwise": sum(r["pairwise"] for r in rows) / n,
         "modal": sum(r["modal_share"] for r in rows) / n,
+        "top_share": sum(x["share"] for r in rows for x in r["runs"]) / (n * seeds),
+        "locked_disagreements": sum(not r["agree"] and min(x["share"] for x in r["runs"]) >= LOCKED
+                                    for r in rows),
         "target": TARGET, "by_stage": by_stage,
         "cpu_seconds": {"sampling": round(sample_cpu, 2), "search": round(search_cpu, 2),
                         "per_search": round(search_cpu / (n * seeds), 4)},
@@ -193,7 +203,10 @@ def markdown(res: dict, label: str) -> str:
              f"({res['all_agree_count']}/{res['positions']}; target ≥ {res['target']:.0%}: "
              f"{'met' if ok else 'not met'}) |",
              f"| mean pairwise agreement of the top moves | {res['pairwise']:.1%} |",
-             f"| mean share of seeds naming the modal top move | {res['modal']:.1%} |"]
+             f"| mean share of seeds naming the modal top move | {res['modal']:.1%} |",
+             f"| mean visit share of a search's top move | {res['top_share']:.1%} |",
+             f"| disagreements where every seed's top move had ≥ {LOCKED:.0%} of the visits | "
+             f"{res['locked_disagreements']} of {res['positions'] - res['all_agree_count']} |"]
     lines += ["", "| stage | positions | all agree | pairwise |", "| --- | ---: | ---: | ---: |"]
     for name, s in res["by_stage"].items():
         lines.append(f"| {name} | {s['positions']} | {s['all_agree']:.0%} | {s['pairwise']:.0%} |")
