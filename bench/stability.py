@@ -48,7 +48,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import itertools
-import math
 import random
 import sys
 import time
