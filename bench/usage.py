@@ -149,7 +149,8 @@ def read_games(paths: list[str]) -> list[dict]:
             if [s["money"] for s in seats] != g["money"]:
                 raise UsageError(f"{p}: game {idx}: money: the line says {g['money']}, the replayed record "
                                  f"{[s['money'] for s in seats]}")
-            games.append({"file": str(p), "game": idx, "specs": [bots[b] for b in g["bots"]], "seats": seats})
+            games.append({"file": str(p), "game": idx, "specs": [bots[b] for b in g["bots"]], "seats": seats,
+                          "lineup": f"{header['players']} players: {', '.join(bots)}; seed {header['seed']}"})
     if not games:
         raise UsageError(f"{', '.join(paths)}: no games")
     return games
@@ -174,7 +175,8 @@ def summarize(games: list[dict]) -> dict:
         line["developments_split"] = _split(rows)
         bots[spec] = line
     every = [seat for g in games for seat in g["seats"]]
-    return {"games": len(games), "files": sorted({g["file"] for g in games}), "bots": bots,
+    files = {g["file"]: g["lineup"] for g in games}
+    return {"games": len(games), "files": sorted(files), "lineups": files, "bots": bots,
             "developments_split": _split(every)}
 
 
@@ -201,9 +203,9 @@ def markdown(summary: dict, label: str | None = None) -> str:
     if label:
         lines += [f"<!-- BEGIN usage-{label} -->", f"## What the bots use: {label}", "",
                   f"Written by `bench/usage.py` from {summary['games']} games "
-                  f"({', '.join('`' + Path(f).name + '`' for f in summary['files'])}); every record replayed on "
-                  f"the reference engine. Means per seat-game; the counts are defined in the script's docstring.",
-                  ""]
+                  f"({'; '.join(f'`{Path(f).name}`, {line}' for f, line in summary['lineups'].items())}); every "
+                  f"record replayed on the reference engine. Means per seat-game; the counts are defined in the "
+                  f"script's docstring.", ""]
     lines += ["| bot | seat-games | win share | money | " + " | ".join(h for _, h in COUNTS) + " | money / car sold |",
               "| --- | ---: | ---: | ---: | " + " | ".join("---:" for _ in COUNTS) + " | ---: |"]
     for spec, b in bots.items():
