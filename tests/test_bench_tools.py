@@ -1,0 +1,189 @@
+"""bench/usage.py (what the bots use, per game) and bench/stability.py (top-move agreement across seeds)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from kwsearch.game import Game
+from kwsearch.scoring import explain_apply
+from kwsearch.tournament import TournamentSpec, load_results, run_tournament
+
+pytestmark = pytest.mark.one_engine
+
+ROOT = Path(__file__).resolve().parent.parent
+QUALITY = {"body3", "body6", "engine4", "engine7"}
+
+
+def _load(name: str):
+    saved = list(sys.path)  # the script puts its checkout first on sys.path: undo that afterwards
+    try:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path[:] = saved
+    return mod
+
+
+@pytest.fixture(scope="module")
+def usage():
+    return _load("usage")
+
+
+@pytest.fixture(scope="module")
+def stability():
+    return _load("stability")
+
+
+@pytest.fixture()
+def results(tmp_path):
+    out = tmp_path / "games.jsonl"
+    run_tournament(TournamentSpec(bots=("random", "heuristic"), players=4, games=2, seed=11), out, workers=1)
+    return out
+
+
+def independent_counts(line: dict) -> list[dict]:
+    """The same counts, found another way: the game's moves replayed on the *fast* engine from its deck
+    seed, read from the observation, move texts and the scorings that explain_apply reports."""
+    n = len(line["money"])
+    st = Game(n).new_initial_state(line["deck_seed"], engine="fast")
+    out = [{"daimler_markers": 0, "diesel_changes": 0, "benz_buyers": 0, "car_markers": 0, "gp_rises": 0,
+            "cars_sold": 0, "sale_money": 0} for _ in range(n)]
+    prefixes = {"daimler_markers": "daimler +", "diesel_changes": "diesel car@", "benz_buyers": "benz buyer",
+                "car_markers": "market +"}
+    for ev in line["record"]["events"]:
+        if ev.startswith("reveal"):
+            continue  # the fast engine deals the same cards from the same seed
+        seat = st.current_player()
+        before = [s["gp_engine"] for s in st.observation()["seats"]]
+        for key, prefix in prefixes.items():
+            out[seat][key] += ev.startswith(prefix)
+        for report in explain_apply(st, st.parse_move(ev)):
+            for sale in report.sales:
+                if sale.car is not None:
+                    out[sale.car.seller]["cars_sold"] += 1
+                    out[sale.car.seller]["sale_money"] += sale.payment
+        after = [s["gp_engine"] for s in st.observation()["seats"]]
+        for s in range(n):
+            out[s]["gp_rises"] += after[s] > before[s]
+    assert st.is_terminal() and st.money() == line["money"]
+    obs = st.observation()
+    for s, seat in enumerate(obs["seats"]):
+        awards = [a for a, owner in obs["awards"].items() if owner == s]
+        names = [e.lower() for e in seat["engineers"]]
+        out[s].update(developments=len(seat["developments"]) + len(seat["inactive"]), engineers=len(names),
+                      daimler=int("daimler" in names), diesel=int("diesel" in names), benz=int("benz" in names),
+                      gp_engine=seat["gp_engine"], awards=len(awards),
+                      quality_awards=sum(a in QUALITY for a in awards), money=line["money"][s],
+                      win=line["returns"][s])
+    return out
+
+
+def test_usage_counts_equal_an_independent_replay(usage, results):
+    games = usage.read_games([str(results)])
+    _, lines, _ = load_results(results)
+    assert [g["game"] for g in games] == [0, 1]
+    keys = set(independent_counts(lines[0])[0])
+    total_devs = 0
+    for g in games:
+        expected = independent_counts(lines[g["game"]])
+        got = [{k: seat[k] for k in keys} for seat in g["seats"]]
+        assert got == expected
+        assert g["specs"] == [["random", "heuristic"][b] for b in lines[g["game"]]["bots"]]
+        total_devs += sum(seat["developments"] for seat in g["seats"])
+    summary = usage.summarize(games)
+    assert set(summary["bots"]) == {"random", "heuristic"}
+    assert sum(b["seat_games"] for b in summary["bots"].values()) == 8
+    assert sum(b["developments"] * b["seat_games"] for b in summary["bots"].values()) == pytest.approx(total_devs)
+    split = summary["developments_split"]
+    assert split["3+"]["seat_games"] + split["<3"]["seat_games"] == 8
+    wins = sum(sum(lines[i]["returns"]) for i in lines)
+    assert sum(b["win_share"] * b["seat_games"] for b in summary["bots"].values()) == pytest.approx(wins)
+
+
+def test_usage_cli_writes_tables_json_and_its_section(usage, results, tmp_path, capsys):
+    md = tmp_path / "RESULTS.md"
+    md.write_text("# Results\n\n<!-- BEGIN other -->\nother sections stay\n<!-- END other -->\n")
+    assert usage.main([str(results), "--label", "tiny", "--results-md", str(md),
+                       "--out", str(tmp_path / "u.json")]) == 0
+    out = capsys.readouterr().out
+    assert "| `heuristic` | 4 |" in out and "all seats" in out
+    text = md.read_text()
+    assert "other sections stay" in text and "<!-- BEGIN usage-tiny -->" in text
+    assert len(json.loads((tmp_path / "u.json").read_text())["per_game"]) == 2
+    assert usage.main([str(results), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["games"] == 2
+
+
+def test_usage_refuses_files_without_records(usage, tmp_path, capsys):
+    strength = tmp_path / "strength.jsonl"
+    strength.write_text(json.dumps({"match": "m", "index": 0, "deck_seed": 1, "tested_seat": 0,
+                                    "seats": ["heuristic", "random"], "money": [1, 2], "score": 0.0}) + "\n")
+    assert usage.main([str(strength)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {strength}: a bench/strength.py results file") and "\n" == err[-1]
+    assert usage.main([str(tmp_path / "missing.jsonl")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_usage_names_a_record_that_disagrees_with_its_line(usage, results, tmp_path):
+    lines = results.read_text().splitlines()
+    game = json.loads(lines[1])
+    game["money"] = [m + 1 for m in game["money"]]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([lines[0], json.dumps(game), *lines[2:]]) + "\n")
+    with pytest.raises(usage.UsageError, match=r"bad\.jsonl: game 0: money"):
+        usage.read_games([str(bad)])
+
+
+def test_stability_is_deterministic_for_its_seed(stability):
+    first = stability.measure("ismcts", positions=2, seeds=2, iterations=200, players=4, seed=5,
+                              echo=lambda _: None)
+    again = stability.measure("ismcts:iterations=99999", positions=2, seeds=2, iterations=200, players=4, seed=5,
+                              echo=lambda _: None)
+    strip = lambda r: {k: v for k, v in r.items() if k not in ("cpu_seconds", "date")}  # noqa: E731
+    assert strip(first) == strip(again)  # the spec's own limit is replaced by --iterations
+    assert first["spec"] == "ismcts:iterations=200"
+    assert first["positions"] == 2 and [r["stage"] for r in first["rows"]] == ["opening", "early"]
+    for key in ("all_agree", "pairwise", "modal"):
+        assert 0.0 <= first[key] <= 1.0
+    for row in first["rows"]:
+        assert row["options"] >= 2 and len(row["runs"]) == 2
+        assert row["agree"] == (row["runs"][0]["top"] == row["runs"][1]["top"])
+        assert row["pairwise"] == float(row["agree"])
+        assert all(0.0 < r["share"] <= 1.0 for r in row["runs"])
+    assert first["all_agree"] == sum(r["agree"] for r in first["rows"]) / 2
+    other = stability.measure("ismcts", positions=2, seeds=2, iterations=200, players=4, seed=6,
+                              echo=lambda _: None)
+    assert {r["seed"] for row in other["rows"] for r in row["runs"]}.isdisjoint(
+        {r["seed"] for row in first["rows"] for r in row["runs"]})
+
+
+def test_stability_positions_cover_every_stage(stability):
+    sample = stability.sample_positions(7, 4, seed=2)
+    assert [p["game"] for p in sample] == [0] * 5 + [1] * 2
+    assert [p["stage"] for p in sample] == list(stability.STAGE_NAMES) + ["opening", "early"]
+    assert all(len(p["state"].legal_actions()) >= 2 for p in sample)
+    decisions = [p["decision"] for p in sample[:5]]
+    assert decisions == sorted(decisions)
+
+
+def test_stability_cli_writes_json_and_section(stability, tmp_path, capsys):
+    md = tmp_path / "RESULTS.md"
+    out = tmp_path / "s.json"
+    assert stability.main(["--positions", "2", "--seeds", "2", "--iterations", "100", "--seed", "3",
+                           "--out", str(out), "--results", str(md), "--label", "tiny"]) == 0
+    res = json.loads(out.read_text())
+    assert res["positions"] == 2 and res["seeds"] == 2
+    text = md.read_text()
+    assert "<!-- BEGIN stability-tiny -->" in text and "<!-- END stability-tiny -->" in text
+    assert "all 2 seeds agree" in capsys.readouterr().out
+    for bad, what in ((["--spec", "pimc"], "expected a spec of a single search"), (["--seeds", "1"], "--seeds"),
+                      (["--spec", "ismcts:bogus=1"], "unknown option")):
+        assert stability.main(bad + ["--positions", "1", "--no-results"]) == 2
+        assert what in capsys.readouterr().err
