@@ -284,6 +284,16 @@ class BotSpec:
     def get(self, key: str, default: Any = None) -> Any:
         return next((v for k, v in self.options if k == key), default)
 
+    def search_settings(self) -> tuple[SearchLimits, SearchConfig]:
+        """The search limits and configuration this spec stands for (``ismcts``, ``cheat`` and
+        ``pimc`` specs; :class:`BotSpecError` for any other bot). ``kwsearch suggest --bot`` reads
+        its settings from here, so a hint is searched exactly as that bot would play."""
+        out = self._limits()
+        if out is None:
+            raise BotSpecError(f"bot spec {str(self)!r}: expected a search bot (ismcts, cheat or pimc), "
+                               f"got {self.name}")
+        return out
+
     def _limits(self) -> tuple[SearchLimits, SearchConfig] | None:
         if self.name not in ("ismcts", "cheat", "pimc"):
             return None

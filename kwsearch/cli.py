@@ -238,20 +238,26 @@ def validate(file: str, is_components: bool) -> None:
 @click.option("--top", type=click.IntRange(min=1), default=5, show_default=True, help="Candidates to show.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the search: the same seed, settings and --iterations repeat the result exactly.")
-@click.option("--loop", type=click.Choice(["open", "closed"]), default="open", show_default=True,
-              help="Open-loop or closed-loop ISMCTS.")
+@click.option("--loop", type=click.Choice(["open", "closed"]), default=None,
+              help="Open-loop (the default) or closed-loop ISMCTS.")
 @click.option("--max-nodes", type=click.IntRange(min=2, max=2**31 - 1), default=4_000_000, show_default=True,
               help="Node pool of each worker (64 bytes a node); the search stops, and says so, when it "
                    "is full.")
-@click.option("--cutoff", type=click.IntRange(min=0, max=100_000), default=0, show_default=True,
+@click.option("--bot", "bot", type=str, default=None, metavar="SPEC",
+              help="Search as this search bot would (an ismcts: spec, e.g. "
+                   "'ismcts:rollout=smart,money=0.2,cutoff=15'): its c, money weight, rollout and its knobs, "
+                   "cut-off and evaluation; its limit is used unless --iterations/--seconds are given. The "
+                   "options below override it. Default: today's default ismcts.")
+@click.option("--cutoff", type=click.IntRange(min=0, max=100_000), default=None,
               help="Stop each playout after this many decisions and score it with the learned evaluation "
-                   "(docs/evaluation.md); 0 plays every playout to the end.")
+                   "(docs/evaluation.md); 0 plays every playout to the end (the default).")
 @click.option("--eval", "evaluation", type=str, default=None, metavar="FILE",
               help="Weights file of the evaluation used with --cutoff (default: the shipped one for the "
                    "player count).")
 @click.option("--json", "as_json", is_flag=True, help="Print a kwsearch-analysis/1 object (docs/formats.md).")
 def suggest(file: str, ply: int | None, iterations: int | None, seconds: float | None, workers: int, top: int,
-            seed: int, loop: str, max_nodes: int, cutoff: int, evaluation: str | None, as_json: bool) -> None:
+            seed: int, loop: str | None, max_nodes: int, bot: str | None, cutoff: int | None,
+            evaluation: str | None, as_json: bool) -> None:
     """Suggest a move: search the position of a game record or a position file.
 
     Prints the seat to move and the best options as whole-turn plans, with
@@ -259,7 +265,10 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
     stops the search (every worker) and prints what it has, marked "stopped
     early"; the exit code is then 0 as for a finished search.
     """
+    from dataclasses import replace
+
     from .analysis import analyse, analysis_json, plan_text
+    from .bots import BotSpec, BotSpecError
     from .records import load_file
     from .render import DECISION_TEXT, table
     from .search import SearchConfig, SearchLimits
@@ -269,8 +278,26 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
         raise click.ClickException(f"{file}: the game is over (money {' '.join(map(str, state.money()))}); "
                                    "there is no move to suggest")
     limits = SearchLimits(iterations=iterations if iterations or seconds else 20_000, seconds=seconds)
-    config = SearchConfig(workers=workers, closed_loop=(loop == "closed"), max_nodes=max_nodes, cutoff=cutoff,
-                          evaluation=evaluation)
+    config = SearchConfig()
+    if bot is not None:
+        try:
+            spec = BotSpec.parse(bot)
+            if spec.name != "ismcts":
+                raise BotSpecError(f"bot spec {bot!r}: expected an ismcts: spec (the search a hint uses), "
+                                   f"got {spec.name}")
+            bot_limits, config = spec.search_settings()
+        except BotSpecError as exc:
+            raise click.ClickException(f"--bot: {exc}") from None
+        if not (iterations or seconds):
+            limits = bot_limits
+    overrides = {"workers": workers, "max_nodes": max_nodes}
+    if loop is not None:
+        overrides["closed_loop"] = loop == "closed"
+    if cutoff is not None:
+        overrides["cutoff"] = cutoff
+    if evaluation is not None:
+        overrides["evaluation"] = evaluation
+    config = replace(config, **overrides)
     config.evaluator(state.game.num_players)  # a bad weights file is one line, before the search starts
     live = sys.stderr.isatty() and not as_json
     what = " and ".join(x for x in (f"{limits.iterations:,} iterations" if limits.iterations else "",

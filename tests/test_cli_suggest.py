@@ -126,6 +126,28 @@ def test_suggest_reports_a_full_node_pool():
     assert "(node pool full)" in text.stdout
 
 
+def test_suggest_searches_as_the_bot_spec_says():
+    """--bot takes every search setting of the spec (and its limit), the explicit options override it,
+    and the result equals a search with that configuration."""
+    spec = "ismcts:iterations=3000,c=0.9,money=0.2,rollout=smart,rule=0.8,cutoff=15"
+    a = json.loads(run("suggest", MID, "--json", "--bot", spec).stdout)
+    config = a["rootInfo"]["config"]
+    assert config["c_uct"] == 0.9 and config["money_weight"] == 0.2 and config["rollout"] == "smart"
+    assert config["cutoff"] == 15 and config["playout"]["rule"] == 0.8
+    assert a["rootInfo"]["iterations"] == 3000 and a["rootInfo"]["limits"]["iterations"] == 3000
+    b = json.loads(run("suggest", MID, "--json", "--bot", spec, "--iterations", 1000, "--cutoff", 0,
+                       "--loop", "closed").stdout)
+    assert b["rootInfo"]["iterations"] == 1000
+    assert b["rootInfo"]["config"]["cutoff"] == 0 and b["rootInfo"]["config"]["closed_loop"] is True
+    assert b["rootInfo"]["config"]["c_uct"] == 0.9  # the rest of the spec stays
+    plain = json.loads(run("suggest", MID, "--json", "--iterations", 1000).stdout)
+    assert plain["rootInfo"]["config"]["rollout"] == "tempo" and plain["rootInfo"]["config"]["cutoff"] == 0
+    again = json.loads(run("suggest", MID, "--json", "--bot", spec).stdout)
+    for k in TIMINGS:
+        a["rootInfo"].pop(k), again["rootInfo"].pop(k)
+    assert a == again
+
+
 @pytest.mark.parametrize("args, fragment", [
     (["suggest", "missing.json"], "missing.json: no such file"),
     (["suggest", GAME2], "the game is over"),
@@ -138,6 +160,10 @@ def test_suggest_reports_a_full_node_pool():
     (["suggest", MID, "--loop", "spiral"], "--loop"),
     (["suggest", GAME2, "--ply", 99999], "ply 99999"),
     (["suggest", MID, "--ply", 3], "--ply applies to game records"),
+    (["suggest", MID, "--bot", "heuristic"], "--bot: bot spec 'heuristic': expected an ismcts: spec"),
+    (["suggest", MID, "--bot", "pimc:worlds=3"], "expected an ismcts: spec"),
+    (["suggest", MID, "--bot", "ismcts:rollout=smrt"], "--bot: bot spec 'ismcts:rollout=smrt': rollout expects"),
+    (["suggest", MID, "--bot", "ismcts:tempo=0.5"], "knob of the smart rollout"),
 ])
 def test_suggest_bad_input(args, fragment):
     r = run(*args)
