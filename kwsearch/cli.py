@@ -249,9 +249,16 @@ def validate(file: str, is_components: bool) -> None:
 @click.option("--eval", "evaluation", type=str, default=None, metavar="FILE",
               help="Weights file of the evaluation used with --cutoff (default: the shipped one for the "
                    "player count).")
+@click.option("--prior", type=FiniteFloat(min=0, max=1000.0), default=0.0, show_default=True,
+              help="Weight of the learned move prior's bias in selection (docs/evaluation.md, \"The move "
+                   "prior\"); 0 searches without it.")
+@click.option("--prior-weights", type=str, default=None, metavar="FILE",
+              help="Weights file of the move prior used with --prior (default: the shipped one for the "
+                   "player count).")
 @click.option("--json", "as_json", is_flag=True, help="Print a kwsearch-analysis/1 object (docs/formats.md).")
 def suggest(file: str, ply: int | None, iterations: int | None, seconds: float | None, workers: int, top: int,
-            seed: int, loop: str, max_nodes: int, cutoff: int, evaluation: str | None, as_json: bool) -> None:
+            seed: int, loop: str, max_nodes: int, cutoff: int, evaluation: str | None, prior: float,
+            prior_weights: str | None, as_json: bool) -> None:
     """Suggest a move: search the position of a game record or a position file.
 
     Prints the seat to move and the best options as whole-turn plans, with
@@ -270,8 +277,9 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
                                    "there is no move to suggest")
     limits = SearchLimits(iterations=iterations if iterations or seconds else 20_000, seconds=seconds)
     config = SearchConfig(workers=workers, closed_loop=(loop == "closed"), max_nodes=max_nodes, cutoff=cutoff,
-                          evaluation=evaluation)
+                          evaluation=evaluation, prior=prior, prior_weights=prior_weights)
     config.evaluator(state.game.num_players)  # a bad weights file is one line, before the search starts
+    config.prior_model(state.game.num_players)
     live = sys.stderr.isatty() and not as_json
     what = " and ".join(x for x in (f"{limits.iterations:,} iterations" if limits.iterations else "",
                                     f"{limits.seconds:g} s" if limits.seconds else "") if x)
