@@ -10,7 +10,11 @@ current default, with ``--iterations`` iterations; ``--prior W`` with
 ``--prior-weights FILE`` searches with an earlier generation's prior instead).
 At a share ``--sample`` of the decisions it records the root's visit
 distribution over the legal options (the target) and each option's features
-(``kwsearch._eval.prior_features``, the C version the search uses).
+(``kwsearch._eval.prior_features``, the C version the search uses). A game
+that reaches ``--max-decisions`` decisions stops there: the rules let a game
+stall for ever (every seat taking a tile that does nothing, e.g. hire with an
+empty supply, so the round never ends), and ISMCTS self-play does run into
+that now and then; the weights file counts such games.
 
 The policy ``P(a) = softmax_a(w . phi(s, a))`` is fitted by Newton's method on
 the mean cross-entropy to the visit distributions with an L2 penalty ``--l2``.
@@ -49,15 +53,20 @@ from kwsearch.seeds import derive_seed  # noqa: E402
 
 
 def play(players: int, seed: int, games: int, iterations: int, sample: float, v6_share: float,
-         config: SearchConfig):
-    """Self-play decisions: a list of (game index, feature rows [options, NPRIOR], visit shares [options])."""
+         config: SearchConfig, max_decisions: int = 500):
+    """Self-play decisions: a list of (game index, feature rows [options, NPRIOR], visit shares [options]),
+    and the number of games stopped at ``max_decisions``."""
     out = []
+    stalled = 0
     limits = SearchLimits(iterations=iterations)
     for g in range(games):
         v6 = (derive_seed(seed, "v6", players, g) % 1000) < v6_share * 1000
         st = _fast.new_state(Game(players, v6=v6), seed=derive_seed(seed, "setup", players, g))
         k = 0
         while not st.is_terminal():
+            if k >= max_decisions:
+                stalled += 1
+                break
             res = search(st, limits, config, seed=derive_seed(seed, "search", players, g, k))
             if (derive_seed(seed, "sample", players, g, k) % 1000) < sample * 1000:
                 options, rows = _eval.prior_features(st)
@@ -67,7 +76,7 @@ def play(players: int, seed: int, games: int, iterations: int, sample: float, v6
                     out.append((g, np.array(rows, dtype=float), v / v.sum()))
             st.apply(res.best_action)
             k += 1
-    return out
+    return out, stalled
 
 
 class Batch:
@@ -120,11 +129,12 @@ def metrics(b: Batch, w: np.ndarray) -> dict[str, float]:
 
 
 def train(players: int, seed: int, games: int, iterations: int = 600, sample: float = 0.5, v6_share: float = 0.25,
-          l2: float = 1e-3, holdout: float = 0.2, prior: float = 0.0, prior_weights: str | None = None) -> dict:
+          l2: float = 1e-3, holdout: float = 0.2, prior: float = 0.0, prior_weights: str | None = None,
+          max_decisions: int = 500) -> dict:
     """Play, fit and measure for one player count; returns the weights file's content."""
     t0 = time.process_time()
     config = SearchConfig(prior=prior, prior_weights=prior_weights)
-    decisions = play(players, seed, games, iterations, sample, v6_share, config)
+    decisions, stalled = play(players, seed, games, iterations, sample, v6_share, config, max_decisions)
     cut = games - max(1, int(round(games * holdout)))
     train_part = [d for d in decisions if d[0] < cut]
     held_part = [d for d in decisions if d[0] >= cut]
@@ -135,7 +145,7 @@ def train(players: int, seed: int, games: int, iterations: int = 600, sample: fl
     training = {
         "script": "bench/train_prior.py", "seed": seed, "games": games, "iterations": iterations,
         "sample": sample, "v6_share": v6_share, "l2": l2, "holdout": holdout,
-        "search": config.as_dict(),
+        "search": config.as_dict(), "max_decisions": max_decisions, "games_stopped_at_max_decisions": stalled,
         "decisions": {"train": tr.n, "holdout": te.n},
         "holdout_metrics": metrics(te, w), "train_metrics": metrics(tr, w),
         "cpu_seconds": round(time.process_time() - t0, 1),
@@ -160,17 +170,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prior", type=float, default=0.0,
                     help="self-play with this move-prior weight (an earlier generation; 0: the default search)")
     ap.add_argument("--prior-weights", default=None, help="that generation's weights file (default: shipped)")
+    ap.add_argument("--max-decisions", type=int, default=500, help="decisions after which a (stalled) game stops")
     ap.add_argument("--out", type=Path, default=None,
                     help="folder for prior-Np.json (default: the package's kwsearch/data)")
     args = ap.parse_args(argv)
     if (args.games < 2 or args.iterations < 1 or not 0 < args.sample <= 1 or not 0 <= args.v6 <= 1
-            or not 0 < args.holdout < 1 or args.l2 < 0 or args.prior < 0):
+            or not 0 < args.holdout < 1 or args.l2 < 0 or args.prior < 0 or args.max_decisions < 1):
         ap.error("expected --games >= 2, --iterations >= 1, --sample in (0, 1], --v6 in [0, 1], --holdout in (0, 1), "
-                 "--l2 >= 0, --prior >= 0")
+                 "--l2 >= 0, --prior >= 0, --max-decisions >= 1")
     command = "python bench/train_prior.py " + shlex.join(sys.argv[1:] if argv is None else argv)
     for n in args.players:
         doc = train(n, args.seed, args.games, args.iterations, args.sample, args.v6, args.l2, args.holdout,
-                    args.prior, args.prior_weights)
+                    args.prior, args.prior_weights, args.max_decisions)
         doc["training"]["command"] = command
         path = (args.out / f"prior-{n}p.json") if args.out else shipped_path(n)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -181,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
               f"({args.games} games, {args.iterations} iterations, {t['cpu_seconds']} CPU s); held-out "
               f"cross-entropy {m['cross_entropy']:.4f} (uniform {m['uniform_cross_entropy']:.4f}, target entropy "
               f"{m['target_entropy']:.4f}), top-1 agreement {m['top1_agreement']:.3f} (uniform "
-              f"{m['uniform_top1']:.3f}) -> {path}")
+              f"{m['uniform_top1']:.3f}); {t['games_stopped_at_max_decisions']} games stopped at "
+              f"{args.max_decisions} decisions -> {path}")
     return 0
 
 
