@@ -14,7 +14,10 @@ distribution over the legal options (the target) and each option's features
 that reaches ``--max-decisions`` decisions stops there: the rules let a game
 stall for ever (every seat taking a tile that does nothing, e.g. hire with an
 empty supply, so the round never ends), and ISMCTS self-play does run into
-that now and then; the weights file counts such games.
+that now and then (7 of 60 two-player games at 1,000 iterations). Such a game's
+decisions are left out (a loop of no-op turns is no example of play), and the
+weights file counts the games; the default cap, 120 decisions a player, is well
+above the length of a normal game.
 
 The policy ``P(a) = softmax_a(w . phi(s, a))`` is fitted by Newton's method on
 the mean cross-entropy to the visit distributions with an L2 penalty ``--l2``.
@@ -53,7 +56,7 @@ from kwsearch.seeds import derive_seed  # noqa: E402
 
 
 def play(players: int, seed: int, games: int, iterations: int, sample: float, v6_share: float,
-         config: SearchConfig, max_decisions: int = 500):
+         config: SearchConfig, max_decisions: int):
     """Self-play decisions: a list of (game index, feature rows [options, NPRIOR], visit shares [options]),
     and the number of games stopped at ``max_decisions``."""
     out = []
@@ -63,9 +66,11 @@ def play(players: int, seed: int, games: int, iterations: int, sample: float, v6
         v6 = (derive_seed(seed, "v6", players, g) % 1000) < v6_share * 1000
         st = _fast.new_state(Game(players, v6=v6), seed=derive_seed(seed, "setup", players, g))
         k = 0
+        mine = []
         while not st.is_terminal():
             if k >= max_decisions:
                 stalled += 1
+                mine = []
                 break
             res = search(st, limits, config, seed=derive_seed(seed, "search", players, g, k))
             if (derive_seed(seed, "sample", players, g, k) % 1000) < sample * 1000:
@@ -73,9 +78,10 @@ def play(players: int, seed: int, games: int, iterations: int, sample: float, v6
                 visits = {x.action: x.visits for x in res.actions}
                 v = np.array([visits.get(a, 0) for a in options], dtype=float)
                 if v.sum() > 0:
-                    out.append((g, np.array(rows, dtype=float), v / v.sum()))
+                    mine.append((g, np.array(rows, dtype=float), v / v.sum()))
             st.apply(res.best_action)
             k += 1
+        out += mine
     return out, stalled
 
 
@@ -130,10 +136,11 @@ def metrics(b: Batch, w: np.ndarray) -> dict[str, float]:
 
 def train(players: int, seed: int, games: int, iterations: int = 600, sample: float = 0.5, v6_share: float = 0.25,
           l2: float = 1e-3, holdout: float = 0.2, prior: float = 0.0, prior_weights: str | None = None,
-          max_decisions: int = 500) -> dict:
+          max_decisions: int | None = None) -> dict:
     """Play, fit and measure for one player count; returns the weights file's content."""
     t0 = time.process_time()
     config = SearchConfig(prior=prior, prior_weights=prior_weights)
+    max_decisions = max_decisions or 120 * players
     decisions, stalled = play(players, seed, games, iterations, sample, v6_share, config, max_decisions)
     cut = games - max(1, int(round(games * holdout)))
     train_part = [d for d in decisions if d[0] < cut]
@@ -170,12 +177,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prior", type=float, default=0.0,
                     help="self-play with this move-prior weight (an earlier generation; 0: the default search)")
     ap.add_argument("--prior-weights", default=None, help="that generation's weights file (default: shipped)")
-    ap.add_argument("--max-decisions", type=int, default=500, help="decisions after which a (stalled) game stops")
+    ap.add_argument("--max-decisions", type=int, default=None,
+                    help="decisions after which a (stalled) game stops (default: 120 a player)")
     ap.add_argument("--out", type=Path, default=None,
                     help="folder for prior-Np.json (default: the package's kwsearch/data)")
     args = ap.parse_args(argv)
     if (args.games < 2 or args.iterations < 1 or not 0 < args.sample <= 1 or not 0 <= args.v6 <= 1
-            or not 0 < args.holdout < 1 or args.l2 < 0 or args.prior < 0 or args.max_decisions < 1):
+            or not 0 < args.holdout < 1 or args.l2 < 0 or args.prior < 0
+            or (args.max_decisions is not None and args.max_decisions < 1)):
         ap.error("expected --games >= 2, --iterations >= 1, --sample in (0, 1], --v6 in [0, 1], --holdout in (0, 1), "
                  "--l2 >= 0, --prior >= 0, --max-decisions >= 1")
     command = "python bench/train_prior.py " + shlex.join(sys.argv[1:] if argv is None else argv)
@@ -193,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
               f"cross-entropy {m['cross_entropy']:.4f} (uniform {m['uniform_cross_entropy']:.4f}, target entropy "
               f"{m['target_entropy']:.4f}), top-1 agreement {m['top1_agreement']:.3f} (uniform "
               f"{m['uniform_top1']:.3f}); {t['games_stopped_at_max_decisions']} games stopped at "
-              f"{args.max_decisions} decisions -> {path}")
+              f"{t['max_decisions']} decisions (left out) -> {path}")
     return 0
 
 
