@@ -146,7 +146,8 @@ def train(players: int, seed: int, games: int, iterations: int = 600, sample: fl
     train_part = [d for d in decisions if d[0] < cut]
     held_part = [d for d in decisions if d[0] >= cut]
     if not train_part or not held_part:
-        raise SystemExit(f"{players} players: too few games ({games}) for a training and a held-out part")
+        raise SystemExit(f"{players} players: no decisions for a training and a held-out part ({games} games, "
+                         f"{stalled} of them stopped at {max_decisions} decisions and left out); play more games")
     tr, te = Batch(train_part), Batch(held_part)
     w = fit(tr, l2)
     training = {

@@ -110,6 +110,8 @@ def prior_features(state, options: list[int] | None = None) -> list[list[float]]
     from .rules import buyers_choices
     st = reference(state)
     c = st.game.components
+    if st.is_terminal():
+        raise ValueError("the game is over: there are no options")
     if options is None:
         options = st.legal_actions()
     seat = max(st.actor, 0)

@@ -107,6 +107,19 @@ def test_policy_on_a_state_is_the_reference_model(players):
         assert math.fsum(got.values()) == pytest.approx(1.0) and all(0 < p <= 1 for p in got.values())
 
 
+def test_features_of_a_finished_game_are_an_error():
+    st = Game(2).new_initial_state(seed=1)
+    rng = random.Random(1)
+    while not st.is_terminal():
+        st.apply(rng.choice(st.legal_actions()))
+    with pytest.raises(ValueError, match="over"):
+        P.prior_features(st)
+    with pytest.raises(ValueError, match="over"):
+        _eval.prior_features(convert(st, "fast"))
+    with pytest.raises(ValueError, match="over"):
+        load_prior(None, 2).policy(convert(st, "fast"))
+
+
 def _train_module():
     spec = importlib.util.spec_from_file_location("train_prior", ROOT / "bench" / "train_prior.py")
     module = importlib.util.module_from_spec(spec)
@@ -121,12 +134,18 @@ def _train_module():
 @pytest.mark.one_engine
 def test_training_is_reproducible_from_its_seed(tmp_path):
     train = _train_module()
-    a = train.train(2, seed=5, games=3, iterations=40, sample=0.3)
-    b = train.train(2, seed=5, games=3, iterations=40, sample=0.3)
+    a = train.train(2, seed=6, games=3, iterations=40, sample=0.3)
+    b = train.train(2, seed=6, games=3, iterations=40, sample=0.3)
     assert a["weights"] == b["weights"] and a["test"] == b["test"]
     assert a["training"]["decisions"] == b["training"]["decisions"]
-    c = train.train(2, seed=6, games=3, iterations=40, sample=0.3)
+    c = train.train(2, seed=7, games=3, iterations=40, sample=0.3)
     assert c["weights"] != a["weights"]
+    # at 40 iterations two of these four games stall (every seat taking a tile that does nothing):
+    # they stop at the cap, and their decisions are left out
+    d = train.train(2, seed=5, games=4, iterations=40, sample=0.3)
+    assert d["training"]["games_stopped_at_max_decisions"] == 2 and d["training"]["max_decisions"] == 240
+    with pytest.raises(SystemExit, match="stopped at 240 decisions"):
+        train.train(2, seed=5, games=3, iterations=40, sample=0.3)
     assert train.main(["--seed", "5", "--games", "2", "--iterations", "30", "--sample", "0.2", "--players", "3",
                        "--out", str(tmp_path)]) == 0
     pr = load_prior(tmp_path / "prior-3p.json", 3)
