@@ -20,7 +20,13 @@ Every iteration
    is followed, where ``n`` is the child's visit count, ``R_p`` its summed reward
    for ``p``, the seat that chose the child's action (each seat maximises its own
    reward), and ``c`` is ``SearchConfig.c_uct`` (by default 0.7 with two players, 0.4 with
-   three or four: ``DEFAULT_C_UCT``).
+   three or four: ``DEFAULT_C_UCT``). With ``SearchConfig.prior = W > 0`` a
+   learned move prior (a softmax policy over the options, :mod:`kwsearch.prior`,
+   weights ``SearchConfig.prior_weights`` or the shipped ones) gives every option
+   legal here a probability P: the untried option expanded is drawn in proportion
+   to P, and the UCB score gains the progressive bias ``W * P / (1 + n)``
+   (docs/evaluation.md, "The move prior"); ``W = 0``, the default, is the search
+   without it, draw for draw.
 3. **plays out** the rest of the game at C level with the cheap *tempo* policy
    (``SearchConfig.rollout = "tempo"``, ``k_playout_tempo``): at a turn, three
    times in four the seat takes one of the tiles that let the fewest other
@@ -40,11 +46,6 @@ Every iteration
    and, unless the game ended first, a learned evaluation scores the position
    (the modelled win shares of :mod:`kwsearch.features`, weights
    ``SearchConfig.evaluation`` or the shipped ones; docs/evaluation.md);
-   With ``SearchConfig.prior = W > 0`` a learned move prior (a softmax policy over
-   the options, :mod:`kwsearch.prior`, weights ``SearchConfig.prior_weights`` or the
-   shipped ones) biases step 2: an untried option is expanded with probability
-   proportional to its prior P, and a tried child's UCB score gains
-   ``W * P / (1 + visits)`` (docs/evaluation.md, "The move prior");
 4. **backs up** the reward *vector*: every node on the path adds the reward of
    every seat (and the final money of every seat, for the statistics).
 
