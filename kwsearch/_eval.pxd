@@ -6,6 +6,8 @@
 linear scores ``w . f``, so the shares sum to 1).
 """
 
+from libc.stdint cimport int16_t
+
 from kwsearch._fast cimport MAXP, Comp, KState
 
 cdef enum:
@@ -23,6 +25,26 @@ cdef void k_shares(const double* feats, int nplayers, const EvalModel* m, double
 
 cdef class Evaluator:
     cdef EvalModel model
+    cdef public object names        # feature names, as the weights file lists them
+    cdef public object source       # where the weights came from (a path, for messages)
+    cdef public object meta         # the file's training record and test prediction
+
+
+# The learned move prior (kwsearch/prior.py, docs/evaluation.md "The move prior").
+cdef enum:
+    NPRIOR = 29             # features of one (state, option) pair (kwsearch.prior.PRIOR_FEATURES)
+
+ctypedef struct PriorModel:
+    int nplayers            # the player count the weights were fitted for
+    double w[NPRIOR]        # logit of an option = w . phi(state, option)
+
+cdef void k_prior_features(const KState* s, const Comp* c, const int16_t* buf, int n, double* out) noexcept nogil
+cdef void k_policy(const KState* s, const Comp* c, const PriorModel* m, const int16_t* buf, int n,
+                   double* prob) noexcept nogil
+
+
+cdef class Prior:
+    cdef PriorModel model
     cdef public object names        # feature names, as the weights file lists them
     cdef public object source       # where the weights came from (a path, for messages)
     cdef public object meta         # the file's training record and test prediction

@@ -9,11 +9,15 @@ playout stops at its cut-off (``SearchConfig.cutoff``).
 """
 
 from libc.math cimport exp
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int8_t, int16_t, uint64_t
 
-from kwsearch._fast cimport (CAR_BODY, CAR_BODY_BONUS, CAR_ENGINE, CAR_ENGINE_BONUS, CAR_OWNER, CAR_PRICE,
-                             CAR_WORKERS, EN_OPEL, MAXP, PH_ACTION, PH_OVER, PREF_BODY, PREF_ENGINE, PREF_PRESTIGE,
-                             PREF_PRICE, SEAT, TK_RACE, TK_SALES, Comp, FastState, KState, k_next,
+import kwsearch.actions as _A
+
+from kwsearch._fast cimport (AK_BODY, AK_BUYER, AK_ENGINE, AK_GP, AK_GP_ENGINE2, AK_GP_START2, AK_HIRE,
+                             AK_RESEARCH, CAR_BODY, CAR_BODY_BONUS, CAR_ENGINE, CAR_ENGINE_BONUS, CAR_OWNER,
+                             CAR_PRICE, CAR_WORKERS, EN_OPEL, MAX_BUYERS, MAX_LEGAL, MAX_MARKET, MAX_TILES, MAXP,
+                             PH_ACTION, PH_OVER, PREF_BODY, PREF_ENGINE, PREF_PRESTIGE, PREF_PRICE, SEAT, SPECIAL,
+                             TK_ENGINE_DEST, TK_MARKET_PRICE, TK_RACE, TK_SALES, Comp, FastState, KState, k_next,
                              k_playout, k_playout_tempo)
 
 #: Feature scales (the raw quantity is divided by these; kwsearch.features uses the same numbers).
@@ -288,3 +292,313 @@ def sample_game(FastState start, uint64_t seed, int every, bint tempo=True):
         k_features(&s, c, feats)
         samples.append((done, [[feats[i * NFEAT + k] for k in range(NFEAT)] for i in range(s.nplayers)]))
     return samples, [s.seats[i].money for i in range(s.nplayers)]
+
+
+# ---------------------------------------------------------------------------
+# The learned move prior: features of (state, option) pairs and a softmax policy
+# ---------------------------------------------------------------------------
+#
+# kwsearch.prior is the readable reference (PRIOR_FEATURES names the columns below, in
+# order; tests/test_prior.py checks both agree) and the loader of the weights files.
+
+cdef int P_TILE = _A.TILE
+cdef int P_DO = _A.DO
+cdef int P_RESEARCH = _A.RESEARCH
+cdef int P_GIVEUP = _A.GIVEUP
+cdef int P_ENGINE_GP = _A.ENGINE_GP
+cdef int P_BUYER = _A.BUYER
+cdef int P_MARKET_PASS = _A.MARKET_PASS
+cdef int P_MARKET_BODY = _A.MARKET_BODY
+cdef int P_MARKET_ENGINE = _A.MARKET_ENGINE
+cdef int P_MARKET_WORKERS = _A.MARKET_WORKERS
+cdef int P_MARKET_PRICE = _A.MARKET_PRICE
+cdef int P_MARKET_NO_MARKER = _A.MARKET_NO_MARKER
+cdef int P_MARKET_MARKER = _A.MARKET_MARKER
+cdef int P_DAIMLER_PASS = _A.DAIMLER_PASS
+cdef int P_DAIMLER = _A.DAIMLER
+cdef int P_DIESEL_PASS = _A.DIESEL_PASS
+cdef int P_BENZ_PASS = _A.BENZ_PASS
+cdef int P_BENZ = _A.BENZ
+cdef int P_ACTIVATE = _A.ACTIVATE
+cdef int P_SPECIAL_TILE = _A.SPECIAL_TILE
+cdef int P_SELL_PASS = _A.SELL_PASS
+cdef int P_REMOVE_PASS = _A.REMOVE_PASS
+
+#: Research points at which a kind stops mattering (the best body / engine tile has value 7).
+DEF POINTS_CAP = 7
+
+
+cdef int _buyers_take(const KState* s, const int8_t* extra, const int8_t* prefs, int nprefs,
+                      int* taken) noexcept nogil:
+    """The buyers' rule (RULES.md §8, rules.buyers_choices) over the market plus, if ``extra`` is
+    not NULL, one more car (owner, body, engine, workers, price; no marker) at index ``nmarket``:
+    ``taken[b]`` is the car buyer ``b`` of preference ``prefs[b]`` takes, -1 if none."""
+    cdef int8_t sold[MAX_MARKET + 1]
+    cdef int ncars = s.nmarket + (1 if extra != NULL else 0), b, i, best, bestv, bestp, value, pref
+    for i in range(ncars):
+        sold[i] = 0
+    for b in range(nprefs):
+        pref = prefs[b]
+        best = -1
+        bestv = 0
+        bestp = 0
+        for i in range(ncars):
+            if sold[i]:
+                continue
+            if i < s.nmarket:
+                if pref == PREF_BODY:
+                    value = s.market[i][CAR_BODY] + s.market[i][CAR_BODY_BONUS]
+                elif pref == PREF_ENGINE:
+                    value = s.market[i][CAR_ENGINE] + s.market[i][CAR_ENGINE_BONUS]
+                elif pref == PREF_PRESTIGE:
+                    value = s.market[i][CAR_WORKERS]
+                else:
+                    value = 0
+                if best < 0 or value > bestv or (value == bestv and s.market[i][CAR_PRICE] < bestp):
+                    best, bestv, bestp = i, value, s.market[i][CAR_PRICE]
+            else:
+                value = extra[1] if pref == PREF_BODY else (extra[2] if pref == PREF_ENGINE else
+                                                             (extra[3] if pref == PREF_PRESTIGE else 0))
+                if best < 0 or value > bestv or (value == bestv and extra[4] < bestp):
+                    best, bestv, bestp = i, value, extra[4]
+        taken[b] = best
+        if best >= 0:
+            sold[best] = 1
+    return ncars
+
+
+cdef inline bint _price_wins(const KState* s, int price) noexcept nogil:
+    """Whether the car being built, offered at ``price``, is taken by a buyer on the table."""
+    cdef int8_t extra[5]
+    cdef int taken[MAX_BUYERS + 1]
+    cdef int b
+    extra[0] = s.turn_seat
+    extra[1] = s.car[0]
+    extra[2] = s.car[1]
+    extra[3] = s.car[2]
+    extra[4] = <int8_t>price
+    _buyers_take(s, extra, s.active, s.nactive, taken)
+    for b in range(s.nactive):
+        if taken[b] == s.nmarket:
+            return True
+    return False
+
+
+cdef inline bint _buyer_sells(const KState* s, int seat, int pref) noexcept nogil:
+    """Whether one more buyer of ``pref``, after the buyers on the table, would take a car of ``seat``."""
+    cdef int8_t prefs[MAX_BUYERS + 1]
+    cdef int taken[MAX_BUYERS + 1]
+    cdef int b
+    for b in range(s.nactive):
+        prefs[b] = s.active[b]
+    prefs[s.nactive] = <int8_t>pref
+    _buyers_take(s, NULL, prefs, s.nactive + 1, taken)
+    return taken[s.nactive] >= 0 and s.market[taken[s.nactive]][CAR_OWNER] == seat
+
+
+cdef inline double _useful(const Comp* c, int t, int bp, int ep) noexcept nogil:
+    """Research points of development card type ``t`` below the cap, given the seat's (bp, ep), / 7."""
+    cdef int room_b = POINTS_CAP - bp if bp < POINTS_CAP else 0
+    cdef int room_e = POINTS_CAP - ep if ep < POINTS_CAP else 0
+    return ((c.card_body[t] if c.card_body[t] < room_b else room_b)
+            + (c.card_engine[t] if c.card_engine[t] < room_e else room_e)) / <double>POINTS_CAP
+
+
+cdef void k_prior_features(const KState* s, const Comp* c, const int16_t* buf, int n, double* out) noexcept nogil:
+    """The NPRIOR features of each option ``buf[i]`` of the pending decision into
+    ``out[i * NPRIOR + k]`` (order: kwsearch.prior.PRIOR_FEATURES)."""
+    cdef int seat = s.actor, kind = s.tasks[s.ntasks - 1][0], arg = s.tasks[s.ntasks - 1][1]
+    cdef int i, j, k, a, t, e, entry, passed, minpass = 0, bp = 0, ep = 0, best_win = -1, price
+    cdef double progress = (s.round - 1) / <double>c.rounds
+    cdef double* f
+    if seat < 0:
+        seat = 0
+    if s.seats[seat].start_tile >= 0:  # research points (as the engine's research_points)
+        bp = c.start_body
+        ep = c.start_engine
+    for k in range(c.ndev):
+        bp += s.seats[seat].active[k] * c.card_body[c.dev_type[k]]
+        ep += s.seats[seat].active[k] * c.card_engine[c.dev_type[k]]
+    for j in range(1, s.nchain):  # the fewest other workers a tile lets past: those before the first tile
+        if SEAT <= s.chain[j] < SPECIAL:
+            minpass += 1
+        else:
+            break
+    if kind == TK_MARKET_PRICE:
+        for i in range(n):
+            price = buf[i] - P_MARKET_PRICE
+            if P_MARKET_PRICE <= buf[i] < P_MARKET_NO_MARKER and price > best_win and _price_wins(s, price):
+                best_win = price
+    for i in range(n):
+        f = out + i * NPRIOR
+        for k in range(NPRIOR):
+            f[k] = 0.0
+        a = buf[i]
+        if P_TILE <= a < P_DO or P_SPECIAL_TILE <= a < P_SELL_PASS:
+            f[0] = 1.0
+            entry = a - P_TILE if a < P_DO else SPECIAL + a - P_SPECIAL_TILE
+            passed = 0
+            for j in range(1, s.nchain):
+                e = s.chain[j]
+                if e == entry:
+                    break
+                if SEAT <= e < SPECIAL:
+                    passed += 1
+            f[16] = 1.0 if passed == minpass else 0.0
+            f[17] = passed / <double>(s.nplayers - 1)
+        elif P_DO <= a < P_RESEARCH:
+            k = a - P_DO
+            if k == AK_HIRE:
+                f[1] = 1.0
+            elif k == AK_BODY or k == AK_ENGINE:
+                f[2] = 1.0
+            elif k == AK_GP or k == AK_GP_ENGINE2 or k == AK_GP_START2:
+                f[3] = 1.0
+            elif k == AK_RESEARCH:
+                f[4] = 1.0
+            elif k == AK_BUYER:
+                f[5] = 1.0
+        elif P_RESEARCH <= a < P_GIVEUP:
+            t = a - P_RESEARCH
+            if c.card_kind[t] == 0:
+                f[6] = 1.0
+                f[18] = _useful(c, t, bp, ep)
+                f[19] = f[18] * (1.0 - progress)
+            elif c.card_kind[t] == 1:
+                f[7] = 1.0
+            else:
+                f[8] = 1.0
+                f[20] = progress
+        elif P_ACTIVATE <= a < P_SPECIAL_TILE:
+            t = a - P_ACTIVATE
+            f[9] = 1.0
+            f[18] = _useful(c, t, bp, ep)
+            f[19] = f[18] * (1.0 - progress)
+        elif P_BUYER <= a < P_MARKET_PASS or P_BENZ <= a < P_ACTIVATE:
+            t = a - P_BUYER if a < P_MARKET_PASS else a - P_BENZ
+            f[10] = 1.0
+            if a < P_MARKET_PASS:
+                f[26] = s.white[t] / 5.0
+            f[27] = 1.0 if _buyer_sells(s, seat, t) else 0.0
+        elif P_MARKET_BODY <= a < P_MARKET_WORKERS:
+            f[11] = 1.0
+            f[24] = (a - P_MARKET_BODY + 1 if a < P_MARKET_ENGINE else a - P_MARKET_ENGINE + 1) / 7.0
+        elif P_MARKET_WORKERS <= a < P_MARKET_PRICE:
+            f[25] = (a - P_MARKET_WORKERS + 1) / 4.0
+        elif P_MARKET_PRICE <= a < P_MARKET_NO_MARKER:
+            price = a - P_MARKET_PRICE
+            f[13] = 1.0
+            f[21] = price / 10.0
+            if kind == TK_MARKET_PRICE and _price_wins(s, price):
+                f[22] = 1.0
+            f[23] = 1.0 if price == best_win else 0.0
+        elif a == P_ENGINE_GP:
+            f[14] = 1.0
+            if kind == TK_ENGINE_DEST:
+                f[28] = (arg - s.seats[seat].gp_engine) / 7.0
+        elif (a == P_MARKET_PASS or a == P_MARKET_NO_MARKER or a == P_DAIMLER_PASS or a == P_DIESEL_PASS
+              or a == P_BENZ_PASS or a == P_SELL_PASS or a == P_REMOVE_PASS):
+            f[12] = 1.0
+        elif P_MARKET_MARKER <= a < P_DAIMLER_PASS or P_DAIMLER <= a < P_DIESEL_PASS:
+            f[15] = 1.0
+
+
+cdef void _softmax_rows(const double* feats, int n, const PriorModel* m, double* prob) noexcept nogil:
+    """prob[i] = softmax over the rows of ``w . feats[i]``."""
+    cdef double top = -1e300, total = 0.0
+    cdef int i, k
+    for i in range(n):
+        prob[i] = 0.0
+        for k in range(NPRIOR):
+            prob[i] += m.w[k] * feats[i * NPRIOR + k]
+        if prob[i] > top:
+            top = prob[i]
+    for i in range(n):
+        prob[i] = exp(prob[i] - top)
+        total += prob[i]
+    for i in range(n):
+        prob[i] /= total
+
+
+cdef void k_policy(const KState* s, const Comp* c, const PriorModel* m, const int16_t* buf, int n,
+                   double* prob) noexcept nogil:
+    """The prior's probability of each option ``buf[i]`` (they sum to 1 over the n options)."""
+    cdef double feats[MAX_LEGAL * NPRIOR]
+    k_prior_features(s, c, buf, n, feats)
+    _softmax_rows(feats, n, m, prob)
+
+
+cdef class Prior:
+    """A fitted move prior in C form; build it with :func:`kwsearch.prior.load_prior`, which checks
+    the weights file (the constructor only checks the shapes)."""
+
+    def __init__(self, int nplayers, weights, names, source="", meta=None):
+        if not 2 <= nplayers <= MAXP:
+            raise ValueError(f"nplayers: expected 2 to {MAXP}, got {nplayers}")
+        if len(weights) != NPRIOR or len(names) != NPRIOR:
+            raise ValueError(f"expected {NPRIOR} weights and names, got {len(weights)} and {len(names)}")
+        self.model.nplayers = nplayers
+        for k in range(NPRIOR):
+            self.model.w[k] = float(weights[k])
+        self.names = tuple(names)
+        self.source = source
+        self.meta = meta or {}
+
+    @property
+    def nplayers(self):
+        return self.model.nplayers
+
+    @property
+    def weights(self):
+        return [self.model.w[k] for k in range(NPRIOR)]
+
+    def predict(self, rows):
+        """Option probabilities from feature rows (``rows[i][k]``, one row per option), as the search
+        computes them."""
+        cdef double feats[MAX_LEGAL * NPRIOR]
+        cdef double prob[MAX_LEGAL]
+        cdef int n = len(rows), i, k
+        if not 1 <= n <= MAX_LEGAL or any(len(row) != NPRIOR for row in rows):
+            raise ValueError(f"rows: expected 1 to {MAX_LEGAL} rows of {NPRIOR} numbers")
+        for i in range(n):
+            for k in range(NPRIOR):
+                feats[i * NPRIOR + k] = float(rows[i][k])
+        _softmax_rows(feats, n, &self.model, prob)
+        return [prob[i] for i in range(n)]
+
+    def policy(self, FastState state):
+        """``{action: probability}`` over the legal options of a fast state (not over)."""
+        cdef int16_t buf[MAX_LEGAL]
+        cdef double prob[MAX_LEGAL]
+        cdef int n = _options(state, buf), i
+        k_policy(&state.st, &state.fg.comp, &self.model, buf, n, prob)
+        return {int(buf[i]): prob[i] for i in range(n)}
+
+    def __repr__(self):
+        return f"<Prior {self.model.nplayers}p from {self.source!r}>"
+
+
+cdef int _options(FastState state, int16_t* buf) except -1:
+    """The legal options of ``state`` into ``buf`` (the engine's order); an error once the game is over."""
+    cdef list legal
+    cdef int i
+    if state.st.phase == PH_OVER:
+        raise ValueError("the game is over: there are no options")
+    legal = state.legal_actions()
+    for i in range(len(legal)):
+        buf[i] = legal[i]
+    return len(legal)
+
+
+def prior_feature_count():
+    """NPRIOR of the compiled module (checked against kwsearch.prior.PRIOR_FEATURES)."""
+    return NPRIOR
+
+
+def prior_features(FastState state):
+    """``(options, rows)``: the legal options of a fast state and each one's NPRIOR features."""
+    cdef int16_t buf[MAX_LEGAL]
+    cdef double feats[MAX_LEGAL * NPRIOR]
+    cdef int n = _options(state, buf), i, k
+    k_prior_features(&state.st, &state.fg.comp, buf, n, feats)
+    return [int(buf[i]) for i in range(n)], [[feats[i * NPRIOR + k] for k in range(NPRIOR)] for i in range(n)]

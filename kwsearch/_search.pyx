@@ -14,7 +14,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from kwsearch._fast cimport (MAX_LEGAL, MAX_TYPES, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal, k_next,
                              k_playout, k_playout_tempo, PlayoutParams, k_playout_smart)
-from kwsearch._eval cimport EvalModel, Evaluator, k_evaluate
+from kwsearch._eval cimport EvalModel, Evaluator, Prior, PriorModel, k_evaluate, k_policy
 
 cdef extern from "stdlib.h" nogil:
     int posix_memalign(void** memptr, size_t alignment, size_t size)
@@ -335,9 +335,17 @@ cdef inline int32_t step_into(Tree t, KState* s, const Comp* c, int32_t child, i
 
 cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money_weight,
                  int determinize, uint64_t* rng, int closed_loop, int rollout,
-                 int cutoff, const EvalModel* model, const PlayoutParams* pp) noexcept nogil:
+                 int cutoff, const EvalModel* model, const PlayoutParams* pp,
+                 double prior_weight, const PriorModel* prior) noexcept nogil:
     """One iteration: determinize, select with availability counts, expand one node,
     play out at random, back up. Returns 0, or -1 when the node pool is full.
+
+    With ``prior_weight > 0`` the move prior ``prior`` gives each option of a visited node a
+    probability P (computed once per node visit, over the options legal in this
+    determinization): an untried option is expanded with probability proportional to its P
+    (instead of uniformly), and the UCB score of a tried child gains the progressive bias
+    ``prior_weight * P / (1 + visits)``. ``prior_weight == 0`` never calls the prior, so the
+    search is the one without it, draw for draw.
 
     With ``cutoff > 0`` the playout stops after that many decisions and, if the game is not
     over by then, ``model`` scores the state (``cutoff_rewards``); the money statistics
@@ -349,7 +357,9 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
     cdef int32_t path[MAX_PATH]
     cdef int depth = 1, n, i, untried, pick, mover
     cdef int32_t node = 0, ch, best, newn
-    cdef double score, best_score, ln_avail
+    cdef double score, best_score, ln_avail, mass, draw
+    cdef double prob[MAX_LEGAL]
+    cdef bint biased = prior_weight > 0 and prior != NULL
     cdef double r[4]
     cdef double w[4]
     cdef Node* nd
@@ -387,8 +397,22 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
             if (unseen[buf[i] >> 6] >> (buf[i] & 63)) & 1:
                 buf[untried], buf[i] = buf[i], buf[untried]
                 untried += 1
+        if biased:  # after the reordering above: prob[i] belongs to buf[i]
+            k_policy(&s, c, prior, buf, n, prob)
         if untried > 0:
-            pick = <int>(k_next(rng) % <uint64_t>untried)
+            if biased:  # an untried option in proportion to its prior probability (one draw)
+                mass = 0.0
+                for i in range(untried):
+                    mass += prob[i]
+                draw = (k_next(rng) >> 11) * (1.0 / 9007199254740992.0) * mass
+                pick = untried - 1
+                for i in range(untried):
+                    draw -= prob[i]
+                    if draw < 0:
+                        pick = i
+                        break
+            else:
+                pick = <int>(k_next(rng) % <uint64_t>untried)
             newn = t._new_node(buf[pick], mover)
             if newn < 0:
                 return -1
@@ -406,6 +430,8 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
             nd = &t.nodes[ch]
             ln_avail = LOG_OF[nd.avail] if nd.avail < LOG_TABLE else log(<double>nd.avail)
             score = nd.reward[mover] / nd.visits + c_uct * sqrt(ln_avail / nd.visits)
+            if biased:
+                score += prior_weight * prob[i] / (1 + nd.visits)
             if score > best_score:
                 best_score = score
                 best = ch
@@ -440,7 +466,8 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
 
 def run_slice(Tree tree, FastState state, long iterations, double seconds, double c_uct,
               double money_weight, bint determinize, uint64_t rng_state, bint closed_loop=False,
-              str rollout="tempo", int cutoff=0, Evaluator evaluator=None, tuple playout=None):
+              str rollout="tempo", int cutoff=0, Evaluator evaluator=None, tuple playout=None,
+              double prior_weight=0.0, Prior prior=None):
     """Run iterations on ``tree`` from ``state`` until ``iterations`` are done or ``seconds``
     have passed (0 = no limit of that kind), or the node pool is full.
 
@@ -449,7 +476,9 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
     gives the same tree for the same iteration count). ``cutoff > 0`` stops each playout after
     that many decisions and scores the state with ``evaluator`` (a ``kwsearch._eval.Evaluator``
     for this player count, required then); 0 plays every playout to the end. ``playout`` holds
-    the smart rollout's knobs (``PLAYOUT_FIELDS``; None: ``kwsearch.search.DEFAULT_PLAYOUT``). Returns
+    the smart rollout's knobs (``PLAYOUT_FIELDS``; None: ``kwsearch.search.DEFAULT_PLAYOUT``).
+    ``prior_weight > 0`` biases selection by the move prior ``prior`` (a ``kwsearch._eval.Prior``
+    for this player count, required then; see ``iterate``); 0 searches without it. Returns
     ``(iterations done, rng_state)``; ``tree.pool_full`` tells whether the pool ended it.
     """
     if rollout not in ROLLOUTS:
@@ -465,6 +494,15 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
             raise ValueError(f"evaluator: fitted for {evaluator.model.nplayers} players, "
                              f"the state has {state.st.nplayers}")
         model = &evaluator.model
+    cdef const PriorModel* pm = NULL
+    if not prior_weight >= 0:
+        raise ValueError(f"prior_weight: expected 0 or more, got {prior_weight}")
+    if prior_weight > 0:
+        if prior is None:
+            raise ValueError("prior_weight: a move prior weight needs a prior")
+        if prior.model.nplayers != state.st.nplayers:
+            raise ValueError(f"prior: fitted for {prior.model.nplayers} players, the state has {state.st.nplayers}")
+        pm = &prior.model
     cdef PlayoutParams pp = playout_params(playout)
     cdef KState root = state.st
     cdef const Comp* c = &state.fg.comp
@@ -480,7 +518,7 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
             if seconds > 0 and (done & (CLOCK_EVERY - 1)) == 0 and now() >= deadline:
                 break
             if iterate(tree, &root, c, c_uct, money_weight, determinize, &rng, closed_loop, policy,
-                       cutoff, model, &pp) < 0:
+                       cutoff, model, &pp, prior_weight, pm) < 0:
                 break
             done += 1
     return done, rng

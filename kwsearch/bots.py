@@ -31,7 +31,10 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
                                             ``engineer=``, see ``search.PLAYOUT_FIELDS``),
                                             ``cutoff=0`` (stop playouts after that many decisions and
                                             score them with the learned evaluation) and ``eval=FILE``
-                                            (its weights; default the shipped ones, docs/evaluation.md)
+                                            (its weights; default the shipped ones, docs/evaluation.md),
+                                            ``prior=0`` (weight of the learned move prior's bias in
+                                            selection; 0 = none) and ``priorw=FILE`` (its weights;
+                                            default the shipped ones, docs/evaluation.md)
 ``pimc:worlds=K,iterations=N``              determinized UCT: K sampled decks, a UCT search of N/K
                                             iterations on each, the worlds vote (ties: total visits)
 ``cheat:iterations=N``                      UCT that sees the true deck order (to measure what hidden
@@ -45,7 +48,8 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
 Limits: ``iterations`` from 1 to 2^31 - 1 (what the search counts), ``seconds``
 a finite number above 0 (at most a year), ``c`` from 0 to 1000, ``money`` from 0
 to 1, ``workers`` from 1 to 256, ``worlds`` from 1 to 100,000, ``cutoff`` from 0 to
-100,000 (``eval`` needs a cut-off; its path cannot hold ``,``). Every random
+100,000 (``eval`` needs a cut-off; its path cannot hold ``,``), ``prior`` from 0 to
+1000 (``priorw`` needs a prior above 0; its path cannot hold ``,``). Every random
 choice of a bot flows from its seed: the n-th search of a search bot uses
 ``derive_seed(seed, "run", n)`` (:mod:`kwsearch.seeds`).
 """
@@ -58,7 +62,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from .errors import KwsearchError
-from .search import (DEFAULT_PLAYOUT, MAX_C_UCT, MAX_CUTOFF, MAX_ITERATIONS, MAX_SECONDS, MAX_WORKERS,
+from .search import (DEFAULT_PLAYOUT, MAX_C_UCT, MAX_CUTOFF, MAX_ITERATIONS, MAX_PRIOR, MAX_SECONDS, MAX_WORKERS,
                      PLAYOUT_FIELDS, PLAYOUT_RANGES, SearchConfig, SearchLimits, Searcher, determinized, search)
 from .seeds import derive_seed
 
@@ -141,7 +145,8 @@ class PIMCBot:
             seconds=(self.limits.seconds / self.worlds) if self.limits.seconds else None)
         uct = SearchConfig(c_uct=self.config.c_uct, money_weight=self.config.money_weight, determinize=False,
                            max_nodes=self.config.max_nodes, rollout=self.config.rollout, playout=self.config.playout,
-                           cutoff=self.config.cutoff, evaluation=self.config.evaluation)
+                           cutoff=self.config.cutoff, evaluation=self.config.evaluation,
+                           prior=self.config.prior, prior_weights=self.config.prior_weights)
         votes: dict[int, int] = {}
         visits: dict[int, int] = {}
         for k in range(self.worlds):
@@ -202,6 +207,7 @@ _SECONDS = _Option("float", 0, MAX_SECONDS, lo_open=True)
 _SEARCH = {"iterations": _ITERATIONS, "seconds": _SECONDS, "c": _Option("float", 0, MAX_C_UCT),
            "money": _Option("float", 0, 1), "rollout": _Option("choice", choices=("random", "tempo", "smart")),
            "cutoff": _Option("int", 0, MAX_CUTOFF), "eval": _Option("text"),
+           "prior": _Option("float", 0, MAX_PRIOR), "priorw": _Option("text"),
            # the smart rollout's knobs (SearchConfig.playout), allowed only with rollout=smart
            **{name: _Option("float", lo, hi) for name, (lo, hi) in zip(PLAYOUT_FIELDS, PLAYOUT_RANGES)}}
 #: Every bot and its options (what a spec may say).
@@ -311,10 +317,14 @@ class BotSpec:
                                   determinize=(self.name != "cheat"), workers=self.get("workers", 1),
                                   closed_loop=(self.get("loop", "open") == "closed"),
                                   rollout=self.get("rollout", "tempo"), playout=playout,
-                                  cutoff=self.get("cutoff", 0), evaluation=self.get("eval"))
+                                  cutoff=self.get("cutoff", 0), evaluation=self.get("eval"),
+                                  prior=float(self.get("prior", 0.0)), prior_weights=self.get("priorw"))
             if config.evaluation is not None:
                 from .features import load_evaluation
                 load_evaluation(config.evaluation)  # a bad weights file fails when the spec is read
+            if config.prior_weights is not None:
+                from .prior import load_prior
+                load_prior(config.prior_weights)  # the same for the prior's weights
         except KwsearchError as exc:
             raise BotSpecError(f"bot spec {str(self)!r}: {exc}") from None
         return limits, config

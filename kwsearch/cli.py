@@ -254,10 +254,16 @@ def validate(file: str, is_components: bool) -> None:
 @click.option("--eval", "evaluation", type=str, default=None, metavar="FILE",
               help="Weights file of the evaluation used with --cutoff (default: the shipped one for the "
                    "player count).")
+@click.option("--prior", type=FiniteFloat(min=0, max=1000.0), default=None,
+              help="Weight of the learned move prior's bias in selection (docs/evaluation.md, \"The move "
+                   "prior\"); 0 (the default) searches without it.")
+@click.option("--prior-weights", type=str, default=None, metavar="FILE",
+              help="Weights file of the move prior used with --prior (default: the shipped one for the "
+                   "player count).")
 @click.option("--json", "as_json", is_flag=True, help="Print a kwsearch-analysis/1 object (docs/formats.md).")
 def suggest(file: str, ply: int | None, iterations: int | None, seconds: float | None, workers: int, top: int,
             seed: int, loop: str | None, max_nodes: int, bot: str | None, cutoff: int | None,
-            evaluation: str | None, as_json: bool) -> None:
+            evaluation: str | None, prior: float | None, prior_weights: str | None, as_json: bool) -> None:
     """Suggest a move: search the position of a game record or a position file.
 
     Prints the seat to move and the best options as whole-turn plans, with
@@ -297,8 +303,13 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
         overrides["cutoff"] = cutoff
     if evaluation is not None:
         overrides["evaluation"] = evaluation
+    if prior is not None:
+        overrides["prior"] = prior
+    if prior_weights is not None:
+        overrides["prior_weights"] = prior_weights
     config = replace(config, **overrides)
     config.evaluator(state.game.num_players)  # a bad weights file is one line, before the search starts
+    config.prior_model(state.game.num_players)
     live = sys.stderr.isatty() and not as_json
     what = " and ".join(x for x in (f"{limits.iterations:,} iterations" if limits.iterations else "",
                                     f"{limits.seconds:g} s" if limits.seconds else "") if x)

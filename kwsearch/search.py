@@ -20,7 +20,13 @@ Every iteration
    is followed, where ``n`` is the child's visit count, ``R_p`` its summed reward
    for ``p``, the seat that chose the child's action (each seat maximises its own
    reward), and ``c`` is ``SearchConfig.c_uct`` (by default 0.7 with two players, 0.4 with
-   three or four: ``DEFAULT_C_UCT``).
+   three or four: ``DEFAULT_C_UCT``). With ``SearchConfig.prior = W > 0`` a
+   learned move prior (a softmax policy over the options, :mod:`kwsearch.prior`,
+   weights ``SearchConfig.prior_weights`` or the shipped ones) gives every option
+   legal here a probability P: the untried option expanded is drawn in proportion
+   to P, and the UCB score gains the progressive bias ``W * P / (1 + n)``
+   (docs/evaluation.md, "The move prior"); ``W = 0``, the default, is the search
+   without it, draw for draw.
 3. **plays out** the rest of the game at C level with the cheap *tempo* policy
    (``SearchConfig.rollout = "tempo"``, ``k_playout_tempo``): at a turn, three
    times in four the seat takes one of the tiles that let the fewest other
@@ -196,6 +202,8 @@ DEFAULT_MONEY_WEIGHT = {2: 0.0, 3: 0.5, 4: 0.5}
 MAX_C_UCT = 1000.0
 #: The longest playout cut-off accepted, in decisions (a whole game takes a few hundred).
 MAX_CUTOFF = 100_000
+#: The largest move-prior weight accepted (the bias W * P / (1 + visits) then drowns the rewards).
+MAX_PRIOR = 1000.0
 #: The smart rollout's knobs (``SearchConfig.playout``, ``kwsearch._search.PLAYOUT_FIELDS`` order): the
 #: chance that a decision follows the heuristic's hand rule, that a turn takes a tempo tile, that the
 #: rule offers a car when it can; the worth of a useful research point (developments early) and of an
@@ -225,6 +233,8 @@ class SearchConfig:
     playout: tuple = DEFAULT_PLAYOUT  # the smart rollout's knobs (PLAYOUT_FIELDS order; other rollouts ignore them)
     cutoff: int = 0            # playout decisions before the learned evaluation scores it (0: play to the end)
     evaluation: str | None = None  # weights file of that evaluation (None: the shipped one for the player count)
+    prior: float = 0.0         # weight W of the move prior's progressive bias W * P / (1 + visits) (0: no prior)
+    prior_weights: str | None = None  # weights file of the move prior (None: the shipped one for the player count)
 
     def __post_init__(self) -> None:
         if self.c_uct is not None:
@@ -250,6 +260,14 @@ class SearchConfig:
             if self.cutoff == 0:
                 raise SearchError("SearchConfig.evaluation: the evaluation scores playouts stopped at a cut-off; "
                                   "give cutoff (decisions) too")
+        _number("SearchConfig", "prior", self.prior, 0, MAX_PRIOR)
+        if self.prior_weights is not None:
+            if not isinstance(self.prior_weights, str) or not self.prior_weights.strip():
+                raise SearchError(f"SearchConfig.prior_weights: expected the path of a weights file, "
+                                  f"got {self.prior_weights!r}")
+            if self.prior == 0:
+                raise SearchError("SearchConfig.prior_weights: the move prior is used only with a prior weight; "
+                                  "give prior (above 0) too")
 
     def for_players(self, n: int) -> "SearchConfig":
         """This configuration with the player-count defaults filled in."""
@@ -262,7 +280,8 @@ class SearchConfig:
         return {"c_uct": self.c_uct, "money_weight": self.money_weight, "determinize": self.determinize,
                 "workers": self.workers, "max_nodes": self.max_nodes, "closed_loop": self.closed_loop,
                 "rollout": self.rollout, "cutoff": self.cutoff, "evaluation": self.evaluation,
-                **({"playout": dict(zip(PLAYOUT_FIELDS, self.playout))} if self.rollout == "smart" else {})}
+                **({"playout": dict(zip(PLAYOUT_FIELDS, self.playout))} if self.rollout == "smart" else {}),
+                **({"prior": self.prior, "prior_weights": self.prior_weights} if self.prior > 0 else {})}
 
     def evaluator(self, n: int):
         """The evaluation that scores playouts stopped at the cut-off (a ``kwsearch._eval.Evaluator``
@@ -272,6 +291,15 @@ class SearchConfig:
             return None
         from .features import load_evaluation
         return load_evaluation(self.evaluation, n)
+
+    def prior_model(self, n: int):
+        """The move prior that biases selection (a ``kwsearch._eval.Prior`` for ``n`` players), or
+        None with ``prior == 0``. A missing or bad weights file is a
+        :class:`kwsearch.prior.PriorError` naming the file and field."""
+        if self.prior == 0:
+            return None
+        from .prior import load_prior
+        return load_prior(self.prior_weights, n)
 
 
 @dataclass(frozen=True)
@@ -609,6 +637,7 @@ class Searcher:
         fast = convert(state, "fast")
         config = self.config.for_players(fast.game.num_players)
         config.evaluator(fast.game.num_players)  # a bad weights file fails here, before any worker starts
+        config.prior_model(fast.game.num_players)
         if config.workers > 1:
             self.tree = self._root = None
             return _run_workers(fast, config, limits, seed, progress, stop, progress_interval)
@@ -618,6 +647,7 @@ class Searcher:
                   interval: float) -> SearchResult:
         from . import _search
         evaluator = config.evaluator(fast.game.num_players)
+        prior = config.prior_model(fast.game.num_players)
         tree = self._reused_tree(fast) or _search.Tree(config.max_nodes)
         tree.reset_root_avail()
         reused = tree.root_visits()
@@ -640,7 +670,8 @@ class Searcher:
                 left, span = budget
                 _, rng = _search.run_slice(tree, fast, left, span, config.c_uct, config.money_weight,
                                            config.determinize, rng, config.closed_loop, config.rollout,
-                                           config.cutoff, evaluator, tuple(map(float, config.playout)))
+                                           config.cutoff, evaluator, tuple(map(float, config.playout)),
+                                           float(config.prior), prior)
                 if tree.pool_full:
                     break
                 if progress is not None and time.perf_counter() - last >= interval:
@@ -691,6 +722,7 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
         state = state_from_json(obj, engine="fast")
         tree = _search.Tree(config.max_nodes)
         evaluator = config.evaluator(state.game.num_players)
+        prior = config.prior_model(state.game.num_players)
         t0 = last = time.perf_counter()
         while not stop.is_set():
             if os.getppid() != parent:
@@ -701,7 +733,8 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
             left, span = budget
             _, rng = _search.run_slice(tree, state, left, span, config.c_uct, config.money_weight,
                                        config.determinize, rng, config.closed_loop, config.rollout,
-                                       config.cutoff, evaluator, tuple(map(float, config.playout)))
+                                       config.cutoff, evaluator, tuple(map(float, config.playout)),
+                                       float(config.prior), prior)
             if tree.pool_full:
                 break
             if report_every and time.perf_counter() - last >= report_every:

@@ -1,0 +1,317 @@
+"""The learned move prior (kwsearch.prior, kwsearch._eval's k_prior_features / k_policy) in the search.
+
+Features: the Python reference and the C version agree option for option on
+random positions of both engines (2, 3 and 4 players, V6 too). Weights: the
+shipped files load and reproduce their stored prediction; a missing or bad
+file is an error naming the file and the field, in the library, the bot specs
+and the CLI (one line), never a fallback. Training: a tiny run is reproducible
+from its seed. Search: with a prior (and with a cut-off too) it stays legal and
+reproducible for a seed; a prior weight of 0 is exactly the search without one.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import assert_one_line_error, run_cli
+from kwsearch import _eval, _search
+from kwsearch import prior as P
+from kwsearch.bots import BotSpecError, from_spec, play_game
+from kwsearch.engine import convert
+from kwsearch.prior import PriorError, load_prior
+from kwsearch.rules import Game
+from kwsearch.search import SearchConfig, SearchError, SearchLimits, search
+
+ROOT = Path(__file__).resolve().parent.parent
+MID = str(ROOT / "examples" / "midgame-4p.json")
+
+
+def decisions(players: int, v6: bool, seed: int, every: int = 2, tempo: bool = False):
+    """Every ``every``-th decision of a game (the default engine's states): uniformly random moves,
+    or (``tempo``) the tempo playout policy's, which races and sells more."""
+    st = Game(players, v6=v6).new_initial_state(seed=seed)
+    rng = random.Random(seed)
+    trace = _search.tempo_playout_actions(convert(st, "fast"), seed) if tempo else None
+    k = 0
+    while not st.is_terminal():
+        if k % every == 0:
+            yield st
+        st.apply(trace[k] if tempo else rng.choice(st.legal_actions()))
+        k += 1
+
+
+def test_feature_lists_match():
+    assert _eval.prior_feature_count() == P.NPRIOR == len(set(P.PRIOR_FEATURES))
+
+
+@pytest.mark.parametrize("players,v6", [(2, False), (3, False), (4, False), (2, True), (3, True), (4, True)])
+def test_features_python_and_c_agree(players, v6):
+    seen = set()
+    for seed in range(3):
+        for st in decisions(players, v6, 300 * players + seed, tempo=seed == 1):
+            legal = st.legal_actions()
+            ref = dict(zip(legal, P.prior_features(st)))
+            options, rows = _eval.prior_features(convert(st, "fast"))
+            assert sorted(options) == sorted(legal)
+            for a, row in zip(options, rows):
+                assert len(row) == P.NPRIOR
+                assert ref[a] == pytest.approx(row, abs=1e-12), (st.pending(), a)
+                seen.update(k for k, v in enumerate(row) if v != 0)
+    common = ("tile", "card_dev", "price", "tempo", "passed", "dev_useful", "dev_early", "price_value", "offer_value")
+    assert {P.PRIOR_FEATURES.index(name) for name in common} <= seen
+
+
+@pytest.mark.one_engine
+def test_every_interaction_occurs():
+    """The interactions are not dead columns: each is non-zero somewhere in a few games (the order of
+    a tile's hire and buyer actions is never a choice: they commute with the others)."""
+    seen = set()
+    for players in (2, 3, 4):
+        for seed in range(4):
+            for st in decisions(players, seed % 2 == 1, 40 + seed, every=1, tempo=seed < 2):
+                _, rows = _eval.prior_features(convert(st, "fast"))
+                seen.update(k for row in rows for k, v in enumerate(row) if v != 0)
+    assert set(P.INTERACTIONS) <= {P.PRIOR_FEATURES[k] for k in seen}
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_shipped_weights_load_and_reproduce_their_prediction(players):
+    obj = json.loads(P.shipped_path(players).read_text())
+    pr = load_prior(None, players)
+    assert pr.nplayers == players and tuple(pr.names) == P.PRIOR_FEATURES
+    assert pr.weights == obj["weights"]
+    assert pr.predict(obj["test"]["features"]) == pytest.approx(obj["test"]["prediction"], abs=1e-12)
+    assert P.policy(obj["test"]["features"], obj["weights"]) == pytest.approx(obj["test"]["prediction"], abs=1e-12)
+    training = obj["training"]
+    assert training["script"] == "bench/train_prior.py" and training["games"] > 0 and "seed" in training
+    assert training["command"].startswith("python bench/train_prior.py")
+    held = training["holdout_metrics"]
+    assert held["cross_entropy"] < held["uniform_cross_entropy"]  # the fit learned something
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_policy_on_a_state_is_the_reference_model(players):
+    pr = load_prior(None, players)
+    for st in decisions(players, False, 7, every=20):
+        got = pr.policy(convert(st, "fast"))
+        want = dict(zip(st.legal_actions(), P.policy(P.prior_features(st), pr.weights)))
+        assert got.keys() == want.keys()
+        assert [got[a] for a in want] == pytest.approx(list(want.values()), abs=1e-12)
+        assert math.fsum(got.values()) == pytest.approx(1.0) and all(0 < p <= 1 for p in got.values())
+
+
+def test_features_of_a_finished_game_are_an_error():
+    st = Game(2).new_initial_state(seed=1)
+    rng = random.Random(1)
+    while not st.is_terminal():
+        st.apply(rng.choice(st.legal_actions()))
+    with pytest.raises(ValueError, match="over"):
+        P.prior_features(st)
+    with pytest.raises(ValueError, match="over"):
+        _eval.prior_features(convert(st, "fast"))
+    with pytest.raises(ValueError, match="over"):
+        load_prior(None, 2).policy(convert(st, "fast"))
+
+
+def _train_module():
+    spec = importlib.util.spec_from_file_location("train_prior", ROOT / "bench" / "train_prior.py")
+    module = importlib.util.module_from_spec(spec)
+    saved = list(sys.path)  # the script puts its checkout first on sys.path: undo that
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved
+    return module
+
+
+@pytest.mark.one_engine
+def test_training_is_reproducible_from_its_seed(tmp_path):
+    train = _train_module()
+    a = train.train(2, seed=6, games=3, iterations=40, sample=0.3)
+    b = train.train(2, seed=6, games=3, iterations=40, sample=0.3)
+    assert a["weights"] == b["weights"] and a["test"] == b["test"]
+    assert a["training"]["decisions"] == b["training"]["decisions"]
+    c = train.train(2, seed=7, games=3, iterations=40, sample=0.3)
+    assert c["weights"] != a["weights"]
+    # at 40 iterations two of these four games stall (every seat taking a tile that does nothing):
+    # they stop at the cap, and their decisions are left out
+    d = train.train(2, seed=5, games=4, iterations=40, sample=0.3)
+    assert d["training"]["games_stopped_at_max_decisions"] == 2 and d["training"]["max_decisions"] == 240
+    with pytest.raises(SystemExit, match="stopped at 240 decisions"):
+        train.train(2, seed=5, games=3, iterations=40, sample=0.3)
+    assert train.main(["--seed", "5", "--games", "2", "--iterations", "30", "--sample", "0.2", "--players", "3",
+                       "--out", str(tmp_path)]) == 0
+    pr = load_prior(tmp_path / "prior-3p.json", 3)
+    assert pr.nplayers == 3 and pr.meta["training"]["seed"] == 5
+
+
+# ---------------------------------------------------------------------------
+# The search with a prior
+# ---------------------------------------------------------------------------
+
+
+def _midgame(players: int, seed: int = 11, moves: int = 25):
+    st = Game(players).new_initial_state(seed=seed)
+    rng = random.Random(1)
+    for _ in range(moves):  # into the game, past the set-up
+        st.apply(rng.choice(st.legal_actions()))
+    return st
+
+
+@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("cutoff", [0, 10])
+def test_search_with_prior_is_legal_and_reproducible(players, cutoff):
+    st = _midgame(players)
+    config = SearchConfig(prior=2.0, cutoff=cutoff)
+    a = search(st, SearchLimits(iterations=1500), config, seed=4)
+    b = search(st, SearchLimits(iterations=1500), config, seed=4)
+    assert a.actions == b.actions and a.pv == b.pv and a.nodes == b.nodes
+    assert a.best_action in st.legal_actions()
+    assert a.iterations == sum(x.visits for x in a.actions) == 1500
+    assert a.config.prior == 2.0 and a.config.as_dict()["prior"] == 2.0
+    plain = search(st, SearchLimits(iterations=1500), SearchConfig(cutoff=cutoff), seed=4)
+    assert plain.actions != a.actions  # the prior changes what the search explores
+
+
+def test_prior_weight_zero_is_the_search_without_it():
+    st = _midgame(3)
+    fast = convert(st, "fast")
+    pr = load_prior(None, 3)
+    runs = []
+    for weight, model in ((0.0, None), (0.0, pr)):
+        tree = _search.Tree()
+        _search.run_slice(tree, fast, 700, 0, 0.7, 0.1, True, 99, False, "tempo", 0, None, None, weight, model)
+        runs.append((tree.size, tree.children()))
+    assert runs[0] == runs[1]
+    assert "prior" not in SearchConfig().as_dict()  # the recorded settings of a search without it are unchanged
+
+
+def test_run_slice_checks_the_prior():
+    fast = convert(_midgame(2), "fast")
+    with pytest.raises(ValueError, match="needs a prior"):
+        _search.run_slice(_search.Tree(), fast, 10, 0, 0.7, 0.1, True, 1, False, "tempo", 0, None, None, 1.0, None)
+    with pytest.raises(ValueError, match="fitted for 3 players"):
+        _search.run_slice(_search.Tree(), fast, 10, 0, 0.7, 0.1, True, 1, False, "tempo", 0, None, None, 1.0,
+                          load_prior(None, 3))
+
+
+@pytest.mark.one_engine
+def test_search_with_prior_and_workers_is_reproducible():
+    st = _midgame(2)
+    config = SearchConfig(prior=1.5, workers=2)
+    a = search(st, SearchLimits(iterations=1200), config, seed=8)
+    b = search(st, SearchLimits(iterations=1200), config, seed=8)
+    assert a.actions == b.actions and a.best_action in st.legal_actions()
+
+
+def test_bots_with_prior_play_legal_games():
+    bots = [from_spec("ismcts:iterations=40,prior=2,cutoff=8", seed=1),
+            from_spec("pimc:worlds=2,iterations=40,prior=1", seed=2)]
+    seen = []
+    final = play_game(Game(2).new_initial_state(3), bots,
+                      on_step=lambda st, seat, a: seen.append(a in st.legal_actions()))
+    assert final.is_terminal() and all(seen) and len(seen) > 20
+
+
+def test_bot_spec_with_prior_file(tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text(P.shipped_path(2).read_text())
+    spec = f"ismcts:iterations=30,prior=2,priorw={path}"
+    st = Game(2).new_initial_state(1)
+    assert from_spec(spec, seed=1).step(st) in st.legal_actions()
+    with pytest.raises(BotSpecError, match="no such file"):
+        from_spec(f"ismcts:iterations=30,prior=2,priorw={tmp_path / 'missing.json'}")
+    with pytest.raises(BotSpecError, match="prior"):
+        from_spec(f"ismcts:iterations=30,priorw={path}")
+    with pytest.raises(BotSpecError, match="prior"):
+        from_spec("ismcts:iterations=30,prior=-1")
+    with pytest.raises(PriorError, match="the game has 3"):  # weights of another player count
+        from_spec(spec, seed=1).step(Game(3).new_initial_state(1))
+
+
+# ---------------------------------------------------------------------------
+# Bad weights files and settings
+# ---------------------------------------------------------------------------
+
+
+def _doc(players: int = 2) -> dict:
+    return json.loads(P.shipped_path(players).read_text())
+
+
+def _bad(tmp_path, mutate) -> str:
+    obj = _doc()
+    mutate(obj)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(obj))
+    with pytest.raises(PriorError) as info:
+        load_prior(path, 2)
+    msg = str(info.value)
+    assert str(path) in msg and "\n" not in msg
+    return msg
+
+
+@pytest.mark.one_engine
+def test_bad_weights_files_name_file_and_field(tmp_path):
+    with pytest.raises(PriorError, match="no such file"):
+        load_prior(tmp_path / "nothing.json", 2)
+    (tmp_path / "text.json").write_text("{not json")
+    with pytest.raises(PriorError, match="text.json"):
+        load_prior(tmp_path / "text.json", 2)
+    assert "format" in _bad(tmp_path, lambda o: o.update(format="kwsearch-eval"))
+    assert "weights: missing" in _bad(tmp_path, lambda o: o.pop("weights"))
+    assert "features[3]" in _bad(tmp_path, lambda o: o["features"].__setitem__(3, "speed"))
+    assert "features[" in _bad(tmp_path, lambda o: o["features"].pop())
+    assert "weights: expected a list of" in _bad(tmp_path, lambda o: o["weights"].pop())
+    assert "weights[2]" in _bad(tmp_path, lambda o: o["weights"].__setitem__(2, "x"))
+    assert "weights[2]" in _bad(tmp_path, lambda o: o["weights"].__setitem__(2, 1e300))
+    assert "players" in _bad(tmp_path, lambda o: o.update(players=3))
+
+    def shift_a_telling_weight(o):  # a weight of a column that differs between the test's options
+        rows = o["test"]["features"]
+        k = next(k for k in range(P.NPRIOR) if len({row[k] for row in rows}) > 1)
+        o["weights"][k] += 0.5
+    assert "test.prediction" in _bad(tmp_path, shift_a_telling_weight)
+    assert "test.prediction" in _bad(tmp_path, lambda o: o["test"]["prediction"].pop())
+    assert "test.features[1]" in _bad(tmp_path, lambda o: o["test"]["features"][1].pop())
+    assert "training" in _bad(tmp_path, lambda o: o.update(training=[]))
+    (tmp_path / "list.json").write_text("[]")
+    with pytest.raises(PriorError, match="JSON object"):
+        load_prior(tmp_path / "list.json", 2)
+
+
+def test_bad_prior_settings():
+    for value in (-1, float("nan"), 1e9, "2"):
+        with pytest.raises(SearchError, match="SearchConfig.prior"):
+            SearchConfig(prior=value)
+    with pytest.raises(SearchError, match="SearchConfig.prior_weights"):
+        SearchConfig(prior_weights="p.json")  # weights without a prior weight would be ignored
+    with pytest.raises(SearchError, match="SearchConfig.prior_weights"):
+        SearchConfig(prior=1, prior_weights=" ")
+    with pytest.raises(PriorError, match="no such file"):
+        search(Game(2).new_initial_state(1), SearchLimits(iterations=10),
+               SearchConfig(prior=1, prior_weights="/nonexistent/p.json"))
+
+
+@pytest.mark.one_engine
+def test_cli_suggest_with_prior(tmp_path):
+    r = run_cli("suggest", MID, "--iterations", 600, "--prior", 2, "--json", "--seed", 2)
+    assert r.exit_code == 0, r.output
+    obj = json.loads(r.stdout)
+    assert obj["rootInfo"]["config"]["prior"] == 2 and obj["rootInfo"]["config"]["prior_weights"] is None
+    err = assert_one_line_error(run_cli("suggest", MID, "--iterations", 100, "--prior", 1, "--prior-weights",
+                                        tmp_path / "missing.json"), "missing.json", "no such file")
+    assert "Traceback" not in err
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(_doc(2)))  # the midgame has 4 players
+    assert_one_line_error(run_cli("suggest", MID, "--iterations", 100, "--prior", 1, "--prior-weights", bad),
+                          "bad.json", "players")
+    assert_one_line_error(run_cli("suggest", MID, "--iterations", 100, "--prior-weights", bad), "prior")
+    r = run_cli("suggest", MID, "--iterations", 100, "--prior", -1)  # a usage error (click's own form)
+    assert r.exit_code == 2 and "'--prior'" in r.stderr and "Traceback" not in r.output
