@@ -81,7 +81,7 @@ cdef void _race_money(const KState* s, const Comp* c, double* out) noexcept nogi
 
 cdef void _sales_money(const KState* s, const Comp* c, double* out) noexcept nogil:
     """What the buyers on the table would pay each seat if sales were scored now (RULES.md §8,
-    as kwsearch.scoring.choose_sales)."""
+    as kwsearch.rules.choose_sales)."""
     cdef int i, a, b, best, bestv, bestp, value, owner, mult
     cdef int sold[8]
     for i in range(s.nplayers):

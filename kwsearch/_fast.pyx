@@ -2462,7 +2462,7 @@ def bench_legal_apply(FastState state, int n, uint64_t seed):
 # The smart playout: the heuristic bot's cheap rules at playout speed
 # ---------------------------------------------------------------------------
 #
-# kwsearch/heuristic.py's ``_Rules`` (docs/heuristic.md), cut down to what costs a
+# kwsearch/heuristic.py's ``HandRules`` (docs/heuristic.md), cut down to what costs a
 # few hundred nanoseconds: no evaluation, no copies, no allocation. Each rule
 # returns its choice or -1 ("no opinion": the playout then picks at random); the
 # playout checks that a choice is among the options before taking it.

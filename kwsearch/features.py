@@ -14,7 +14,7 @@ Features (per seat; :data:`FEATURES` names them in order). The first
 ``money``       the seat's money / 50
 ``lead``        its money minus the best other seat's / 50
 ``sales``       what the buyers on the table would pay for its market cars if
-                sales were scored now (RULES.md §8, ``scoring.choose_sales``) / 20;
+                sales were scored now (RULES.md §8, ``rules.choose_sales``) / 20;
                 0 once this round's sales are scored
 ``race``        what the race would pay it now (place and lap money) / 20; 0 once
                 this round's race is scored
