@@ -502,3 +502,21 @@ def test_player_count_defaults(players):
     assert bot.config.c_uct == 1.3 and bot.config.money_weight is None
     assert DEFAULT_C_UCT[2] == 0.7 and DEFAULT_MONEY_WEIGHT[2] == 0.0
     assert DEFAULT_C_UCT[4] == 0.4 and DEFAULT_MONEY_WEIGHT[4] == 0.5
+
+
+def test_play_match_adjudicates_at_the_cap_with_shared_ties():
+    """The match rule: past ``max_decisions`` the game stops and is scored on the current money by the
+    game's tie rule (a shared lead shares the win); below the cap nothing changes."""
+    from kwsearch.bots import MAX_MATCH_DECISIONS, play_match
+    from kwsearch.game import win_shares
+    seen = []
+    res = play_match(Game(3).new_initial_state(seed=9), [RandomBot(s) for s in range(3)],
+                     on_step=lambda st, seat, a: seen.append(a), max_decisions=5)
+    assert res.adjudicated and res.decisions == 5 == len(seen) and not res.state.is_terminal()
+    assert res.money == res.state.money() and res.returns == win_shares(res.money) == [1 / 3] * 3
+    full = play_match(Game(3).new_initial_state(seed=9), [RandomBot(s) for s in range(3)])
+    plain = play_game(Game(3).new_initial_state(seed=9), [RandomBot(s) for s in range(3)])
+    assert not full.adjudicated and full.state.is_terminal() and full.decisions < MAX_MATCH_DECISIONS
+    assert full.money == plain.money() and full.returns == plain.returns()
+    with pytest.raises(Exception, match="max_decisions: expected a positive integer"):
+        play_game(Game(2).new_initial_state(seed=1), [RandomBot(0), RandomBot(1)], max_decisions=0)
