@@ -363,9 +363,9 @@ def from_spec(spec: "str | BotSpec", seed: int = 0):
 #: seats' current money (docs/rules-notes.md, "Adjudicated matches"). The rules let a round last for
 #: ever (RULES.md §6: the action phase ends only on a full market or an exhausted buyer track), and
 #: search bots can fall into such a loop, each seat taking the hire-only tile with an empty supply.
-#: Measured longest normal games (see docs/rules-notes.md): random bots 2-4 players about 330
-#: decisions, heuristic and mixed fields under 200, 2-player search self-play up to 1,637 (a loop that
-#: broke out by itself); the cap is well above all of them, so it never touches a game that ends.
+#: Measured longest normal games (docs/rules-notes.md): random bots 163 / 274 / 237 decisions with
+#: 2 / 3 / 4 players, heuristic and mixed fields under 180, 2-player search self-play up to 1,637 (a
+#: loop that broke out by itself); the cap is well above all of them, so it never touches a game that ends.
 MAX_MATCH_DECISIONS = 5000
 
 
