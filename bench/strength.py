@@ -102,7 +102,8 @@ def summarize(name: str, games: list[dict]) -> dict:
                    if n else 0.0)
     return {"match": name, "players": players, "specs": specs, "what": what, "games": n, "score": mean,
             "ci": half, "parity": 1 / players, "tested_money": tested_money, "other_money": other_money,
-            "seconds_per_game": sum(g["seconds"] for g in games) / n if n else 0.0}
+            "seconds_per_game": sum(g["seconds"] for g in games) / n if n else 0.0,
+            "adjudicated": sum(1 for g in games if g.get("adjudicated"))}
 
 
 def to_markdown(rows: list[dict]) -> str:
@@ -118,7 +119,9 @@ def to_markdown(rows: list[dict]) -> str:
         lines.append(f"| {r['match']} | {r['players']} | `{r['specs'][0]}` | "
                      f"{', '.join(f'`{s}`' for s in r['specs'][1:])} | {r['games']} | "
                      f"{100 * r['score']:.1f}% ± {100 * r['ci']:.1f} | {100 * r['parity']:.0f}% | "
-                     f"{r['tested_money']:.1f} / {r['other_money']:.1f} | {r['what']} |")
+                     f"{r['tested_money']:.1f} / {r['other_money']:.1f} | {r['what']}"
+                     + (f"; {r['adjudicated']} adjudicated at the decision cap" if r.get("adjudicated") else "")
+                     + " |")
     lines += ["", "Defaults of the tested ISMCTS: tempo playouts; c = 0.7 and the win-share reward with two "
               "players, c = 0.4 and money weight 0.5 with four (docs/design.md). Games of earlier settings are "
               "kept: `bench/strength-games-random-rollouts.jsonl` (uniformly random playouts, c = 0.7, including "
