@@ -446,3 +446,19 @@ def test_bad_max_decisions(tmp_path):
     out.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     with pytest.raises(TournamentError, match="line 1: max_decisions: expected an integer"):
         load_results(out)
+
+
+def test_a_stalled_tournament_game_is_adjudicated_and_recorded(tmp_path, monkeypatch):
+    import kwsearch.bots
+    from helpers import HireOnlyBot
+    from kwsearch.game import win_shares
+    monkeypatch.setattr(kwsearch.bots, "from_spec", lambda spec, seed=0: HireOnlyBot())
+    out = tmp_path / "r.jsonl"
+    run_tournament(TournamentSpec(bots=("random", "heuristic"), players=2, games=2, seed=1, max_decisions=300), out)
+    _, games, _ = load_results(out)
+    for g in games.values():
+        assert g["adjudicated"] is True and g["decisions"] == 300
+        assert g["returns"] == win_shares(g["money"]) and g["ranks"] == ranks_of(g["money"])
+        assert replay(g["record"]).money() == g["money"]
+    rep = make_report(*load_results(out)[:2])
+    assert rep.adjudicated == 2 and [b.adjudicated for b in rep.bots] == [2, 2]
