@@ -364,9 +364,11 @@ def from_spec(spec: "str | BotSpec", seed: int = 0):
 #: ever (RULES.md §6: the action phase ends only on a full market or an exhausted buyer track), and
 #: search bots can fall into such a loop, each seat taking the hire-only tile with an empty supply.
 #: Measured longest normal games (docs/rules-notes.md): random bots 163 / 274 / 237 decisions with
-#: 2 / 3 / 4 players, heuristic and mixed fields under 180, 2-player search self-play up to 1,637 (a
-#: loop that broke out by itself); the cap is well above all of them, so it never touches a game that ends.
-MAX_MATCH_DECISIONS = 5000
+#: 2 / 3 / 4 players, heuristic and mixed fields under 180; 2-player search self-play loops at times and
+#: some loops break out by themselves, after up to 1,637 decisions (1,000 logged tuning games) and
+#: 3,571 (30 games at 100 iterations); the cap is well above all of them, so it never touches a game that
+#: ends. A stalled game costs up to this many searches before it is adjudicated.
+MAX_MATCH_DECISIONS = 10_000
 
 
 @dataclass(frozen=True)
