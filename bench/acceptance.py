@@ -134,7 +134,9 @@ def match_stats(path: Path, match: str) -> dict:
     players_, _, target, parity = MATCHES[match]
     low = dm - half
     passed = (low > parity) if target is None else (dm >= target)
-    return {"match": match, "bots": header["bots"], "games": n, "deals": d, "mean": mean, "deal_mean": dm,
+    # Games stopped at the tournament's decision cap count with their adjudicated result (the money then).
+    adjudicated = sum(1 for g in games.values() if g.get("adjudicated"))
+    return {"match": match, "bots": header["bots"], "games": n, "adjudicated": adjudicated, "deals": d, "mean": mean, "deal_mean": dm,
             "deal_interval": (max(0.0, low), min(1.0, dm + half)), "wilson": (lo, hi), "target": target,
             "parity": parity, "passed": passed}
 
@@ -151,6 +153,8 @@ def summary(label: str, out_dir: Path, candidate: str | None = None) -> str:
         verdict = "pass" if s["passed"] else "**not met**"
         if s["games"] < 400:
             verdict += f" (only {s['games']} of ≥ 400 games)"
+        if s["adjudicated"]:
+            verdict += f" ({s['adjudicated']} adjudicated at the decision cap)"
         lo, hi = s["deal_interval"]
         wl, wh = s["wilson"]
         rows.append(f"| {match} | {MATCHES[match][1]} | {s['games']} | {s['deals']} | {s['deal_mean']:.1%} "

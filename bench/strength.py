@@ -56,7 +56,7 @@ MATCHES = {
 def play_one(job: tuple[str, int, int]) -> dict:
     """Play game ``index`` of a match: rotation ``index % players``, deck seed ``base + index // players``."""
     name, index, base = job
-    from kwsearch.bots import from_spec, play_game
+    from kwsearch.bots import MAX_MATCH_DECISIONS, from_spec, play_match
     from kwsearch.seeds import derive_seed
     from kwsearch.rules import Game
     players, specs, _ = MATCHES[name]
@@ -67,11 +67,15 @@ def play_one(job: tuple[str, int, int]) -> dict:
     # Bot seeds as everywhere in kwsearch (games logged before 2026-11-23 used deck_seed * 10 + s).
     bots = [from_spec(spec, seed=derive_seed(deck_seed, "seat", s)) for s, spec in enumerate(seat_specs)]
     t0 = time.perf_counter()
-    final = play_game(Game(players).new_initial_state(deck_seed), bots)
-    money = final.money()
-    return {"match": name, "index": index, "deck_seed": deck_seed, "tested_seat": rotation,
-            "seats": seat_specs, "money": money, "score": final.returns()[rotation],
+    # Capped like every match: a game past the cap is adjudicated on the money then (docs/rules-notes.md).
+    result = play_match(Game(players).new_initial_state(deck_seed), bots, max_decisions=MAX_MATCH_DECISIONS)
+    money = result.money
+    line = {"match": name, "index": index, "deck_seed": deck_seed, "tested_seat": rotation,
+            "seats": seat_specs, "money": money, "score": result.returns[rotation],
             "seconds": round(time.perf_counter() - t0, 2)}
+    if result.adjudicated:
+        line["adjudicated"] = True
+    return line
 
 
 def load_done() -> dict[tuple[str, int], dict]:
@@ -98,7 +102,8 @@ def summarize(name: str, games: list[dict]) -> dict:
                    if n else 0.0)
     return {"match": name, "players": players, "specs": specs, "what": what, "games": n, "score": mean,
             "ci": half, "parity": 1 / players, "tested_money": tested_money, "other_money": other_money,
-            "seconds_per_game": sum(g["seconds"] for g in games) / n if n else 0.0}
+            "seconds_per_game": sum(g["seconds"] for g in games) / n if n else 0.0,
+            "adjudicated": sum(1 for g in games if g.get("adjudicated"))}
 
 
 def to_markdown(rows: list[dict]) -> str:
@@ -114,7 +119,9 @@ def to_markdown(rows: list[dict]) -> str:
         lines.append(f"| {r['match']} | {r['players']} | `{r['specs'][0]}` | "
                      f"{', '.join(f'`{s}`' for s in r['specs'][1:])} | {r['games']} | "
                      f"{100 * r['score']:.1f}% ± {100 * r['ci']:.1f} | {100 * r['parity']:.0f}% | "
-                     f"{r['tested_money']:.1f} / {r['other_money']:.1f} | {r['what']} |")
+                     f"{r['tested_money']:.1f} / {r['other_money']:.1f} | {r['what']}"
+                     + (f"; {r['adjudicated']} adjudicated at the decision cap" if r.get("adjudicated") else "")
+                     + " |")
     lines += ["", "Defaults of the tested ISMCTS: tempo playouts; c = 0.7 and the win-share reward with two "
               "players, c = 0.4 and money weight 0.5 with four (docs/design.md). Games of earlier settings are "
               "kept: `bench/strength-games-random-rollouts.jsonl` (uniformly random playouts, c = 0.7, including "

@@ -358,23 +358,89 @@ def from_spec(spec: "str | BotSpec", seed: int = 0):
     return BotSpec.parse(spec).build(seed)
 
 
-def play_game(state, bots: list, on_step: Callable | None = None):
+#: The decision cap of a match (tournaments, the tuner, the bench scripts, ``kwsearch play`` with only
+#: bots seated): a game still running after this many decisions is stopped and **adjudicated** on the
+#: seats' current money (docs/rules-notes.md, "Adjudicated matches"). The rules let a round last for
+#: ever (RULES.md §6: the action phase ends only on a full market or an exhausted buyer track), and
+#: search bots can fall into such a loop, each seat taking the hire-only tile with an empty supply.
+#: Measured longest normal games (docs/rules-notes.md): random bots 163 / 274 / 237 decisions with
+#: 2 / 3 / 4 players, heuristic and mixed fields under 180; 2-player search self-play loops at times and
+#: some loops break out by themselves, after up to 1,637 decisions (1,000 logged tuning games) and
+#: 3,571 (30 games at 100 iterations); the cap is well above all of them, so it never touches a game that
+#: ends. A stalled game costs up to this many searches before it is adjudicated.
+MAX_MATCH_DECISIONS = 10_000
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """How a game of :func:`play_match` ended.
+
+    ``returns`` is the win share of each seat (:func:`kwsearch.game.win_shares` of ``money``: the
+    game's own result, or with ``adjudicated`` the result the same tie rule gives the money the
+    seats held when the decision cap stopped the game). ``state`` is the last state (not terminal
+    when adjudicated) and ``decisions`` the number of actions applied.
+    """
+
+    state: Any
+    decisions: int
+    adjudicated: bool
+    money: list[int]
+    returns: list[float]
+
+
+def play_match(state, bots: list, on_step: Callable | None = None,
+               max_decisions: int | None = MAX_MATCH_DECISIONS) -> MatchResult:
+    """Play ``state`` to the end or to ``max_decisions`` decisions (None: no cap), as
+    :func:`play_game` does, and say how it ended (:class:`MatchResult`).
+
+    A match rule, not a game rule: a game that passes the cap is stopped and
+    adjudicated on the current money with the game's tie rule (a shared lead
+    shares the win), as chess engine tournaments adjudicate endless games.
+    """
+    from .game import win_shares
+    count = [0]
+
+    def step(st, seat, action):
+        count[0] += 1
+        if on_step is not None:
+            on_step(st, seat, action)
+    final = play_game(state, bots, on_step=step, max_decisions=max_decisions)
+    money = list(final.money())
+    adjudicated = not final.is_terminal()
+    return MatchResult(state=final, decisions=count[0], adjudicated=adjudicated, money=money,
+                       returns=win_shares(money) if adjudicated else list(final.returns()))
+
+
+def play_game(state, bots: list, on_step: Callable | None = None, max_decisions: int | None = None):
     """Play ``state`` to the end with ``bots[seat]`` deciding for each seat; returns the final state.
 
     ``on_step(state, seat, action)`` is called before each action is applied;
     every bot with an ``observe(action)`` method is told each action after it is
     applied (tree reuse). The bots are restarted first.
+
+    With ``max_decisions`` (a match's cap, e.g. :data:`MAX_MATCH_DECISIONS`) the
+    game stops after that many decisions if it has not ended: the returned state
+    is then not terminal, and its ``returns()`` (the win shares of the current
+    money, by the game's tie rule) is the adjudicated result. :func:`play_match`
+    says so explicitly.
     """
+    if max_decisions is not None and (isinstance(max_decisions, bool) or not isinstance(max_decisions, int)
+                                      or max_decisions < 1):
+        raise KwsearchError(f"max_decisions: expected a positive integer, got {max_decisions!r}")
     unique = list({id(b): b for b in bots}.values())  # one bot may play several seats
     for bot in unique:
         bot.restart()
     observers = [b for b in unique if hasattr(b, "observe")]
+    decisions = 0
     while not state.is_terminal():
+        if max_decisions is not None and decisions >= max_decisions:
+            break  # adjudicated: the caller scores the current money
         seat = state.current_player()
         action = bots[seat].step(state)
         if on_step is not None:
             on_step(state, seat, action)
         state.apply(action)
+        decisions += 1
         for b in observers:
             b.observe(action)
     return state

@@ -139,6 +139,10 @@ def show(file: str, ply: int | None, as_json: bool, svg_file: str | None, game_n
             return
         seats = ", ".join(f"seat {s}: {n}" for s, n in enumerate(names))
         click.echo(f"{file}: game {game_no} ({seats}); money {' '.join(map(str, line['money']))}")
+        if line.get("adjudicated"):
+            click.echo(f"Adjudicated: the game passed the decision cap ({len(moves):,} decisions) without ending; "
+                       f"its result is the money at that point (win shares "
+                       f"{' '.join(f'{r:g}' for r in line['returns'])}), a match rule (docs/rules-notes.md)")
         click.echo("")
         click.echo(render(state, names))
         click.echo("")
@@ -581,7 +585,8 @@ def bench(quick: bool, repeat: int | None, only: str | None, markdown_file: str 
 
 #: Tournament settings as the command's options name them (a TournamentError's ``field``).
 _TOURNAMENT_FLAGS = {"bots": "--bots", "players": "--players", "games": "--games", "sprt": "--sprt",
-                     "workers": "--workers", "backend": "--backend", "seed": "--seed"}
+                     "workers": "--workers", "backend": "--backend", "seed": "--seed",
+                     "max_decisions": "--max-decisions"}
 
 
 def _tournament_error(exc) -> click.ClickException:
@@ -616,10 +621,14 @@ def _tournament_error(exc) -> click.ClickException:
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
               help="Run games in local processes, or as Ray tasks (pip install \"kwsearch[ray]\").")
 @click.option("--address", default=None, help="With --backend ray: the Ray cluster to join (default: a local one).")
+@click.option("--max-decisions", "max_decisions", type=int, default=None, metavar="N",
+              help="Adjudicate a game still running after N decisions on the money held then (a match rule: the "
+                   "rules allow a round without end; default kwsearch.bots.MAX_MATCH_DECISIONS; with --resume, "
+                   "what the file's run used).")
 @click.option("--json", "as_json", is_flag=True, help="Print the final report as JSON.")
 def tournament(bots: tuple[str, ...], players: int | None, games: int | None, workers: int | None,
                seed: int | None, out: str, resume: bool, v6: bool | None, sprt: str | None, backend: str,
-               address: str | None, as_json: bool) -> None:
+               address: str | None, max_decisions: int | None, as_json: bool) -> None:
     """Play bots against each other; write every game to --out and print a report.
 
     Seats rotate so every bot plays every seat equally; the games of one rotation
@@ -640,7 +649,8 @@ def tournament(bots: tuple[str, ...], players: int | None, games: int | None, wo
             spec = TournamentSpec(bots=specs or base.bots, players=players or base.players,
                                   games=games or base.games, seed=base.seed if seed is None else seed,
                                   v6=base.v6 if v6 is None else v6,
-                                  sprt=SPRT.parse(sprt) if sprt else base.sprt)
+                                  sprt=SPRT.parse(sprt) if sprt else base.sprt,
+                                  max_decisions=base.max_decisions if max_decisions is None else max_decisions)
             shown_workers = workers or header.get("workers", 1)
         else:
             if not specs:
@@ -652,7 +662,7 @@ def tournament(bots: tuple[str, ...], players: int | None, games: int | None, wo
             probe = TournamentSpec(bots=specs, players=n, games=1, seed=seed or 0, v6=bool(v6),
                                    sprt=SPRT.parse(sprt) if sprt else None)
             spec = TournamentSpec(bots=specs, players=n, games=games or probe.cycle, seed=seed or 0, v6=bool(v6),
-                                  sprt=probe.sprt)
+                                  sprt=probe.sprt, max_decisions=max_decisions)
             shown_workers = workers or 1
     except TournamentError as exc:
         raise _tournament_error(exc) from None
@@ -669,7 +679,8 @@ def tournament(bots: tuple[str, ...], players: int | None, games: int | None, wo
             bar.update(done - bar.pos)
         else:
             result = ", ".join(f"{name} {m}" for name, m in zip(line["seats"], line["money"]))
-            click.echo(f"  game {line['game'] + 1} done ({done}/{total}): {result}", err=True)
+            how = f" (adjudicated after {line['decisions']:,} decisions)" if line.get("adjudicated") else ""
+            click.echo(f"  game {line['game'] + 1} done ({done}/{total}): {result}{how}", err=True)
 
     try:
         if resume and bar is not None:

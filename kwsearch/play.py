@@ -251,12 +251,30 @@ class Session:
 
     def run(self) -> State:
         """Play until the game ends; raises :class:`Quit` when the user stops."""
+        from .bots import MAX_MATCH_DECISIONS
+        from .game import win_shares
         from .render import render
+        # Only bots seated: a match between them, capped like a tournament's games (the rules allow a
+        # round without end, and bots can loop in one). A human can always end the game, so no cap then.
+        cap = None if HUMAN in self.seats else MAX_MATCH_DECISIONS
+        decisions = sum(1 for e in self.record.get("events", [])
+                        if not (isinstance(e, str) and e.strip().lower().startswith(REVEAL)))
         while not self.state.is_terminal():
             seat = self.state.current_player()
             if self.seats[seat] != HUMAN:
+                if cap is not None and decisions >= cap:
+                    money = self.state.money()
+                    shares = win_shares(money)
+                    self.say("")
+                    self.say(f"Adjudicated: only bots are seated and the game passed {cap:,} decisions without "
+                             "ending (the rules allow a round without end); the result is the money now: "
+                             + ", ".join(f"{self.name(s)} {money[s]} (win share {shares[s]:g})"
+                                         for s in range(len(money))))
+                    self.say(f"The record (unfinished) is in {self.path}")
+                    return self.state
                 action = self.bots[seat].step(self.state)
                 self._apply(action)
+                decisions += 1
                 self._last_shown = -1
                 continue
             if self._last_shown != seat:

@@ -26,6 +26,12 @@ The schedule (modelled on cutechess-cli / fastchess):
 * **Seeds.** Bot ``s`` of game ``i`` gets seed ``derive_seed(seed, "game", i,
   "seat", s)``: game ``i`` is the same game whoever plays it, in whatever order or
   process.
+* **Decision cap.** A game still running after ``max_decisions`` decisions
+  (default :data:`kwsearch.bots.MAX_MATCH_DECISIONS`) is stopped and
+  **adjudicated** on the seats' current money with the game's tie rule; its
+  line says ``"adjudicated": true`` and the report counts such games per bot.
+  A match rule, not a game rule (docs/rules-notes.md): the rules allow a round
+  without end, and search bots can fall into one.
 * **Self-play.** The same spec may be given twice (to measure seat bias, say);
   the copies are told apart as ``spec#1``, ``spec#2`` in the games and the report.
 
@@ -63,6 +69,8 @@ SEEDS_RULE = "derive_seed/1"
 #: The most games one tournament plays, and the most local worker processes.
 MAX_GAMES = 10_000_000
 MAX_WORKERS = 256
+#: The largest decision cap a tournament accepts (``--max-decisions``).
+MAX_DECISIONS_CAP = 10_000_000
 
 
 class TournamentError(KwsearchError):
@@ -178,9 +186,17 @@ class TournamentSpec:
     seed: int = 0
     v6: bool = False
     sprt: SPRT | None = None
+    #: The decision cap after which a game is adjudicated (None: kwsearch.bots.MAX_MATCH_DECISIONS).
+    max_decisions: int | None = None
 
     def __post_init__(self) -> None:
-        from .bots import BotSpec
+        from .bots import MAX_MATCH_DECISIONS, BotSpec
+        if self.max_decisions is None:
+            object.__setattr__(self, "max_decisions", MAX_MATCH_DECISIONS)
+        if isinstance(self.max_decisions, bool) or not isinstance(self.max_decisions, int) \
+                or not 1 <= self.max_decisions <= MAX_DECISIONS_CAP:
+            raise TournamentError(f"max_decisions: expected a number of decisions from 1 to {MAX_DECISIONS_CAP:,}, "
+                                  f"got {self.max_decisions!r}", "max_decisions")
         if isinstance(self.players, bool) or self.players not in (2, 3, 4):
             raise TournamentError(f"players: expected 2, 3 or 4, got {self.players!r}", "players")
         if isinstance(self.bots, str) or len(self.bots) < 2:
@@ -252,7 +268,8 @@ class TournamentSpec:
         from . import __version__
         return {"format": RESULTS_FORMAT, "bots": list(self.bots), "players": self.players, "games": self.games,
                 "seed": self.seed, "v6": self.v6, "sprt": self.sprt.as_dict() if self.sprt else None,
-                "seeds": SEEDS_RULE, "workers": workers, "kwsearch": __version__}
+                "seeds": SEEDS_RULE, "workers": workers, "max_decisions": self.max_decisions,
+                "kwsearch": __version__}
 
 
 # ---------------------------------------------------------------------------
@@ -272,7 +289,7 @@ def ranks_of(money: list[int]) -> list[float]:
 
 def play_scheduled_game(spec: TournamentSpec, index: int) -> dict[str, Any]:
     """Play game ``index`` of ``spec``; returns its results line (a dict)."""
-    from .bots import from_spec, play_game
+    from .bots import from_spec, play_match
     from .records import Recorder
     from .game import Game
 
@@ -283,7 +300,9 @@ def play_scheduled_game(spec: TournamentSpec, index: int) -> dict[str, Any]:
     bots = [from_spec(spec.bots[b], seed=spec.bot_seed(index, s)) for s, b in enumerate(seat_bots)]
     actions: list[int] = []
     t0 = time.perf_counter()
-    final = play_game(game.new_initial_state(deck_seed), bots, on_step=lambda st, seat, a: actions.append(a))
+    result = play_match(game.new_initial_state(deck_seed), bots, on_step=lambda st, seat, a: actions.append(a),
+                        max_decisions=spec.max_decisions)
+    final = result.state
     seconds = time.perf_counter() - t0
     # The record (with the cards each decision turned up) from the reference engine,
     # which deals the same set-up and deck from the same seed.
@@ -294,9 +313,12 @@ def play_scheduled_game(spec: TournamentSpec, index: int) -> dict[str, Any]:
     if rec.state.money() != money:
         raise TournamentError(f"game {index}: the fast and the reference engine disagree on the final money "
                            f"({money} vs {rec.state.money()})")
-    return {"game": index, "deck_seed": deck_seed, "seats": seats, "bots": seat_bots, "money": money,
-            "ranks": ranks_of(money), "returns": final.returns(), "decisions": len(actions),
+    line = {"game": index, "deck_seed": deck_seed, "seats": seats, "bots": seat_bots, "money": money,
+            "ranks": ranks_of(money), "returns": result.returns, "decisions": len(actions),
             "seconds": round(seconds, 3), "record": rec.record}
+    if result.adjudicated:  # only then: the lines of games that end are as they always were
+        line["adjudicated"] = True
+    return line
 
 
 # ---------------------------------------------------------------------------
@@ -308,13 +330,17 @@ def spec_from_header(h: dict[str, Any], games: int | None = None) -> TournamentS
     sprt = h.get("sprt")
     if sprt is not None and (not isinstance(sprt, dict) or set(sprt) - {"elo0", "elo1", "alpha", "beta"}):
         raise TournamentError(f"sprt: expected an object with elo0, elo1, alpha, beta, got {json.dumps(sprt)}")
+    # A file without max_decisions (older kwsearch) played with the default cap.
     return TournamentSpec(bots=tuple(h["bots"]), players=h["players"], games=games or h["games"],
-                          seed=h["seed"], v6=h.get("v6", False), sprt=SPRT(**sprt) if sprt else None)
+                          seed=h["seed"], v6=h.get("v6", False), sprt=SPRT(**sprt) if sprt else None,
+                          max_decisions=h.get("max_decisions"))
 
 
 #: The keys of a results file's header line and of a game line (anything else is an error).
-HEADER_KEYS = {"format", "bots", "players", "games", "seed", "v6", "sprt", "seeds", "workers", "kwsearch"}
-GAME_KEYS = {"game", "deck_seed", "seats", "bots", "money", "ranks", "returns", "decisions", "seconds", "record"}
+HEADER_KEYS = {"format", "bots", "players", "games", "seed", "v6", "sprt", "seeds", "workers", "max_decisions",
+               "kwsearch"}
+GAME_KEYS = {"game", "deck_seed", "seats", "bots", "money", "ranks", "returns", "decisions", "seconds", "record",
+             "adjudicated"}
 _GAME_FIELDS = {"game": int, "seats": list, "bots": list, "money": list, "ranks": list, "returns": list}
 #: The longest line read (a game line with its record is a few kilobytes).
 MAX_LINE = 16 << 20
@@ -383,6 +409,11 @@ def load_results(path: str | Path, allow_cut_tail: bool = True) -> tuple[dict[st
         _check_type(p, 1, "workers", header["workers"], int)
         if not 1 <= header["workers"] <= MAX_WORKERS:
             raise TournamentError(f"{p}: line 1: workers: expected 1 to {MAX_WORKERS}, got {header['workers']}")
+    if "max_decisions" in header:
+        _check_type(p, 1, "max_decisions", header["max_decisions"], int)
+        if not 1 <= header["max_decisions"] <= MAX_DECISIONS_CAP:
+            raise TournamentError(f"{p}: line 1: max_decisions: expected 1 to {MAX_DECISIONS_CAP:,}, "
+                                  f"got {header['max_decisions']}")
     if "seeds" in header and header["seeds"] != SEEDS_RULE:
         raise TournamentError(f"{p}: line 1: seeds: expected {SEEDS_RULE!r}, got {json.dumps(header['seeds'])[:60]}")
     if not all(isinstance(b, str) for b in header["bots"]):
@@ -421,6 +452,9 @@ def load_results(path: str | Path, allow_cut_tail: bool = True) -> tuple[dict[st
         for key in ("decisions", "deck_seed"):
             if key in g:
                 _check_type(p, no, key, g[key], int)
+        if "adjudicated" in g and g["adjudicated"] is not True:
+            raise TournamentError(f"{p}: line {no}: adjudicated: expected true (or no key), "
+                                  f"got {json.dumps(g['adjudicated'])[:40]}")
         if "seconds" in g and (isinstance(g["seconds"], bool) or not isinstance(g["seconds"], (int, float))):
             raise TournamentError(f"{p}: line {no}: seconds: expected a number, got {json.dumps(g['seconds'])[:40]}")
         games[idx] = g
@@ -526,7 +560,7 @@ def run_tournament(spec: TournamentSpec, out: str | Path, *, workers: int | None
                                       "seeds by another rule; resuming it would play other games — start a new "
                                       "results file")
             old = spec_from_header(header)
-            for key in ("bots", "players", "seed", "v6", "sprt"):
+            for key in ("bots", "players", "seed", "v6", "sprt", "max_decisions"):
                 if getattr(old, key) != getattr(spec, key):
                     raise TournamentError(f"{out}: line 1: {key}: the file has {getattr(old, key)!r}, the "
                                           f"tournament asks for {getattr(spec, key)!r} (resume with the same "
@@ -712,6 +746,7 @@ class BotLine:
     rank: float = 0.0
     mu: float = 0.0
     sigma: float = 0.0
+    adjudicated: int = 0  # games this bot played that the decision cap stopped
 
 
 @dataclass
@@ -725,6 +760,7 @@ class Report:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     elo: dict[str, Any] | None = None  # two bots: elo_report()
+    adjudicated: int = 0  # games the decision cap stopped (scored on the money at the cap)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -752,8 +788,12 @@ def make_report(header: dict[str, Any], games: dict[int, dict]) -> Report:
     met = [[0] * nb for _ in range(nb)]
     model = PlackettLuce()
     ratings = [model.rating(name=str(b)) for b in range(nb)]
+    adjudicated = [0] * nb
     for g in order:
         seats = g["bots"]
+        if g.get("adjudicated"):
+            for b in set(seats):
+                adjudicated[b] += 1
         for s, b in enumerate(seats):
             shares[b].append(g["returns"][s])
             money[b].append(g["money"][s])
@@ -775,13 +815,14 @@ def make_report(header: dict[str, Any], games: dict[int, dict]) -> Report:
         lo, hi = wilson(sum(shares[b]), n)
         lines.append(BotLine(name=spec.names[b], seats=n, wins=sum(shares[b]), win_lo=lo, win_hi=hi,
                              money=sum(money[b]) / n if n else 0.0, rank=sum(ranks[b]) / n if n else 0.0,
-                             mu=ratings[b].mu, sigma=ratings[b].sigma))
+                             mu=ratings[b].mu, sigma=ratings[b].sigma, adjudicated=adjudicated[b]))
     cross = [[(ahead[a][b] / met[a][b], met[a][b]) if met[a][b] and a != b else None for b in range(nb)]
              for a in range(nb)]
     played = sorted(games)
     balanced = len(played) % spec.cycle == 0 and played == list(range(len(played)))
     rep = Report(header=header, games=len(order), bots=lines, crosstable=cross, balanced=balanced,
-                 seconds=sum(g.get("seconds", 0.0) for g in order))
+                 seconds=sum(g.get("seconds", 0.0) for g in order),
+                 adjudicated=sum(1 for g in order if g.get("adjudicated")))
     if not balanced:
         rep.notes.append(f"seats are balanced every {spec.cycle} games; {len(played)} games played, so some bots "
                          "had more of some seats")
@@ -879,6 +920,11 @@ def report_text(rep: Report) -> str:
         where = f" after game {s['decided_at']}" if s["decided_at"] else f" ({s['deal_sets']} deal sets so far)"
         out += ["", f"SPRT elo0={s['elo0']:g} elo1={s['elo1']:g} alpha={s['alpha']:g} beta={s['beta']:g}: "
                     f"LLR {s['llr']:.2f} (bounds {s['lower']:.2f}, {s['upper']:.2f}) — {verdict}{where}"]
+    if rep.adjudicated:
+        cap = spec_from_header(h).max_decisions
+        per_bot = ", ".join(f"{b.name} {b.adjudicated}" for b in rep.bots)
+        out += ["", f"Adjudicated: {rep.adjudicated} game{'s' if rep.adjudicated != 1 else ''} passed {cap:,} "
+                    f"decisions without ending and were scored on the money at that point (per bot: {per_bot})"]
     for note in rep.notes:
         out += ["", f"Note: {note}"]
     return "\n".join(out)
@@ -888,7 +934,9 @@ def report_json(rep: Report) -> dict[str, Any]:
     return {"format": "kwsearch-tournament-report/1", "games": rep.games, "settings": rep.header,
             "bots": [{"bot": b.name, "seats": b.seats, "wins": b.wins, "win_rate": b.wins / b.seats if b.seats else 0,
                       "win_ci95": [b.win_lo, b.win_hi], "mean_money": b.money, "mean_rank": b.rank,
-                      "openskill_mu": b.mu, "openskill_sigma": b.sigma} for b in rep.bots],
+                      "openskill_mu": b.mu, "openskill_sigma": b.sigma, "adjudicated": b.adjudicated}
+                     for b in rep.bots],
+            "adjudicated": rep.adjudicated,
             "crosstable": [[None if c is None else {"score": c[0], "games": c[1]} for c in row]
                            for row in rep.crosstable],
             "balanced": rep.balanced, "sprt": rep.sprt, "elo": _json_safe(rep.elo)}

@@ -306,7 +306,7 @@ def _mutate(point: tuple[int, ...], sizes: tuple[int, ...], rng: np.random.Gener
 
 def play_tune_game(task: dict[str, Any]) -> dict[str, Any]:
     """Play one game of a tuning run (in a worker process); returns its log line."""
-    from .bots import from_spec, play_game
+    from .bots import MAX_MATCH_DECISIONS, from_spec, play_match
     from .rules import Game
 
     game = Game(task["players"], v6=task["v6"])
@@ -316,12 +316,17 @@ def play_tune_game(task: dict[str, Any]) -> dict[str, Any]:
     def count(*_: Any) -> None:
         decisions[0] += 1
     t0 = time.process_time()
-    final = play_game(game.new_initial_state(task["deck_seed"]), bots, on_step=count)
-    returns = final.returns()
-    return {"game": task["game"], "eval": task["eval"], "spec": task["spec"], "baseline": task["baseline"],
-            "deck_seed": task["deck_seed"], "seat": task["seat"], "money": final.money(),
+    # A game past the match cap is adjudicated on the money then (docs/rules-notes.md) and says so.
+    result = play_match(game.new_initial_state(task["deck_seed"]), bots, on_step=count,
+                        max_decisions=MAX_MATCH_DECISIONS)
+    returns = result.returns
+    line = {"game": task["game"], "eval": task["eval"], "spec": task["spec"], "baseline": task["baseline"],
+            "deck_seed": task["deck_seed"], "seat": task["seat"], "money": result.money,
             "returns": returns, "score": returns[task["seat"]], "decisions": decisions[0],
             "cpu": round(time.process_time() - t0, 3)}
+    if result.adjudicated:
+        line["adjudicated"] = True
+    return line
 
 
 def _tasks(settings: TuneSettings, step: int, spec: str) -> list[dict[str, Any]]:
@@ -380,8 +385,11 @@ def load_log(path: str | os.PathLike) -> tuple[dict[str, Any], dict[int, dict], 
                 raise TuneError(f"{p}: line {no}: settings: expected an object")
             header = obj
             continue
-        if set(obj) != GAME_KEYS:
-            missing, extra = sorted(GAME_KEYS - set(obj)), sorted(set(obj) - GAME_KEYS)
+        if "adjudicated" in obj and obj["adjudicated"] is not True:
+            raise TuneError(f"{p}: line {no}: adjudicated: expected true (or no key), "
+                            f"got {json.dumps(obj['adjudicated'])[:40]}")
+        if set(obj) - {"adjudicated"} != GAME_KEYS:
+            missing, extra = sorted(GAME_KEYS - set(obj)), sorted(set(obj) - GAME_KEYS - {"adjudicated"})
             what = f"{missing[0]}: missing" if missing else f"{extra[0]}: unknown key"
             raise TuneError(f"{p}: line {no}: {what} (a game line holds {', '.join(sorted(GAME_KEYS))})")
         g = obj["game"]
@@ -431,6 +439,7 @@ class TuneResult:
     played: int                      # of which played by this call (the rest came from the log)
     parity: float                    # a candidate as strong as the baseline scores this
     marginals: dict[str, list[tuple[Any, float, int]]] = field(default_factory=dict)  # name -> (value, mean, games)
+    adjudicated: int = 0             # games stopped at the match cap, counted with their adjudicated result
 
 
 def _lock(f, where: Path) -> None:
@@ -503,7 +512,7 @@ def run_tune(settings: TuneSettings, games: int, log: str | os.PathLike, *, work
         point = tuple(int(rng.integers(n)) for n in sizes)
         per_step = 2 * settings.batch
         steps = -(-games // per_step)
-        done = played = 0
+        done = played = adjudicated = 0
         seen: dict[tuple[int, ...], list[float]] = {}
         try:
             for step in range(steps):
@@ -539,6 +548,7 @@ def run_tune(settings: TuneSettings, games: int, log: str | os.PathLike, *, work
                     s[0] += 1
                     s[1] += float(line["score"])
                     done += 1
+                    adjudicated += bool(line.get("adjudicated"))
                     if progress is not None:
                         progress(done, steps * per_step, line)
                 # The next point: the best of the neighbours by the model's UCB (ties: the first drawn).
@@ -570,7 +580,7 @@ def run_tune(settings: TuneSettings, games: int, log: str | os.PathLike, *, work
                          int(model.ones[d][i][0])) for i in range(len(values))]
                  for d, (name, values) in enumerate(settings.params)}
     return TuneResult(settings, cand(ranked[0]), [cand(pt) for pt in ranked[:5]], done, played,
-                      1.0 / settings.players, marginals)
+                      1.0 / settings.players, marginals, adjudicated)
 
 
 def result_text(res: TuneResult) -> str:
@@ -579,7 +589,8 @@ def result_text(res: TuneResult) -> str:
     lines = [f"best: {b.spec}",
              f"  model estimate {b.estimate:.3f}; its own games: score {b.score:.3f} "
              f"[{b.low:.3f}, {b.high:.3f}] over {b.games} games (parity {res.parity:.2f})",
-             f"games: {res.games} ({res.played} played now, {res.games - res.played} from the log)",
+             f"games: {res.games} ({res.played} played now, {res.games - res.played} from the log)"
+             + (f"; {res.adjudicated} adjudicated at the decision cap" if res.adjudicated else ""),
              "top points (model estimate, own score [95% Wilson], games):"]
     for c in res.top:
         lines.append(f"  {c.estimate:.3f}  {c.score:.3f} [{c.low:.3f}, {c.high:.3f}]  {c.games:4d}  {c.spec}")
@@ -594,6 +605,7 @@ def result_json(res: TuneResult) -> dict[str, Any]:
         return {"spec": x.spec, "estimate": x.estimate, "score": x.score, "games": x.games,
                 "interval": [x.low, x.high]}
     return {"best": c(res.best), "top": [c(x) for x in res.top], "games": res.games, "played": res.played,
+            "adjudicated": res.adjudicated,
             "parity": res.parity, "settings": res.settings.as_dict(),
             "values": {k: [{"value": v, "score": m, "games": n} for v, m, n in rows]
                        for k, rows in res.marginals.items()}}

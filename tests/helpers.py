@@ -237,3 +237,21 @@ def assert_one_line_error(result, *fragments: str) -> str:
     for f in fragments:
         assert f in err, (f, err)
     return err
+
+
+class HireOnlyBot:
+    """A scripted bot that builds the stall the rules allow (RULES.md §6): it takes the hire-only
+    tile (``tile 0``) whenever it may and otherwise passes, so no car reaches the market and the
+    buyer track never runs out — the action phase never ends. For the match decision cap's tests."""
+
+    def restart(self) -> None:
+        pass
+
+    def step(self, state) -> int:
+        legal = state.legal_actions()
+        texts = [state.action_to_text(a) for a in legal]
+        for wanted in ("tile 0", "pass"):
+            for a, t in zip(legal, texts):
+                if t == wanted or (wanted == "pass" and "pass" in t):
+                    return a
+        return legal[0]

@@ -54,3 +54,19 @@ def test_a_tiny_run_resumes_and_writes_its_summary(acceptance, tmp_path, capsys)
     # other settings on the same file are refused, in one line
     assert acceptance.main(args[:5] + ["9", *args[6:], "--match", "2p"]) == 2
     assert "the file has" in capsys.readouterr().err
+
+
+def test_adjudicated_games_are_counted_with_their_result(acceptance, tmp_path, monkeypatch):
+    import kwsearch.bots
+    from kwsearch.game import win_shares
+    monkeypatch.setattr(kwsearch.bots, "MAX_MATCH_DECISIONS", 10)
+    results = tmp_path / "RESULTS.md"
+    args = ["--candidate", "ismcts", "--label", "cap", "--iterations", "8", "--games", "2",
+            "--out-dir", str(tmp_path), "--results", str(results), "--match", "random"]
+    assert acceptance.main(args) == 0
+    path = tmp_path / "acceptance-cap-random.jsonl"
+    games = [json.loads(x) for x in path.read_text().splitlines()[1:]]
+    assert all(g["adjudicated"] is True and g["returns"] == win_shares(g["money"]) for g in games)
+    s = acceptance.match_stats(path, "random")
+    assert s["adjudicated"] == 2 and s["mean"] == sum(g["returns"][g["bots"].index(0)] for g in games) / 2
+    assert "2 adjudicated at the decision cap" in results.read_text()

@@ -254,3 +254,28 @@ def test_quit_exception_is_raised_on_end_of_input(tmp_path):
     with pytest.raises(Quit):
         session.run()
     assert (tmp_path / "q.json").exists()
+
+
+def test_only_bots_seated_is_capped_and_adjudicated(tmp_path, monkeypatch):
+    import kwsearch.bots
+    monkeypatch.setattr(kwsearch.bots, "MAX_MATCH_DECISIONS", 12)
+    said: list[str] = []
+    rec = new_game_record(2, 3, ["random", "heuristic"])
+    session = Session(rec, ["random", "heuristic"], tmp_path / "bots.json", seed=3, hint_iterations=200,
+                      ask=lambda prompt: "", say=said.append)
+    final = session.run()
+    assert not final.is_terminal()
+    text = "\n".join(said)
+    assert "Adjudicated: only bots are seated and the game passed 12 decisions" in text
+    from kwsearch.game import win_shares
+    shares = win_shares(final.money())
+    assert all(f"{session.names[s]} {m} (win share {w:g})" in text
+               for s, (m, w) in enumerate(zip(final.money(), shares)))
+    assert not replay(json.loads((tmp_path / "bots.json").read_text())).is_terminal()
+
+
+def test_a_human_seat_has_no_cap(tmp_path, monkeypatch):
+    import kwsearch.bots
+    monkeypatch.setattr(kwsearch.bots, "MAX_MATCH_DECISIONS", 12)
+    _, _, final = scripted_game(tmp_path, [HUMAN, "random"], seed=4)
+    assert final.is_terminal()

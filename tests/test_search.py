@@ -502,3 +502,37 @@ def test_player_count_defaults(players):
     assert bot.config.c_uct == 1.3 and bot.config.money_weight is None
     assert DEFAULT_C_UCT[2] == 0.7 and DEFAULT_MONEY_WEIGHT[2] == 0.0
     assert DEFAULT_C_UCT[4] == 0.4 and DEFAULT_MONEY_WEIGHT[4] == 0.5
+
+
+@pytest.mark.parametrize("engine", ["reference", "fast"])
+def test_play_match_adjudicates_at_the_cap_with_shared_ties(engine):
+    """The match rule: past ``max_decisions`` the game stops and is scored on the current money by the
+    game's tie rule (a shared lead shares the win); below the cap nothing changes."""
+    from kwsearch.bots import MAX_MATCH_DECISIONS, play_match
+    from kwsearch.game import win_shares
+    seen = []
+    res = play_match(Game(3).new_initial_state(seed=9, engine=engine), [RandomBot(s) for s in range(3)],
+                     on_step=lambda st, seat, a: seen.append(a), max_decisions=5)
+    assert res.adjudicated and res.decisions == 5 == len(seen) and not res.state.is_terminal()
+    assert res.money == res.state.money() and res.returns == win_shares(res.money) == [1 / 3] * 3
+    full = play_match(Game(3).new_initial_state(seed=9, engine=engine), [RandomBot(s) for s in range(3)])
+    plain = play_game(Game(3).new_initial_state(seed=9, engine=engine), [RandomBot(s) for s in range(3)])
+    assert not full.adjudicated and full.state.is_terminal() and full.decisions < MAX_MATCH_DECISIONS
+    assert full.money == plain.money() and full.returns == plain.returns()
+    with pytest.raises(Exception, match="max_decisions: expected a positive integer"):
+        play_game(Game(2).new_initial_state(seed=1), [RandomBot(0), RandomBot(1)], max_decisions=0)
+
+
+@pytest.mark.parametrize("engine", ["reference", "fast"])
+def test_a_real_stall_is_adjudicated_at_the_match_cap(engine):
+    """Two seats that keep taking the hire-only tile: the rules let the round go on for ever; the
+    match cap stops it and the seat with more money wins (both engines)."""
+    from helpers import HireOnlyBot
+    from kwsearch.bots import MAX_MATCH_DECISIONS, play_match
+    from kwsearch.game import win_shares
+    moves = []
+    res = play_match(Game(2).new_initial_state(seed=3, engine=engine), [HireOnlyBot(), HireOnlyBot()],
+                     on_step=lambda st, seat, a: moves.append((st.action_to_text(a), list(st.money()))))
+    assert res.adjudicated and res.decisions == MAX_MATCH_DECISIONS and not res.state.is_terminal()
+    assert all(text == "tile 0" and money == res.money for text, money in moves[-200:])  # nothing changes any more
+    assert res.returns == win_shares(res.money) == [0.0, 1.0] and res.money == [0, 7]

@@ -348,3 +348,117 @@ def test_openspiel_bots_in_a_tournament(tmp_path):
         assert replay(g["record"]).money() == g["money"]
     rep = make_report(header, games)
     assert [b.seats for b in rep.bots] == [4, 4, 4]
+
+
+# -- the decision cap (adjudication, a match rule) --------------------------------
+
+
+def game_digest(path) -> str:
+    import hashlib
+    games = games_without_timing(path)
+    return hashlib.sha256(json.dumps([games[i] for i in sorted(games)], sort_keys=True).encode()).hexdigest()
+
+
+def test_capped_tournament_games_are_as_before(tmp_path):
+    """The default cap never touches a normal game: this seeded tournament's games are byte for byte
+    what kwsearch played before the cap existed (digest taken from that version)."""
+    out = tmp_path / "r.jsonl"
+    run_tournament(TournamentSpec(bots=("random", "heuristic", "ismcts:iterations=30"), players=3, games=6,
+                                  seed=5), out)
+    header, games, _ = load_results(out)
+    from kwsearch.bots import MAX_MATCH_DECISIONS
+    assert header["max_decisions"] == MAX_MATCH_DECISIONS
+    assert not any("adjudicated" in g for g in games.values())
+    assert game_digest(out) == "84f34af895ce9282064841f7354bb5c2496bf142ff4c0299b44507d22308975b"
+    assert "Adjudicated" not in run("report", out).output
+
+
+def test_tiny_cap_adjudicates_on_money_with_shared_ties(tmp_path):
+    from kwsearch.game import win_shares
+    out = tmp_path / "r.jsonl"
+    r = run("tournament", "-b", "random", "-b", "heuristic", "--games", 2, "--seed", 3, "--max-decisions", 6,
+            "--out", out)
+    assert r.exit_code == 0, r.output
+    header, games, _ = load_results(out)
+    assert header["max_decisions"] == 6
+    for g in games.values():
+        assert g["adjudicated"] is True and g["decisions"] == 6
+        assert g["returns"] == win_shares(g["money"])
+        state = replay(g["record"])
+        assert not state.is_terminal() and state.money() == g["money"]
+    # Nobody has scored after six decisions: equal money, the win is shared.
+    assert all(g["returns"] == [0.5, 0.5] for g in games.values())
+    assert "Adjudicated: 2 games passed 6 decisions" in r.output
+    assert "per bot: random 2, heuristic 2" in r.output
+    rep = json.loads(run("report", out, "--json").output)
+    assert rep["adjudicated"] == 2 and [b["adjudicated"] for b in rep["bots"]] == [2, 2]
+    shown = run("show", out, "--game", 1)
+    assert shown.exit_code == 0 and "Adjudicated: the game passed the decision cap (6 decisions)" in shown.output
+
+
+def test_resume_keeps_the_files_cap_and_old_files_use_the_default(tmp_path):
+    from kwsearch.bots import MAX_MATCH_DECISIONS
+    out = tmp_path / "r.jsonl"
+    assert run("tournament", "-b", "random", "-b", "random", "--games", 2, "--max-decisions", 7,
+               "--out", out).exit_code == 0
+    r = run("tournament", "--games", 4, "--out", out, "--resume")
+    assert r.exit_code == 0, r.output
+    _, games, _ = load_results(out)
+    assert len(games) == 4 and all(g["decisions"] == 7 and g["adjudicated"] for g in games.values())
+    r = run("tournament", "--games", 5, "--out", out, "--resume", "--max-decisions", 9)
+    assert r.exit_code != 0 and "max_decisions" in r.output and "7" in r.output
+    # A file written before the cap existed: no max_decisions in its header, no adjudicated keys.
+    old = tmp_path / "old.jsonl"
+    assert run("tournament", "-b", "random", "-b", "heuristic", "--games", 2, "--seed", 3,
+               "--out", old).exit_code == 0
+    lines = old.read_text().splitlines()
+    header = json.loads(lines[0])
+    del header["max_decisions"]
+    old.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    before = games_without_timing(old)
+    r = run("tournament", "--games", 4, "--out", old, "--resume")
+    assert r.exit_code == 0, r.output
+    h, games, _ = load_results(old)
+    assert "max_decisions" not in h and len(games) == 4
+    assert {i: games_without_timing(old)[i] for i in before} == before
+    assert TournamentSpec(bots=("random", "heuristic"), players=2, games=1).max_decisions == MAX_MATCH_DECISIONS
+
+
+@pytest.mark.parametrize("bad,msg", [('"adjudicated":false', "adjudicated: expected true"),
+                                     ('"adjudicated":1', "adjudicated: expected true")])
+def test_bad_adjudicated_key_is_refused(tmp_path, bad, msg):
+    out = tmp_path / "r.jsonl"
+    assert run("tournament", "-b", "random", "-b", "heuristic", "--games", 1, "--out", out).exit_code == 0
+    text = out.read_text().replace('"game":0,', '"game":0,' + bad + ",", 1)
+    out.write_text(text)
+    with pytest.raises(TournamentError, match=msg):
+        load_results(out)
+
+
+def test_bad_max_decisions(tmp_path):
+    r = run("tournament", "-b", "random", "-b", "heuristic", "--max-decisions", 0, "--out", tmp_path / "r.jsonl")
+    assert r.exit_code != 0 and "--max-decisions: expected a number of decisions from 1" in r.output
+    out = tmp_path / "h.jsonl"
+    assert run("tournament", "-b", "random", "-b", "heuristic", "--games", 1, "--out", out).exit_code == 0
+    lines = out.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["max_decisions"] = "many"
+    out.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    with pytest.raises(TournamentError, match="line 1: max_decisions: expected an integer"):
+        load_results(out)
+
+
+def test_a_stalled_tournament_game_is_adjudicated_and_recorded(tmp_path, monkeypatch):
+    import kwsearch.bots
+    from helpers import HireOnlyBot
+    from kwsearch.game import win_shares
+    monkeypatch.setattr(kwsearch.bots, "from_spec", lambda spec, seed=0: HireOnlyBot())
+    out = tmp_path / "r.jsonl"
+    run_tournament(TournamentSpec(bots=("random", "heuristic"), players=2, games=2, seed=1, max_decisions=300), out)
+    _, games, _ = load_results(out)
+    for g in games.values():
+        assert g["adjudicated"] is True and g["decisions"] == 300
+        assert g["returns"] == win_shares(g["money"]) and g["ranks"] == ranks_of(g["money"])
+        assert replay(g["record"]).money() == g["money"]
+    rep = make_report(*load_results(out)[:2])
+    assert rep.adjudicated == 2 and [b.adjudicated for b in rep.bots] == [2, 2]

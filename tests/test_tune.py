@@ -155,3 +155,22 @@ def test_cli_tune_and_resume(tmp_path):
     assert_one_line_error(run_cli("tune", tmp_path / "none.toml", "-g", "2", "--log", tmp_path / "z.jsonl"),
                           "none.toml: no such file")
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_games_past_the_match_cap_are_logged_as_adjudicated(tmp_path, monkeypatch):
+    import kwsearch.bots
+    from kwsearch.game import win_shares
+    monkeypatch.setattr(kwsearch.bots, "MAX_MATCH_DECISIONS", 8)
+    s = TuneSettings(**TINY)
+    res = run_tune(s, 4, tmp_path / "a.jsonl")
+    lines = _games(tmp_path / "a.jsonl")
+    assert all(line["adjudicated"] is True and line["decisions"] == 8 for line in lines.values())
+    assert all(line["returns"] == win_shares(line["money"]) and line["score"] == line["returns"][line["seat"]]
+               for line in lines.values())
+    assert res.adjudicated == 4 and result_json(res)["adjudicated"] == 4
+    again = run_tune(s, 4, tmp_path / "a.jsonl")  # the log with adjudicated lines reads back and resumes
+    assert again.played == 0 and again.adjudicated == 4
+    log = tmp_path / "a.jsonl"
+    log.write_text(log.read_text().replace('"adjudicated":true', '"adjudicated":false', 1))
+    with pytest.raises(TuneError, match="adjudicated: expected true"):
+        load_log(log)
