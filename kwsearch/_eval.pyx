@@ -130,18 +130,37 @@ cdef void k_evaluate(const KState* s, const Comp* c, const EvalModel* m, double*
     k_shares(feats, s.nplayers, m, share)
 
 
+cdef int _set_model(int nplayers, weights, names, int width, int* model_nplayers, double* w) except -1:
+    """The constructors' common part (Evaluator and Prior): the shapes checked, the weights copied."""
+    cdef int k
+    if not 2 <= nplayers <= MAXP:
+        raise ValueError(f"nplayers: expected 2 to {MAXP}, got {nplayers}")
+    if len(weights) != width or len(names) != width:
+        raise ValueError(f"expected {width} weights and names, got {len(weights)} and {len(names)}")
+    model_nplayers[0] = nplayers
+    for k in range(width):
+        w[k] = float(weights[k])
+    return 0
+
+
+cdef int _read_rows(rows, int most, int width, str name, double* feats) except -1:
+    """Feature rows (``rows[i][k]``, 1 to ``most`` of ``width`` numbers) into
+    ``feats[i * width + k]``; returns their count (the ``predict`` methods' common part)."""
+    cdef int n = len(rows), i, k
+    if not 1 <= n <= most or any(len(row) != width for row in rows):
+        raise ValueError(f"{name}: expected 1 to {most} rows of {width} numbers")
+    for i in range(n):
+        for k in range(width):
+            feats[i * width + k] = float(rows[i][k])
+    return n
+
+
 cdef class Evaluator:
     """A fitted model in C form; build it with :func:`kwsearch.features.load_evaluation`, which checks
     the weights file (the constructor only checks the shapes)."""
 
     def __init__(self, int nplayers, weights, names, source="", meta=None):
-        if not 2 <= nplayers <= MAXP:
-            raise ValueError(f"nplayers: expected 2 to {MAXP}, got {nplayers}")
-        if len(weights) != NFEAT or len(names) != NFEAT:
-            raise ValueError(f"expected {NFEAT} weights and names, got {len(weights)} and {len(names)}")
-        self.model.nplayers = nplayers
-        for k in range(NFEAT):
-            self.model.w[k] = float(weights[k])
+        _set_model(nplayers, weights, names, NFEAT, &self.model.nplayers, self.model.w)
         self.names = tuple(names)
         self.source = source
         self.meta = meta or {}
@@ -158,12 +177,7 @@ cdef class Evaluator:
         """Win shares from per-seat feature rows (``features[seat][k]``), as the search computes them."""
         cdef double feats[MAXP * NFEAT]
         cdef double share[MAXP]
-        cdef int n = len(features), i, k
-        if not 1 <= n <= MAXP or any(len(row) != NFEAT for row in features):
-            raise ValueError(f"features: expected 1 to {MAXP} rows of {NFEAT} numbers")
-        for i in range(n):
-            for k in range(NFEAT):
-                feats[i * NFEAT + k] = float(features[i][k])
+        cdef int n = _read_rows(features, MAXP, NFEAT, "features", feats), i
         k_shares(feats, n, &self.model, share)
         return [share[i] for i in range(n)]
 
@@ -458,13 +472,7 @@ cdef class Prior:
     the weights file (the constructor only checks the shapes)."""
 
     def __init__(self, int nplayers, weights, names, source="", meta=None):
-        if not 2 <= nplayers <= MAXP:
-            raise ValueError(f"nplayers: expected 2 to {MAXP}, got {nplayers}")
-        if len(weights) != NPRIOR or len(names) != NPRIOR:
-            raise ValueError(f"expected {NPRIOR} weights and names, got {len(weights)} and {len(names)}")
-        self.model.nplayers = nplayers
-        for k in range(NPRIOR):
-            self.model.w[k] = float(weights[k])
+        _set_model(nplayers, weights, names, NPRIOR, &self.model.nplayers, self.model.w)
         self.names = tuple(names)
         self.source = source
         self.meta = meta or {}
@@ -482,12 +490,7 @@ cdef class Prior:
         computes them."""
         cdef double feats[MAX_LEGAL * NPRIOR]
         cdef double prob[MAX_LEGAL]
-        cdef int n = len(rows), i, k
-        if not 1 <= n <= MAX_LEGAL or any(len(row) != NPRIOR for row in rows):
-            raise ValueError(f"rows: expected 1 to {MAX_LEGAL} rows of {NPRIOR} numbers")
-        for i in range(n):
-            for k in range(NPRIOR):
-                feats[i * NPRIOR + k] = float(rows[i][k])
+        cdef int n = _read_rows(rows, MAX_LEGAL, NPRIOR, "rows", feats), i
         _softmax_rows(feats, n, &self.model, prob)
         return [prob[i] for i in range(n)]
 
