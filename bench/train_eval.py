@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -41,12 +40,12 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
-from kwsearch import _eval, _fast  # noqa: E402
+from kwsearch import _eval  # noqa: E402
 from kwsearch.features import FEATURES, NFEAT, shipped_path, weights_document  # noqa: E402
-from kwsearch.fileio import write_json_atomic  # noqa: E402
-from kwsearch.rules import Game  # noqa: E402
 from kwsearch.seeds import MASK64, derive_seed  # noqa: E402
+from trainlib import command_line, start_state, write_weights  # noqa: E402
 
 #: The money-only baseline's features.
 BASELINE = (FEATURES.index("money"), FEATURES.index("money*progress"))
@@ -62,8 +61,7 @@ def play(players: int, seed: int, games: int, every: int, v6_share: float):
     """Self-play positions: (X [positions, seats, NFEAT], Y [positions, seats], game index per position)."""
     xs, ys, gs = [], [], []
     for g in range(games):
-        v6 = (derive_seed(seed, "v6", players, g) % 1000) < v6_share * 1000
-        start = _fast.new_state(Game(players, v6=v6), seed=derive_seed(seed, "setup", players, g))
+        start = start_state(players, seed, g, v6_share)
         samples, money = _eval.sample_game(start, derive_seed(seed, "play", players, g) & MASK64, every, True)
         if samples:  # one array per game: a list of Python floats for every position would not fit in memory
             xs.append(np.array([feats for _, feats in samples], dtype=float))
@@ -145,13 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.games < 2 or args.every < 1 or not 0 <= args.v6 <= 1 or not 0 < args.holdout < 1 or args.l2 < 0:
         ap.error("expected --games >= 2, --every >= 1, --v6 in [0, 1], --holdout in (0, 1), --l2 >= 0")
-    command = "python bench/train_eval.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    command = command_line("bench/train_eval.py", argv)
     for n in args.players:
         doc = train(n, args.seed, args.games, args.every, args.v6, args.l2, args.holdout)
-        doc["training"]["command"] = command
-        path = (args.out / f"eval-{n}p.json") if args.out else shipped_path(n)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(path, doc, what="evaluation weights file")
+        path = write_weights(doc, command, args.out, f"eval-{n}p.json", shipped_path(n), "evaluation weights file")
         t = doc["training"]
         m = t["holdout_metrics"]
         print(f"{n} players: {t['positions']['train']:,} training / {t['positions']['holdout']:,} held-out positions "

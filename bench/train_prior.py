@@ -37,7 +37,6 @@ equal time by SPRT (``kwsearch tournament --sprt``); this script only fits.
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -46,13 +45,13 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
-from kwsearch import _eval, _fast  # noqa: E402
-from kwsearch.fileio import write_json_atomic  # noqa: E402
+from kwsearch import _eval  # noqa: E402
 from kwsearch.prior import NPRIOR, prior_document, shipped_path  # noqa: E402
-from kwsearch.rules import Game  # noqa: E402
 from kwsearch.search import SearchConfig, SearchLimits, search  # noqa: E402
 from kwsearch.seeds import derive_seed  # noqa: E402
+from trainlib import command_line, start_state, write_weights  # noqa: E402
 
 
 def play(players: int, seed: int, games: int, iterations: int, sample: float, v6_share: float,
@@ -63,8 +62,7 @@ def play(players: int, seed: int, games: int, iterations: int, sample: float, v6
     stalled = 0
     limits = SearchLimits(iterations=iterations)
     for g in range(games):
-        v6 = (derive_seed(seed, "v6", players, g) % 1000) < v6_share * 1000
-        st = _fast.new_state(Game(players, v6=v6), seed=derive_seed(seed, "setup", players, g))
+        st = start_state(players, seed, g, v6_share)
         k = 0
         mine = []
         while not st.is_terminal():
@@ -188,14 +186,11 @@ def main(argv: list[str] | None = None) -> int:
             or (args.max_decisions is not None and args.max_decisions < 1)):
         ap.error("expected --games >= 2, --iterations >= 1, --sample in (0, 1], --v6 in [0, 1], --holdout in (0, 1), "
                  "--l2 >= 0, --prior >= 0, --max-decisions >= 1")
-    command = "python bench/train_prior.py " + shlex.join(sys.argv[1:] if argv is None else argv)
+    command = command_line("bench/train_prior.py", argv)
     for n in args.players:
         doc = train(n, args.seed, args.games, args.iterations, args.sample, args.v6, args.l2, args.holdout,
                     args.prior, args.prior_weights, args.max_decisions)
-        doc["training"]["command"] = command
-        path = (args.out / f"prior-{n}p.json") if args.out else shipped_path(n)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(path, doc, what="move prior weights file")
+        path = write_weights(doc, command, args.out, f"prior-{n}p.json", shipped_path(n), "move prior weights file")
         t = doc["training"]
         m = t["holdout_metrics"]
         print(f"{n} players: {t['decisions']['train']:,} training / {t['decisions']['holdout']:,} held-out decisions "

@@ -18,22 +18,13 @@ from kwsearch._fast cimport (AK_BODY, AK_BUYER, AK_ENGINE, AK_GP, AK_GP_ENGINE2,
                              CAR_PRICE, CAR_WORKERS, EN_OPEL, MAX_BUYERS, MAX_LEGAL, MAX_MARKET, MAX_TILES, MAXP,
                              PH_ACTION, PH_OVER, PREF_BODY, PREF_ENGINE, PREF_PRESTIGE, PREF_PRICE, SEAT, SPECIAL,
                              TK_ENGINE_DEST, TK_MARKET_PRICE, TK_RACE, TK_SALES, Comp, FastState, KState, k_next,
-                             k_playout, k_playout_tempo)
+                             k_playout, k_playout_tempo, race_money, sales_money)
 
 #: Feature scales (the raw quantity is divided by these; kwsearch.features uses the same numbers).
 DEF MONEY_SCALE = 50.0
 DEF INCOME_SCALE = 20.0
 DEF VALUE_SCALE = 10.0
 DEF DEV_SCALE = 5.0
-
-
-cdef inline int _lap_money(const Comp* c, int laps) noexcept nogil:
-    """Money for ``laps`` laps (as the engine's race scoring)."""
-    if laps <= 0:
-        return 0
-    if laps <= c.nlapmoney:
-        return c.lap_money[laps - 1]
-    return c.lap_money[c.nlapmoney - 1] + (laps - c.nlapmoney) * c.lap_extra
 
 
 cdef inline bint _pending(const KState* s, int kind) noexcept nogil:
@@ -47,90 +38,24 @@ cdef inline bint _pending(const KState* s, int kind) noexcept nogil:
     return False
 
 
-cdef void _race_money(const KState* s, const Comp* c, double* out) noexcept nogil:
-    """What the race would pay each seat if it were scored now (place money and lap money)."""
-    cdef int i, k, j, best, w, ncars = 0
-    cdef int cars[12][3]
-    for i in range(s.nplayers):
-        out[i] = _lap_money(c, s.seats[i].laps)
-        if s.seats[i].space > 0:
-            cars[ncars][0] = s.seats[i].laps
-            cars[ncars][1] = s.seats[i].space
-            cars[ncars][2] = i
-            ncars += 1
-    for i in range(c.nneutral):
-        cars[ncars][0] = 0
-        cars[ncars][1] = c.neutral[i]
-        cars[ncars][2] = -1
-        ncars += 1
-    for k in range(c.nplace):  # the k-th best (laps, space, seat), as the race scoring orders them
-        if k >= ncars:
-            break
-        best = k
-        for i in range(k + 1, ncars):
-            if (cars[i][0] > cars[best][0] or (cars[i][0] == cars[best][0] and
-                    (cars[i][1] > cars[best][1] or (cars[i][1] == cars[best][1] and cars[i][2] > cars[best][2])))):
-                best = i
-        for j in range(3):
-            w = cars[k][j]
-            cars[k][j] = cars[best][j]
-            cars[best][j] = w
-        if cars[k][2] >= 0:
-            out[cars[k][2]] += c.place_money[k]
-
-
-cdef void _sales_money(const KState* s, const Comp* c, double* out) noexcept nogil:
-    """What the buyers on the table would pay each seat if sales were scored now (RULES.md §8,
-    as kwsearch.rules.choose_sales)."""
-    cdef int i, a, b, best, bestv, bestp, value, owner, mult
-    cdef int sold[8]
-    for i in range(s.nplayers):
-        out[i] = 0
-    for i in range(s.nmarket):
-        sold[i] = 0
-    for b in range(s.nactive):
-        a = s.active[b]
-        best = -1
-        bestv = 0
-        bestp = 0
-        for i in range(s.nmarket):
-            if sold[i]:
-                continue
-            if a == PREF_BODY:
-                value = s.market[i][CAR_BODY] + s.market[i][CAR_BODY_BONUS]
-            elif a == PREF_ENGINE:
-                value = s.market[i][CAR_ENGINE] + s.market[i][CAR_ENGINE_BONUS]
-            elif a == PREF_PRESTIGE:
-                value = s.market[i][CAR_WORKERS]
-            else:
-                value = 0
-            if best < 0 or value > bestv or (value == bestv and s.market[i][CAR_PRICE] < bestp):
-                best = i
-                bestv = value
-                bestp = s.market[i][CAR_PRICE]
-        if best < 0:
-            continue
-        sold[best] = 1
-        owner = s.market[best][CAR_OWNER]
-        mult = 1
-        if a == PREF_PRICE:
-            mult = c.opel_mult if (s.seats[owner].engineers >> EN_OPEL) & 1 else c.price_mult
-        out[owner] += s.market[best][CAR_PRICE] * mult + s.active_daimler[b]
-
-
 cdef void k_features(const KState* s, const Comp* c, double* out) noexcept nogil:
     """Every seat's NFEAT features into ``out[seat * NFEAT + k]`` (order: kwsearch.features.FEATURES)."""
     cdef double race[MAXP]
     cdef double sales[MAXP]
+    cdef int pay[MAXP]
     cdef double progress, v
     cdef int i, j, k, other, count, pos
     cdef bint do_race = _pending(s, TK_RACE), do_sales = _pending(s, TK_SALES)
     cdef double* f
     progress = 1.0 if s.phase == PH_OVER else (s.round - 1) / <double>c.rounds
-    if do_race:
-        _race_money(s, c, race)
+    if do_race:  # the engine's own scoring, as money the seats would get now
+        race_money(s, c, pay)
+        for i in range(s.nplayers):
+            race[i] = pay[i]
     if do_sales:
-        _sales_money(s, c, sales)
+        sales_money(s, c, pay)
+        for i in range(s.nplayers):
+            sales[i] = pay[i]
     for i in range(s.nplayers):
         f = out + i * NFEAT
         other = -1000000
@@ -205,18 +130,37 @@ cdef void k_evaluate(const KState* s, const Comp* c, const EvalModel* m, double*
     k_shares(feats, s.nplayers, m, share)
 
 
+cdef int _set_model(int nplayers, weights, names, int width, int* model_nplayers, double* w) except -1:
+    """The constructors' common part (Evaluator and Prior): the shapes checked, the weights copied."""
+    cdef int k
+    if not 2 <= nplayers <= MAXP:
+        raise ValueError(f"nplayers: expected 2 to {MAXP}, got {nplayers}")
+    if len(weights) != width or len(names) != width:
+        raise ValueError(f"expected {width} weights and names, got {len(weights)} and {len(names)}")
+    model_nplayers[0] = nplayers
+    for k in range(width):
+        w[k] = float(weights[k])
+    return 0
+
+
+cdef int _read_rows(rows, int most, int width, str name, double* feats) except -1:
+    """Feature rows (``rows[i][k]``, 1 to ``most`` of ``width`` numbers) into
+    ``feats[i * width + k]``; returns their count (the ``predict`` methods' common part)."""
+    cdef int n = len(rows), i, k
+    if not 1 <= n <= most or any(len(row) != width for row in rows):
+        raise ValueError(f"{name}: expected 1 to {most} rows of {width} numbers")
+    for i in range(n):
+        for k in range(width):
+            feats[i * width + k] = float(rows[i][k])
+    return n
+
+
 cdef class Evaluator:
     """A fitted model in C form; build it with :func:`kwsearch.features.load_evaluation`, which checks
     the weights file (the constructor only checks the shapes)."""
 
     def __init__(self, int nplayers, weights, names, source="", meta=None):
-        if not 2 <= nplayers <= MAXP:
-            raise ValueError(f"nplayers: expected 2 to {MAXP}, got {nplayers}")
-        if len(weights) != NFEAT or len(names) != NFEAT:
-            raise ValueError(f"expected {NFEAT} weights and names, got {len(weights)} and {len(names)}")
-        self.model.nplayers = nplayers
-        for k in range(NFEAT):
-            self.model.w[k] = float(weights[k])
+        _set_model(nplayers, weights, names, NFEAT, &self.model.nplayers, self.model.w)
         self.names = tuple(names)
         self.source = source
         self.meta = meta or {}
@@ -233,12 +177,7 @@ cdef class Evaluator:
         """Win shares from per-seat feature rows (``features[seat][k]``), as the search computes them."""
         cdef double feats[MAXP * NFEAT]
         cdef double share[MAXP]
-        cdef int n = len(features), i, k
-        if not 1 <= n <= MAXP or any(len(row) != NFEAT for row in features):
-            raise ValueError(f"features: expected 1 to {MAXP} rows of {NFEAT} numbers")
-        for i in range(n):
-            for k in range(NFEAT):
-                feats[i * NFEAT + k] = float(features[i][k])
+        cdef int n = _read_rows(features, MAXP, NFEAT, "features", feats), i
         k_shares(feats, n, &self.model, share)
         return [share[i] for i in range(n)]
 
@@ -533,13 +472,7 @@ cdef class Prior:
     the weights file (the constructor only checks the shapes)."""
 
     def __init__(self, int nplayers, weights, names, source="", meta=None):
-        if not 2 <= nplayers <= MAXP:
-            raise ValueError(f"nplayers: expected 2 to {MAXP}, got {nplayers}")
-        if len(weights) != NPRIOR or len(names) != NPRIOR:
-            raise ValueError(f"expected {NPRIOR} weights and names, got {len(weights)} and {len(names)}")
-        self.model.nplayers = nplayers
-        for k in range(NPRIOR):
-            self.model.w[k] = float(weights[k])
+        _set_model(nplayers, weights, names, NPRIOR, &self.model.nplayers, self.model.w)
         self.names = tuple(names)
         self.source = source
         self.meta = meta or {}
@@ -557,12 +490,7 @@ cdef class Prior:
         computes them."""
         cdef double feats[MAX_LEGAL * NPRIOR]
         cdef double prob[MAX_LEGAL]
-        cdef int n = len(rows), i, k
-        if not 1 <= n <= MAX_LEGAL or any(len(row) != NPRIOR for row in rows):
-            raise ValueError(f"rows: expected 1 to {MAX_LEGAL} rows of {NPRIOR} numbers")
-        for i in range(n):
-            for k in range(NPRIOR):
-                feats[i * NPRIOR + k] = float(rows[i][k])
+        cdef int n = _read_rows(rows, MAX_LEGAL, NPRIOR, "rows", feats), i
         _softmax_rows(feats, n, &self.model, prob)
         return [prob[i] for i in range(n)]
 

@@ -281,6 +281,8 @@ ctypedef struct Comp:
 # C-level operations (no Python objects, no GIL).
 cdef int k_legal(KState* s, const Comp* c, int16_t* buf) noexcept nogil
 cdef void k_apply(KState* s, const Comp* c, int action) noexcept nogil
+cdef void race_money(const KState* s, const Comp* c, int* out) noexcept nogil
+cdef void sales_money(const KState* s, const Comp* c, int* out) noexcept nogil
 cdef void k_determinize(KState* s, const Comp* c, uint64_t seed) noexcept nogil
 # Both playouts return the number of decisions taken; ``max_decisions > 0`` stops them after that
 # many decisions (the search's playout cut-off), ``<= 0`` plays to the end of the game.

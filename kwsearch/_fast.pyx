@@ -208,7 +208,7 @@ cdef inline int then_next(KState* s, const Comp* c, int16_t* buf) noexcept nogil
     return fn(s, c, s.tasks[top][1], buf)
 
 
-cdef inline int has(SeatS* p, int engineer) noexcept nogil:
+cdef inline int has(const SeatS* p, int engineer) noexcept nogil:
     return (p.engineers >> engineer) & 1
 
 
@@ -1409,12 +1409,14 @@ cdef void choose_benz(KState* s, const Comp* c, int action, int arg) noexcept no
     add_buyer(s, c, arg, action - A_BENZ)
 
 
-cdef void task_race(KState* s, const Comp* c, int arg) noexcept nogil:
-    """rules.State._task_race."""
-    cdef int i, j, seat, k, w, ncars, best
+cdef void race_money(const KState* s, const Comp* c, int* out) noexcept nogil:
+    """What the race pays each seat if it is scored now: place money and lap money
+    (rules.State._task_race; kwsearch._eval projects it into its features)."""
+    cdef int i, j, k, w, ncars, best
     cdef int cars[12][3]
     ncars = 0
     for i in range(s.nplayers):
+        out[i] = 0
         if s.seats[i].space > 0:
             cars[ncars][0] = s.seats[i].laps
             cars[ncars][1] = s.seats[i].space
@@ -1438,15 +1440,27 @@ cdef void task_race(KState* s, const Comp* c, int arg) noexcept nogil:
             cars[k][j] = cars[best][j]
             cars[best][j] = w
         if cars[k][2] >= 0:
-            s.seats[cars[k][2]].money += c.place_money[k]
+            out[cars[k][2]] += c.place_money[k]
     for i in range(s.nplayers):
-        s.seats[i].money += lap_money(c, s.seats[i].laps)
+        out[i] += lap_money(c, s.seats[i].laps)
 
 
-cdef void task_sales(KState* s, const Comp* c, int arg) noexcept nogil:
-    """rules.State._task_sales."""
+cdef void task_race(KState* s, const Comp* c, int arg) noexcept nogil:
+    """rules.State._task_race."""
+    cdef int i
+    cdef int pay[MAXP]
+    race_money(s, c, pay)
+    for i in range(s.nplayers):
+        s.seats[i].money += pay[i]
+
+
+cdef void sales_money(const KState* s, const Comp* c, int* out) noexcept nogil:
+    """What the buyers on the table pay each seat if sales are scored now (rules.State._task_sales,
+    as rules.choose_sales; kwsearch._eval projects it into its features)."""
     cdef int i, a, b, best, bestv, bestp, value, owner, price, mult
     cdef int sold[MAX_MARKET]
+    for i in range(s.nplayers):
+        out[i] = 0
     for i in range(s.nmarket):
         sold[i] = 0
     for b in range(s.nactive):
@@ -1477,7 +1491,16 @@ cdef void task_sales(KState* s, const Comp* c, int arg) noexcept nogil:
         mult = 1
         if a == PREF_PRICE:
             mult = c.opel_mult if has(&s.seats[owner], EN_OPEL) else c.price_mult
-        s.seats[owner].money += price * mult + s.active_daimler[b]
+        out[owner] += price * mult + s.active_daimler[b]
+
+
+cdef void task_sales(KState* s, const Comp* c, int arg) noexcept nogil:
+    """rules.State._task_sales."""
+    cdef int i
+    cdef int pay[MAXP]
+    sales_money(s, c, pay)
+    for i in range(s.nplayers):
+        s.seats[i].money += pay[i]
 
 
 cdef void task_round_end(KState* s, const Comp* c, int arg) noexcept nogil:

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import KwsearchError
-from .jsonload import load_json_file
+from .weights import check_frame, load_model, number
 
 BASE_FEATURES = ("money", "lead", "sales", "race", "laps", "gp_engine", "cars", "workshop", "research",
                  "inactive", "workers", "engineers", "awards", "tempo")
@@ -155,71 +155,39 @@ def shares(rows: list[list[float]], weights: list[float]) -> list[float]:
 # ---------------------------------------------------------------------------
 
 
-def _number(value, where: str, source: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise EvaluationError(f"{source}: {where}: expected a finite number, got {value!r}")
-    return float(value)
-
-
 def _rows(value, where: str, source: str, players: int, width: int | None) -> list:
     if not isinstance(value, list) or len(value) != players:
         raise EvaluationError(f"{source}: {where}: expected a list of {players} entries (one per seat)")
     if width is None:
-        return [_number(v, f"{where}[{i}]", source) for i, v in enumerate(value)]
+        return [number(v, f"{where}[{i}]", source, EvaluationError) for i, v in enumerate(value)]
     out = []
     for i, row in enumerate(value):
         if not isinstance(row, list) or len(row) != width:
             raise EvaluationError(f"{source}: {where}[{i}]: expected a list of {width} numbers")
-        out.append([_number(v, f"{where}[{i}][{k}]", source) for k, v in enumerate(row)])
+        out.append([number(v, f"{where}[{i}][{k}]", source, EvaluationError) for k, v in enumerate(row)])
     return out
 
 
 def check_weights(obj: Any, source: str, players: int | None = None) -> dict[str, Any]:
     """The checked content of a weights file (``obj`` as parsed); :class:`EvaluationError` names the
     file and the field of the first problem. The stored test prediction must be reproduced."""
-    if not isinstance(obj, dict):
-        raise EvaluationError(f"{source}: expected a JSON object (an evaluation weights file)")
-    for key in ("format", "version", "players", "features", "weights", "training", "test"):
-        if key not in obj:
-            raise EvaluationError(f"{source}: {key}: missing (an evaluation weights file has format, version, "
-                                  "players, features, weights, training and test)")
-    if obj["format"] != FORMAT:
-        raise EvaluationError(f"{source}: format: expected {FORMAT!r}, got {obj['format']!r}")
-    if obj["version"] != VERSION or isinstance(obj["version"], bool):
-        raise EvaluationError(f"{source}: version: expected {VERSION}, got {obj['version']!r}")
-    n = obj["players"]
-    if isinstance(n, bool) or n not in (2, 3, 4):
-        raise EvaluationError(f"{source}: players: expected 2, 3 or 4, got {n!r}")
-    if players is not None and n != players:
-        raise EvaluationError(f"{source}: players: the weights are for {n} players, the game has {players}")
-    names = obj["features"]
-    if names != list(FEATURES):
-        if not isinstance(names, list):
-            raise EvaluationError(f"{source}: features: expected a list of {NFEAT} feature names")
-        bad = next((i for i, (a, b) in enumerate(zip(names, FEATURES)) if a != b), min(len(names), NFEAT))
-        got = names[bad] if bad < len(names) else "(end of list)"
-        want = FEATURES[bad] if bad < NFEAT else "(end of list)"
-        raise EvaluationError(f"{source}: features[{bad}]: expected {want!r} (this kwsearch's features), "
-                              f"got {got!r}; the weights were fitted to other features")
-    weights = obj["weights"]
-    if not isinstance(weights, list) or len(weights) != NFEAT:
-        raise EvaluationError(f"{source}: weights: expected a list of {NFEAT} numbers")
-    weights = [_number(v, f"weights[{k}]", source) for k, v in enumerate(weights)]
-    for k, v in enumerate(weights):
-        if abs(v) > MAX_WEIGHT:
-            raise EvaluationError(f"{source}: weights[{k}]: expected at most {MAX_WEIGHT:g} in size, got {v!r}")
-    if not isinstance(obj["training"], dict):
-        raise EvaluationError(f"{source}: training: expected an object (how the weights were made)")
-    test = obj["test"]
-    if not isinstance(test, dict) or "features" not in test or "prediction" not in test:
-        raise EvaluationError(f"{source}: test: expected an object with features and prediction")
+    n, weights, training, test = check_frame(
+        obj, source, players, error=EvaluationError, kind="an evaluation weights file", format=FORMAT,
+        version=VERSION, features=FEATURES, ours="this kwsearch's features", max_weight=MAX_WEIGHT)
     rows = _rows(test["features"], "test.features", source, n, NFEAT)
     stored = _rows(test["prediction"], "test.prediction", source, n, None)
-    return {"players": n, "weights": weights, "training": obj["training"], "test_features": rows,
+    return {"players": n, "weights": weights, "training": training, "test_features": rows,
             "test_prediction": stored}
 
 
 _CACHE: dict[int, Any] = {}
+
+
+def _evaluator(checked: dict[str, Any], source: str):
+    from . import _eval
+    return _eval.Evaluator(checked["players"], checked["weights"], FEATURES, source,
+                           {"training": checked["training"], "test_features": checked["test_features"],
+                            "test_prediction": checked["test_prediction"]})
 
 
 def load_evaluation(path: str | os.PathLike | None = None, players: int | None = None):
@@ -228,31 +196,9 @@ def load_evaluation(path: str | os.PathLike | None = None, players: int | None =
     the wrong kind, features that are not this kwsearch's, weights that do not reproduce the
     file's stored test prediction — is an :class:`EvaluationError` naming the file and the field;
     there is no fallback to other weights."""
-    from .engine import fast_module
-    key = None
-    if path is None:  # the shipped files are read once per process; a user's file at every call
-        if players not in (2, 3, 4):
-            raise EvaluationError(f"evaluation: expected 2, 3 or 4 players, got {players!r}")
-        key = players
-        if key in _CACHE:
-            return _CACHE[key]
-        path = shipped_path(players)
-    source = str(path)
-    obj = load_json_file(path, what="evaluation weights file", error=EvaluationError)
-    checked = check_weights(obj, source, players)
-    fast_module()  # a clear ImportError when the engine is not built
-    from . import _eval
-    ev = _eval.Evaluator(checked["players"], checked["weights"], FEATURES, source,
-                         {"training": checked["training"], "test_features": checked["test_features"],
-                          "test_prediction": checked["test_prediction"]})
-    got = ev.predict(checked["test_features"])
-    if any(abs(a - b) > PREDICTION_TOLERANCE for a, b in zip(got, checked["test_prediction"])):
-        raise EvaluationError(f"{source}: test.prediction: the weights give "
-                              f"[{', '.join(f'{v:.12g}' for v in got)}], the file says "
-                              f"[{', '.join(f'{v:.12g}' for v in checked['test_prediction'])}]")
-    if key is not None:
-        _CACHE[key] = ev
-    return ev
+    return load_model(path, players, cache=_CACHE, error=EvaluationError, what="evaluation",
+                      shipped_path=shipped_path, check=check_weights, make=_evaluator,
+                      tolerance=PREDICTION_TOLERANCE)
 
 
 def weights_document(players: int, weights: list[float], training: dict[str, Any],

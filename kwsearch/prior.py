@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import KwsearchError
-from .jsonload import load_json_file
+from .weights import check_frame, load_model, number
 
 KIND_FEATURES = ("tile", "do_hire", "do_build", "do_gp", "do_research", "do_buyer", "card_dev", "card_instant",
                  "card_engineer", "activate", "buyer", "offer", "pass", "price", "engine_gp", "marker")
@@ -221,67 +221,40 @@ def policy(rows: list[list[float]], weights: list[float]) -> list[float]:
 # ---------------------------------------------------------------------------
 
 
-def _number(value, where: str, source: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise PriorError(f"{source}: {where}: expected a finite number, got {value!r}")
-    return float(value)
-
-
 def check_prior(obj: Any, source: str, players: int | None = None) -> dict[str, Any]:
     """The checked content of a prior weights file (``obj`` as parsed); :class:`PriorError` names
     the file and the field of the first problem."""
-    if not isinstance(obj, dict):
-        raise PriorError(f"{source}: expected a JSON object (a move prior weights file)")
-    for key in ("format", "version", "players", "features", "weights", "training", "test"):
-        if key not in obj:
-            raise PriorError(f"{source}: {key}: missing (a move prior weights file has format, version, "
-                             "players, features, weights, training and test)")
-    if obj["format"] != FORMAT:
-        raise PriorError(f"{source}: format: expected {FORMAT!r}, got {obj['format']!r}")
-    if obj["version"] != VERSION or isinstance(obj["version"], bool):
-        raise PriorError(f"{source}: version: expected {VERSION}, got {obj['version']!r}")
-    n = obj["players"]
-    if isinstance(n, bool) or n not in (2, 3, 4):
-        raise PriorError(f"{source}: players: expected 2, 3 or 4, got {n!r}")
-    if players is not None and n != players:
-        raise PriorError(f"{source}: players: the weights are for {n} players, the game has {players}")
-    names = obj["features"]
-    if names != list(PRIOR_FEATURES):
-        if not isinstance(names, list):
-            raise PriorError(f"{source}: features: expected a list of {NPRIOR} feature names")
-        bad = next((i for i, (a, b) in enumerate(zip(names, PRIOR_FEATURES)) if a != b), min(len(names), NPRIOR))
-        got = names[bad] if bad < len(names) else "(end of list)"
-        want = PRIOR_FEATURES[bad] if bad < NPRIOR else "(end of list)"
-        raise PriorError(f"{source}: features[{bad}]: expected {want!r} (this kwsearch's prior features), "
-                         f"got {got!r}; the weights were fitted to other features")
-    weights = obj["weights"]
-    if not isinstance(weights, list) or len(weights) != NPRIOR:
-        raise PriorError(f"{source}: weights: expected a list of {NPRIOR} numbers")
-    weights = [_number(v, f"weights[{k}]", source) for k, v in enumerate(weights)]
-    for k, v in enumerate(weights):
-        if abs(v) > MAX_WEIGHT:
-            raise PriorError(f"{source}: weights[{k}]: expected at most {MAX_WEIGHT:g} in size, got {v!r}")
-    if not isinstance(obj["training"], dict):
-        raise PriorError(f"{source}: training: expected an object (how the weights were made)")
-    test = obj["test"]
-    if not isinstance(test, dict) or "features" not in test or "prediction" not in test:
-        raise PriorError(f"{source}: test: expected an object with features and prediction")
+    n, weights, training, test = check_frame(
+        obj, source, players, error=PriorError, kind="a move prior weights file", format=FORMAT,
+        version=VERSION, features=PRIOR_FEATURES, ours="this kwsearch's prior features",
+        max_weight=MAX_WEIGHT)
     rows = test["features"]
     if not isinstance(rows, list) or not 1 <= len(rows) <= 96:
         raise PriorError(f"{source}: test.features: expected a list of 1 to 96 option rows")
     for i, row in enumerate(rows):
         if not isinstance(row, list) or len(row) != NPRIOR:
             raise PriorError(f"{source}: test.features[{i}]: expected a list of {NPRIOR} numbers")
-    rows = [[_number(v, f"test.features[{i}][{k}]", source) for k, v in enumerate(row)] for i, row in enumerate(rows)]
+    rows = [[number(v, f"test.features[{i}][{k}]", source, PriorError) for k, v in enumerate(row)]
+            for i, row in enumerate(rows)]
     stored = test["prediction"]
     if not isinstance(stored, list) or len(stored) != len(rows):
         raise PriorError(f"{source}: test.prediction: expected a list of {len(rows)} numbers (one per option)")
-    stored = [_number(v, f"test.prediction[{i}]", source) for i, v in enumerate(stored)]
-    return {"players": n, "weights": weights, "training": obj["training"], "test_features": rows,
+    stored = [number(v, f"test.prediction[{i}]", source, PriorError) for i, v in enumerate(stored)]
+    return {"players": n, "weights": weights, "training": training, "test_features": rows,
             "test_prediction": stored}
 
 
 _CACHE: dict[int, Any] = {}
+
+
+def _prior(checked: dict[str, Any], source: str):
+    from . import _eval
+    if _eval.prior_feature_count() != NPRIOR:
+        raise PriorError(f"{source}: the compiled engine has {_eval.prior_feature_count()} prior features, "
+                         f"this kwsearch {NPRIOR}; rebuild it (python setup.py build_ext --inplace)")
+    return _eval.Prior(checked["players"], checked["weights"], PRIOR_FEATURES, source,
+                       {"training": checked["training"], "test_features": checked["test_features"],
+                        "test_prediction": checked["test_prediction"]})
 
 
 def load_prior(path: str | os.PathLike | None = None, players: int | None = None):
@@ -290,34 +263,9 @@ def load_prior(path: str | os.PathLike | None = None, players: int | None = None
     the wrong kind, features that are not this kwsearch's, weights that do not reproduce the
     file's stored test prediction — is a :class:`PriorError` naming the file and the field;
     there is no fallback to other weights."""
-    from .engine import fast_module
-    key = None
-    if path is None:  # the shipped files are read once per process; a user's file at every call
-        if players not in (2, 3, 4):
-            raise PriorError(f"move prior: expected 2, 3 or 4 players, got {players!r}")
-        key = players
-        if key in _CACHE:
-            return _CACHE[key]
-        path = shipped_path(players)
-    source = str(path)
-    obj = load_json_file(path, what="move prior weights file", error=PriorError)
-    checked = check_prior(obj, source, players)
-    fast_module()  # a clear ImportError when the engine is not built
-    from . import _eval
-    if _eval.prior_feature_count() != NPRIOR:
-        raise PriorError(f"{source}: the compiled engine has {_eval.prior_feature_count()} prior features, "
-                         f"this kwsearch {NPRIOR}; rebuild it (python setup.py build_ext --inplace)")
-    pr = _eval.Prior(checked["players"], checked["weights"], PRIOR_FEATURES, source,
-                     {"training": checked["training"], "test_features": checked["test_features"],
-                      "test_prediction": checked["test_prediction"]})
-    got = pr.predict(checked["test_features"])
-    if any(abs(a - b) > PREDICTION_TOLERANCE for a, b in zip(got, checked["test_prediction"])):
-        raise PriorError(f"{source}: test.prediction: the weights give "
-                         f"[{', '.join(f'{v:.12g}' for v in got)}], the file says "
-                         f"[{', '.join(f'{v:.12g}' for v in checked['test_prediction'])}]")
-    if key is not None:
-        _CACHE[key] = pr
-    return pr
+    return load_model(path, players, cache=_CACHE, error=PriorError, what="move prior",
+                      shipped_path=shipped_path, check=check_prior, make=_prior,
+                      tolerance=PREDICTION_TOLERANCE)
 
 
 def prior_document(players: int, weights: list[float], training: dict[str, Any],

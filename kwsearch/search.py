@@ -668,10 +668,7 @@ class Searcher:
                 if not isinstance(budget, tuple):
                     break
                 left, span = budget
-                _, rng = _search.run_slice(tree, fast, left, span, config.c_uct, config.money_weight,
-                                           config.determinize, rng, config.closed_loop, config.rollout,
-                                           config.cutoff, evaluator, tuple(map(float, config.playout)),
-                                           float(config.prior), prior)
+                rng = _run_slice(tree, fast, left, span, rng, config, evaluator, prior)
                 if tree.pool_full:
                     break
                 if progress is not None and time.perf_counter() - last >= interval:
@@ -682,6 +679,17 @@ class Searcher:
         self.tree = tree
         self._root, self._path = fast.copy(), []
         return result(True)
+
+
+def _run_slice(tree, state, left: int, span: float, rng: int, config: SearchConfig, evaluator, prior) -> int:
+    """One slice of :func:`_next_slice`'s ``(left, span)`` budget on ``tree`` with ``config``'s
+    settings, for the in-process loop and the workers' alike; returns the random state to go on with."""
+    from . import _search
+    _, rng = _search.run_slice(tree, state, left, span, config.c_uct, config.money_weight,
+                               config.determinize, rng, config.closed_loop, config.rollout,
+                               config.cutoff, evaluator, tuple(map(float, config.playout)),
+                               float(config.prior), prior)
+    return rng
 
 
 def search(state, limits: SearchLimits = SearchLimits(iterations=1000), config: SearchConfig = SearchConfig(),
@@ -731,10 +739,7 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
             if not isinstance(budget, tuple):
                 break
             left, span = budget
-            _, rng = _search.run_slice(tree, state, left, span, config.c_uct, config.money_weight,
-                                       config.determinize, rng, config.closed_loop, config.rollout,
-                                       config.cutoff, evaluator, tuple(map(float, config.playout)),
-                                       float(config.prior), prior)
+            rng = _run_slice(tree, state, left, span, rng, config, evaluator, prior)
             if tree.pool_full:
                 break
             if report_every and time.perf_counter() - last >= report_every:

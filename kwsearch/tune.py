@@ -178,17 +178,22 @@ def _space_value(where: str, name: str, v: Any) -> Any:
     return v
 
 
+def _read_bytes(p: Path) -> bytes:
+    """The bytes of a space file or a log; a missing or unreadable file is a one-line :class:`TuneError`."""
+    try:
+        return p.read_bytes()
+    except FileNotFoundError:
+        raise TuneError(f"{p}: no such file") from None
+    except OSError as exc:
+        raise TuneError(f"{p}: cannot read ({exc.strerror})") from None
+
+
 def load_space(path: str | os.PathLike, **overrides: Any) -> TuneSettings:
     """Settings from a space file (``.toml`` or ``.json``): a ``params`` table of lists, and optionally
     any other setting (``base``, ``baseline``, ``players``, ``iterations``...); ``overrides`` (the
     command line; None = not given) win over the file."""
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise TuneError(f"{p}: no such file") from None
-    except OSError as exc:
-        raise TuneError(f"{p}: cannot read ({exc.strerror})") from None
+    raw = _read_bytes(p)
     try:
         text = raw.decode("utf-8")
         obj = json.loads(text) if p.suffix.lower() == ".json" else tomllib.loads(text)
@@ -359,12 +364,7 @@ def load_log(path: str | os.PathLike) -> tuple[dict[str, Any], dict[int, dict], 
     """(header, {game: line}, length of the valid part) of a tuning log; a last line cut short by a
     kill is left out; anything else malformed is a one-line :class:`TuneError`."""
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise TuneError(f"{p}: no such file") from None
-    except OSError as exc:
-        raise TuneError(f"{p}: cannot read ({exc.strerror})") from None
+    data = _read_bytes(p)
     valid = data.rfind(b"\n") + 1  # a last line without its newline was cut short by a kill: dropped
     header = None
     games: dict[int, dict] = {}

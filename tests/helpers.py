@@ -255,3 +255,49 @@ class HireOnlyBot:
                 if t == wanted or (wanted == "pass" and "pass" in t):
                     return a
         return legal[0]
+
+
+# ---------------------------------------------------------------------------
+# Learned weights files (the evaluation's and the move prior's share one frame)
+# ---------------------------------------------------------------------------
+
+
+def bad_weights_message(tmp_path: Path, doc: dict, mutate, load, error: type[Exception]) -> str:
+    """The message of the ``error`` that ``load(path, 2)`` raises for the weights file ``doc`` after
+    ``mutate(doc)``: one line naming the file."""
+    import json
+
+    import pytest
+
+    mutate(doc)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(error) as info:
+        load(path, 2)
+    msg = str(info.value)
+    assert str(path) in msg and "\n" not in msg
+    return msg
+
+
+def assert_unreadable_weights(tmp_path: Path, load, error: type[Exception]) -> None:
+    """A missing file and a file that is not JSON are ``error``s of ``load``, naming the problem
+    and the file."""
+    import pytest
+
+    with pytest.raises(error, match="no such file"):
+        load(tmp_path / "nothing.json", 2)
+    (tmp_path / "text.json").write_text("{not json")
+    with pytest.raises(error, match="text.json"):
+        load(tmp_path / "text.json", 2)
+
+
+def assert_frame_errors(bad) -> None:
+    """The frame's checks (kwsearch.weights.check_frame) name the field: ``bad(mutate)`` is the
+    message for the shipped 2-player file after ``mutate``."""
+    assert "weights: missing" in bad(lambda o: o.pop("weights"))
+    assert "features[3]" in bad(lambda o: o["features"].__setitem__(3, "speed"))
+    assert "features[" in bad(lambda o: o["features"].pop())
+    assert "weights: expected a list of" in bad(lambda o: o["weights"].pop())
+    assert "weights[2]" in bad(lambda o: o["weights"].__setitem__(2, "x"))
+    assert "weights[2]" in bad(lambda o: o["weights"].__setitem__(2, 1e300))
+    assert "players" in bad(lambda o: o.update(players=3))

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import assert_one_line_error, load, make_position, run_cli
+from helpers import (assert_frame_errors, assert_one_line_error, assert_unreadable_weights, bad_weights_message, load,
+                     make_position, run_cli)
 from kwsearch import _eval, _search
 from kwsearch import features as F
 from kwsearch.bots import BotSpecError, from_spec, play_game
@@ -191,32 +192,14 @@ def _doc(players: int = 2) -> dict:
 
 
 def _bad(tmp_path, mutate) -> str:
-    obj = _doc()
-    mutate(obj)
-    path = tmp_path / "bad.json"
-    path.write_text(json.dumps(obj))
-    with pytest.raises(EvaluationError) as info:
-        load_evaluation(path, 2)
-    msg = str(info.value)
-    assert str(path) in msg and "\n" not in msg
-    return msg
+    return bad_weights_message(tmp_path, _doc(), mutate, load_evaluation, EvaluationError)
 
 
 @pytest.mark.one_engine
 def test_bad_weights_files_name_file_and_field(tmp_path):
-    with pytest.raises(EvaluationError, match="no such file"):
-        load_evaluation(tmp_path / "nothing.json", 2)
-    (tmp_path / "text.json").write_text("{not json")
-    with pytest.raises(EvaluationError, match="text.json"):
-        load_evaluation(tmp_path / "text.json", 2)
+    assert_unreadable_weights(tmp_path, load_evaluation, EvaluationError)
     assert "format" in _bad(tmp_path, lambda o: o.update(format="other"))
-    assert "weights: missing" in _bad(tmp_path, lambda o: o.pop("weights"))
-    assert "features[3]" in _bad(tmp_path, lambda o: o["features"].__setitem__(3, "speed"))
-    assert "features[" in _bad(tmp_path, lambda o: o["features"].pop())
-    assert "weights: expected a list of" in _bad(tmp_path, lambda o: o["weights"].pop())
-    assert "weights[2]" in _bad(tmp_path, lambda o: o["weights"].__setitem__(2, "x"))
-    assert "weights[2]" in _bad(tmp_path, lambda o: o["weights"].__setitem__(2, 1e300))
-    assert "players" in _bad(tmp_path, lambda o: o.update(players=3))
+    assert_frame_errors(lambda mutate: _bad(tmp_path, mutate))
     assert "test.prediction" in _bad(tmp_path, lambda o: o["weights"].__setitem__(0, o["weights"][0] + 0.5))
     assert "test.features[1]" in _bad(tmp_path, lambda o: o["test"]["features"][1].pop())
     assert "training" in _bad(tmp_path, lambda o: o.update(training=[]))
