@@ -61,7 +61,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
-from .errors import KwsearchError
+from .errors import IllegalMoveError, KwsearchError
 from .search import (DEFAULT_PLAYOUT, MAX_C_UCT, MAX_CUTOFF, MAX_ITERATIONS, MAX_PRIOR, MAX_SECONDS, MAX_WORKERS,
                      PLAYOUT_FIELDS, PLAYOUT_RANGES, SearchConfig, SearchLimits, Searcher, determinized, search)
 from .seeds import derive_seed
@@ -437,6 +437,9 @@ def play_game(state, bots: list, on_step: Callable | None = None, max_decisions:
             break  # adjudicated: the caller scores the current money
         seat = state.current_player()
         action = bots[seat].step(state)
+        if action not in state.legal_actions():  # apply() is unchecked: a bot's bug must not corrupt the game
+            raise IllegalMoveError(f"bot {bots[seat]!r} in seat {seat} chose action {action!r}, which is not "
+                                   f"legal here (legal: {state.legal_actions()})")
         if on_step is not None:
             on_step(state, seat, action)
         state.apply(action)

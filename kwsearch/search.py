@@ -404,6 +404,8 @@ def _best(kids: list[tuple[int, int, int]]) -> tuple[int, int, int]:
 def _plan(walk, mover: int, children: dict, first: int) -> tuple[str, ...]:
     """``first`` and the most visited continuation while the mover decides in this turn."""
     texts = [walk.action_to_text(first)]
+    if first not in walk.legal_actions():  # apply() is unchecked: never walk an option not legal here
+        return tuple(texts)
     walk = walk.copy()
     walk.apply(first)
     node: tuple[int, ...] = (first,)
@@ -487,7 +489,11 @@ def _make_result(fast, stats: dict[str, Any], *, seed: int, config: SearchConfig
     # Plans and the PV are read on one determinization of the root (fixed by the seed), never on
     # the true hidden order: like the statistics, they are a function of the observation and the seed.
     walk = _search.determinized(fast, derive_seed(seed, "plan")) if config.determinize else fast
-    root = stats["root"]
+    # Only the options legal here: a reused subtree (and, in open loop, a node reached through a
+    # reveal) holds children for options that other draws made legal, e.g. a research card some
+    # determinization turned up after Otto; playing one would apply an illegal action.
+    legal = set(fast.legal_actions())
+    root = {a: v for a, v in stats["root"].items() if a in legal}
     total = sum(v[1] for v in root.values()) or 1
     infos = []
     for a, (player, visits, win, reward, money, money_sq) in root.items():

@@ -536,3 +536,53 @@ def test_a_real_stall_is_adjudicated_at_the_match_cap(engine):
     assert res.adjudicated and res.decisions == MAX_MATCH_DECISIONS and not res.state.is_terminal()
     assert all(text == "tile 0" and money == res.money for text, money in moves[-200:])  # nothing changes any more
     assert res.returns == win_shares(res.money) == [0.0, 1.0] and res.money == [0, 7]
+
+
+@pytest.mark.one_engine
+def test_a_reused_tree_never_offers_or_walks_an_option_illegal_here(monkeypatch):
+    """A reused subtree (open loop) holds children for options other reveals made legal: after a
+    research card is taken, the next decision's node has children for cards that other
+    determinizations turned up. The result must offer only the options legal in the state searched,
+    and the plan of an option is never walked from an illegal one (``apply`` is unchecked: that
+    corrupted the engine's memory and crashed tournaments of cut-off bots). Game 5 of this schedule
+    reaches such a node (found by a 60-game tournament that crashed)."""
+    import kwsearch.search as S
+    from kwsearch.tournament import TournamentSpec, play_scheduled_game
+
+    seen = {"results": 0, "stale": 0}
+    make = S._make_result
+
+    def checked(fast, stats, **kw):
+        legal = set(fast.legal_actions())
+        seen["stale"] += any(a not in legal for a in stats["root"])
+        result = make(fast, stats, **kw)
+        assert all(info.action in legal for info in result.actions), [i.text for i in result.actions]
+        seen["results"] += 1
+        return result
+
+    monkeypatch.setattr(S, "_make_result", checked)
+    bot = "ismcts:cutoff=15,iterations="
+    spec = TournamentSpec(bots=(bot + "1000",) + (bot + "250",) * 3, players=4, games=60, seed=915)
+    line = play_scheduled_game(spec, 5)
+    assert seen["stale"] > 0, "the game no longer reaches a node with stale children: pick another"
+    assert line["decisions"] > 0 and seen["results"] >= line["decisions"] // 4
+
+
+def test_play_game_refuses_an_illegal_action_from_a_bot():
+    """``apply`` is unchecked, so the game loop checks what a bot returns: a clear error, not a
+    corrupted state."""
+    from kwsearch.errors import IllegalMoveError
+
+    class Liar:
+        def restart(self):
+            pass
+
+        def step(self, state):
+            return max(state.legal_actions()) + 1
+
+        def __repr__(self):
+            return "Liar()"
+
+    st = Game(2).new_initial_state(1)
+    with pytest.raises(IllegalMoveError, match=r"bot Liar\(\) in seat \d chose action \d+, which is not legal"):
+        play_game(st, [Liar(), Liar()])
