@@ -249,11 +249,25 @@ cdef class Tree:
         return out
 
 
+cdef inline void blend_money(KState* s, double money_weight, const double* win, double* r) noexcept nogil:
+    """Each seat's reward from its win share ``win``: the share itself, or with ``money_weight > 0``
+    blended with its money margin over the best other seat, squashed to [0, 1]."""
+    cdef int i, j, n = s.nplayers, other
+    for i in range(n):
+        r[i] = win[i]
+        if money_weight > 0:
+            other = -100000
+            for j in range(n):
+                if j != i and s.seats[j].money > other:
+                    other = s.seats[j].money
+            r[i] = (1 - money_weight) * win[i] + money_weight * (0.5 + 0.5 * tanh((s.seats[i].money - other) / 20.0))
+
+
 cdef inline void rewards(KState* s, double money_weight, double* r, double* win) noexcept nogil:
     """Win share per seat (1 to a sole winner, split on ties), optionally blended with the
     money margin squashed to [0, 1]."""
-    cdef int i, j, n = s.nplayers, k = 0
-    cdef int best = s.seats[0].money, other
+    cdef int i, n = s.nplayers, k = 0
+    cdef int best = s.seats[0].money
     for i in range(1, n):
         if s.seats[i].money > best:
             best = s.seats[i].money
@@ -262,13 +276,7 @@ cdef inline void rewards(KState* s, double money_weight, double* r, double* win)
             k += 1
     for i in range(n):
         win[i] = (1.0 / k) if s.seats[i].money == best else 0.0
-        r[i] = win[i]
-        if money_weight > 0:
-            other = -100000
-            for j in range(n):
-                if j != i and s.seats[j].money > other:
-                    other = s.seats[j].money
-            r[i] = (1 - money_weight) * win[i] + money_weight * (0.5 + 0.5 * tanh((s.seats[i].money - other) / 20.0))
+    blend_money(s, money_weight, win, r)
 
 
 cdef inline void cutoff_rewards(KState* s, const Comp* c, const EvalModel* model, double money_weight,
@@ -276,16 +284,8 @@ cdef inline void cutoff_rewards(KState* s, const Comp* c, const EvalModel* model
     """The reward of a playout stopped at its cut-off: the model's win share per seat (they sum to 1)
     in place of the final win share, blended with the *current* money margin as ``rewards`` blends
     the final one."""
-    cdef int i, j, n = s.nplayers, other
     k_evaluate(s, c, model, win)
-    for i in range(n):
-        r[i] = win[i]
-        if money_weight > 0:
-            other = -100000
-            for j in range(n):
-                if j != i and s.seats[j].money > other:
-                    other = s.seats[j].money
-            r[i] = (1 - money_weight) * win[i] + money_weight * (0.5 + 0.5 * tanh((s.seats[i].money - other) / 20.0))
+    blend_money(s, money_weight, win, r)
 
 
 cdef inline int reveal_signature(KState* s) noexcept nogil:
