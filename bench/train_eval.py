@@ -5,7 +5,8 @@
 
 For each player count it plays ``--games`` games from seeded set-ups (a share
 ``--v6`` of them with the V6 specialty tiles) with the search's own playout
-policy (the tempo policy of ``k_playout_tempo``), records every seat's features
+policy (by default the tempo policy of ``k_playout_tempo``; ``--policy smart`` plays the smart
+rollout's hand rules with its default knobs, for a cut-off search with ``rollout=smart``), records every seat's features
 about every ``--every`` decisions, and labels each position with the final win
 shares of its game (1 to a sole winner, split on ties).
 
@@ -44,6 +45,7 @@ sys.path.insert(0, str(HERE))
 
 from kwsearch import _eval  # noqa: E402
 from kwsearch.features import FEATURES, NFEAT, shipped_path, weights_document  # noqa: E402
+from kwsearch.search import DEFAULT_PLAYOUT  # noqa: E402
 from kwsearch.seeds import MASK64, derive_seed  # noqa: E402
 from trainlib import command_line, start_state, write_weights  # noqa: E402
 
@@ -57,12 +59,14 @@ def win_shares(money: list[int]) -> list[float]:
     return [1.0 / k if m == best else 0.0 for m in money]
 
 
-def play(players: int, seed: int, games: int, every: int, v6_share: float):
+def play(players: int, seed: int, games: int, every: int, v6_share: float, policy: str = "tempo"):
     """Self-play positions: (X [positions, seats, NFEAT], Y [positions, seats], game index per position)."""
+    playout = DEFAULT_PLAYOUT if policy == "smart" else None
     xs, ys, gs = [], [], []
     for g in range(games):
         start = start_state(players, seed, g, v6_share)
-        samples, money = _eval.sample_game(start, derive_seed(seed, "play", players, g) & MASK64, every, True)
+        samples, money = _eval.sample_game(start, derive_seed(seed, "play", players, g) & MASK64, every, policy,
+                                          playout)
         if samples:  # one array per game: a list of Python floats for every position would not fit in memory
             xs.append(np.array([feats for _, feats in samples], dtype=float))
             ys.append(np.tile(win_shares(money), (len(samples), 1)))
@@ -102,10 +106,10 @@ def metrics(X: np.ndarray, Y: np.ndarray, w: np.ndarray) -> dict[str, float]:
 
 
 def train(players: int, seed: int, games: int, every: int = 10, v6_share: float = 0.25, l2: float = 1e-3,
-          holdout: float = 0.2) -> dict:
+          holdout: float = 0.2, policy: str = "tempo") -> dict:
     """Play, fit and measure for one player count; returns the weights file's content."""
     t0 = time.process_time()
-    X, Y, G = play(players, seed, games, every, v6_share)
+    X, Y, G = play(players, seed, games, every, v6_share, policy)
     cut = games - max(1, int(round(games * holdout)))
     tr, te = G < cut, G >= cut
     if not tr.any() or not te.any():
@@ -116,7 +120,7 @@ def train(players: int, seed: int, games: int, every: int = 10, v6_share: float 
     uniform = float(-(Y[te] * math.log(1.0 / players)).sum(axis=1).mean())
     training = {
         "script": "bench/train_eval.py", "seed": seed, "games": games, "every": every, "v6_share": v6_share,
-        "l2": l2, "holdout": holdout, "policy": "tempo",
+        "l2": l2, "holdout": holdout, "policy": policy,
         "positions": {"train": int(tr.sum()), "holdout": int(te.sum())},
         "holdout_metrics": {"model": metrics(X[te], Y[te], w), "money_only": metrics(X[te], Y[te], base),
                             "uniform_log_loss": round(uniform, 6)},
@@ -138,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--v6", type=float, default=0.25, help="share of V6 games")
     ap.add_argument("--l2", type=float, default=1e-3)
     ap.add_argument("--holdout", type=float, default=0.2, help="share of the games held out")
+    ap.add_argument("--policy", choices=("tempo", "smart", "random"), default="tempo",
+                    help="the playout policy that plays the games (default tempo, the search's default rollout; "
+                         "smart with kwsearch.search.DEFAULT_PLAYOUT)")
     ap.add_argument("--out", type=Path, default=None,
                     help="folder for eval-Np.json (default: the package's kwsearch/data)")
     args = ap.parse_args(argv)
@@ -145,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("expected --games >= 2, --every >= 1, --v6 in [0, 1], --holdout in (0, 1), --l2 >= 0")
     command = command_line("bench/train_eval.py", argv)
     for n in args.players:
-        doc = train(n, args.seed, args.games, args.every, args.v6, args.l2, args.holdout)
+        doc = train(n, args.seed, args.games, args.every, args.v6, args.l2, args.holdout, args.policy)
         path = write_weights(doc, command, args.out, f"eval-{n}p.json", shipped_path(n), "evaluation weights file")
         t = doc["training"]
         m = t["holdout_metrics"]

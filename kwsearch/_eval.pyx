@@ -18,7 +18,8 @@ from kwsearch._fast cimport (AK_BODY, AK_BUYER, AK_ENGINE, AK_GP, AK_GP_ENGINE2,
                              CAR_PRICE, CAR_WORKERS, EN_OPEL, MAX_BUYERS, MAX_LEGAL, MAX_MARKET, MAX_TILES, MAXP,
                              PH_ACTION, PH_OVER, PREF_BODY, PREF_ENGINE, PREF_PRESTIGE, PREF_PRICE, SEAT, SPECIAL,
                              TK_ENGINE_DEST, TK_MARKET_PRICE, TK_RACE, TK_SALES, Comp, FastState, KState, k_next,
-                             k_playout, k_playout_tempo, race_money, sales_money)
+                             PlayoutParams, k_playout, k_playout_smart, k_playout_tempo, race_money,
+                             sales_money)
 
 #: Feature scales (the raw quantity is divided by these; kwsearch.features uses the same numbers).
 DEF MONEY_SCALE = 50.0
@@ -203,10 +204,11 @@ def features(FastState state):
     return [[feats[i * NFEAT + k] for k in range(NFEAT)] for i in range(state.st.nplayers)]
 
 
-def sample_game(FastState start, uint64_t seed, int every, bint tempo=True):
-    """A self-play game for training: play from ``start`` to the end with the search's playout policy
-    (``tempo``, else uniformly random), recording every seat's features about every ``every``
-    decisions (gaps drawn uniformly from 1 to 2 * every - 1, from ``seed``).
+def sample_game(FastState start, uint64_t seed, int every, str policy="tempo", tuple playout=None):
+    """A self-play game for training: play from ``start`` to the end with one of the search's playout
+    policies (``policy``: "tempo", "smart" with the knobs ``playout`` in
+    ``kwsearch._search.PLAYOUT_FIELDS`` order, or "random"), recording every seat's features about
+    every ``every`` decisions (gaps drawn uniformly from 1 to 2 * every - 1, from ``seed``).
 
     Returns ``(samples, final money)``: ``samples`` is a list of ``(decisions so far, features)``.
     """
@@ -214,16 +216,30 @@ def sample_game(FastState start, uint64_t seed, int every, bint tempo=True):
     cdef const Comp* c = &start.fg.comp
     cdef uint64_t rng = seed
     cdef double feats[MAXP * NFEAT]
-    cdef int gap, done = 0, i, k
+    cdef int gap, done = 0, i, k, kind
     cdef list samples = []
+    cdef PlayoutParams pp
     if every < 1:
         raise ValueError(f"every: expected at least 1, got {every}")
+    if policy == "tempo":
+        kind = 1
+    elif policy == "random":
+        kind = 0
+    elif policy == "smart":
+        kind = 2
+        if playout is None or len(playout) != 5:
+            raise ValueError(f"playout: the smart policy needs its 5 knobs, got {playout!r}")
+        pp.rule, pp.tempo, pp.sell, pp.develop, pp.engineer = playout
+    else:
+        raise ValueError(f"policy: expected tempo, smart or random, got {policy!r}")
     k_next(&rng)
     while s.phase != PH_OVER:
         gap = 1 + <int>(k_next(&rng) % <uint64_t>(2 * every - 1))
         with nogil:
-            if tempo:
+            if kind == 1:
                 done += k_playout_tempo(&s, c, &rng, NULL, 0, gap)
+            elif kind == 2:
+                done += k_playout_smart(&s, c, &rng, NULL, 0, gap, &pp)
             else:
                 done += k_playout(&s, c, &rng, gap)
         if s.phase == PH_OVER:

@@ -131,6 +131,27 @@ def test_training_is_reproducible_from_its_seed(tmp_path):
     assert ev.nplayers == 3 and ev.meta["training"]["seed"] == 5
 
 
+@pytest.mark.one_engine
+def test_training_games_follow_the_chosen_playout_policy(tmp_path):
+    """``--policy smart`` plays the smart rollout's games: reproducible from the seed, other games
+    than the tempo policy's, and recorded in the weights file; an unknown policy is refused."""
+    train = _train_module()
+    start = convert(Game(4).new_initial_state(seed=3), "fast")
+    tempo = _eval.sample_game(start, 11, 5, "tempo")
+    smart = _eval.sample_game(start, 11, 5, "smart", SearchConfig().playout)
+    assert smart == _eval.sample_game(start, 11, 5, "smart", SearchConfig().playout)
+    assert smart != tempo and smart[0] and all(len(f) == 4 for _, f in smart[0])
+    with pytest.raises(ValueError, match="policy: expected tempo, smart or random"):
+        _eval.sample_game(start, 11, 5, "greedy")
+    with pytest.raises(ValueError, match="the smart policy needs its 5 knobs"):
+        _eval.sample_game(start, 11, 5, "smart")
+    a = train.train(2, seed=5, games=8, every=8, policy="smart")
+    assert a["training"]["policy"] == "smart"
+    assert a["weights"] != train.train(2, seed=5, games=8, every=8)["weights"]
+    assert train.main(["--seed", "5", "--games", "8", "--players", "2", "--policy", "smart",
+                       "--out", str(tmp_path)]) == 0
+    assert load_evaluation(tmp_path / "eval-2p.json", 2).meta["training"]["policy"] == "smart"
+
 @pytest.mark.parametrize("players", [2, 3])
 def test_search_with_cutoff_is_legal_and_reproducible(players):
     st = Game(players).new_initial_state(seed=11)
