@@ -100,7 +100,8 @@ def load_model(path: str | os.PathLike | None, players: int | None, *, cache: di
     fast_module()  # a clear ImportError when the engine is not built
     model = make(checked, source)
     got = model.predict(checked["test_features"])
-    if any(abs(a - b) > tolerance for a, b in zip(got, checked["test_prediction"])):
+    # "not <=": a prediction of NaN (test features so large that w . f overflows to inf - inf) is a mismatch
+    if any(not abs(a - b) <= tolerance for a, b in zip(got, checked["test_prediction"])):
         raise error(f"{source}: test.prediction: the weights give "
                     f"[{', '.join(f'{v:.12g}' for v in got)}], the file says "
                     f"[{', '.join(f'{v:.12g}' for v in checked['test_prediction'])}]")
