@@ -135,6 +135,8 @@ class SPRT:
             v = getattr(self, key)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise TournamentError(f"SPRT: {key} expects a finite number, got {v!r}", "sprt")
+            if key.startswith("elo") and abs(v) > 2000:  # as parse() says; 10 ** (2e305) overflowed in llr()
+                raise TournamentError(f"SPRT: {key} expects a finite number (Elo within ±2000), got {v!r}", "sprt")
         if not self.elo1 > self.elo0:
             raise TournamentError(f"SPRT: elo1 must be greater than elo0, got elo0={self.elo0:g}, "
                                   f"elo1={self.elo1:g}", "sprt")

@@ -487,3 +487,20 @@ def test_out_of_range_game_values_are_refused(tmp_path, key, value, msg):
         load_results(out)
     assert f"{out}: {msg}" in str(exc.value) and "\n" not in str(exc.value)
     one_line_error(run("report", out), msg)
+
+
+def test_sprt_of_a_results_file_keeps_elo_in_range(tmp_path):
+    # found while fuzzing results files (tests/fuzz/test_fuzz_runs.py now edits the header's sprt): elo0 of
+    # -1e308 passed SPRT.check (finite) and made the report's llr overflow (10 ** 2.5e305)
+    out = tmp_path / "r.jsonl"
+    run_tournament(TournamentSpec(bots=("random", "heuristic"), players=2, games=2, seed=3, sprt=SPRT()), out)
+    header, *games = out.read_text().splitlines()
+    h = json.loads(header)
+    h["sprt"]["elo0"] = -1e308
+    out.write_text("\n".join([json.dumps(h), *games]) + "\n")
+    with pytest.raises(TournamentError) as exc:
+        load_results(out)
+    assert str(exc.value) == f"{out}: line 1: SPRT: elo0 expects a finite number (Elo within ±2000), got -1e+308"
+    one_line_error(run("report", out), "line 1: SPRT: elo0 expects a finite number (Elo within ±2000)")
+    with pytest.raises(TournamentError, match="elo1 expects a finite number"):
+        SPRT(elo0=0, elo1=2001).check()

@@ -178,7 +178,7 @@ def test_fuzz_tune_log(data, tune_log, tmp_path_factory, monkeypatch):
 # ---------------------------------------------------------------------------
 
 #: Values beyond what a game gives: huge, negative, fractional, just out of range.
-EXTREME = [10 ** 400, -10 ** 30, 2 ** 63, -1, 7, 0.5, 1.0000001, 1e300, -1e-300, 5e-324, 0, 1, 4, 1e9 + 1]
+EXTREME = [10 ** 400, -10 ** 30, 2 ** 63, -1, 7, 0.5, 1.0000001, 1e300, -1e300, -1e-300, 5e-324, 0, 1, 4, 1e9 + 1]
 
 TOURNAMENTS = [T.TournamentSpec(bots=("random", "heuristic"), players=2, games=4, seed=1, sprt=T.SPRT()),
                T.TournamentSpec(bots=("random", "heuristic", "random"), players=3, games=3, seed=2)]
@@ -213,6 +213,8 @@ def test_fuzz_results(data, results, tmp_path_factory, monkeypatch):
                 extreme = data.draw(st.sampled_from(EXTREME), label="extreme")
                 if isinstance(line.get(key), list) and line[key]:  # one seat's value: the list keeps its length
                     line[key][data.draw(st.integers(0, len(line[key]) - 1), label="seat")] = extreme
+                elif isinstance(line.get(key), dict) and line[key]:  # one entry (the SPRT's elo0, say)
+                    line[key][data.draw(st.sampled_from(sorted(line[key])), label="entry")] = extreme
                 else:
                     line[key] = extreme
         text = _lines_text(data, bare)
