@@ -175,3 +175,17 @@ def test_fuzz_bot_spec_options(data, name, weights_paths):
         event("refused")
         return
     _check_built(parsed, bot)
+    # A small search bot also makes one decision, on a position of any player count: weights of
+    # another player count are a clean error there, never a crash.
+    limits = getattr(bot, "limits", None)
+    if limits is not None and limits.iterations is not None and limits.iterations <= 16 and bot.config.workers == 1 \
+            and getattr(bot, "worlds", 1) <= 4:
+        doc = data.draw(st.sampled_from([d for d in sample_states(False) if d["phase"] != "over"]), label="position")
+        state = position_to_state(doc)
+        try:
+            action = bot.step(state)
+        except Exception as exc:  # noqa: BLE001
+            clean(exc)
+            event("refused at its first decision")
+            return
+        assert action in state.legal_actions()
