@@ -39,8 +39,9 @@ from kwsearch.prior import shipped_path as prior_path
 pytestmark = pytest.mark.one_engine
 
 HOSTILE = ["[" * 1000, "{" * 40, '{"a": 1e400}', '{"a": NaN}', '{"a": 1, "a": 2}', "9" * 5000, '"\\ud800"', "",
-           "params = 1", "[params]\nmoney = [nan]\n", "[params]\nmoney = [1e400]\n", "[params]\nc = [" + "9" * 5000 + "]\n",
-           "a = " + "[" * 1000 + "]" * 1000 + "\n", '{"params": {"money": [NaN]}}', '{"params": {"rollout": ["tempo,c=3"]}}']
+           "params = 1", "[params]\nmoney = [nan]\n", "[params]\nmoney = [1e400]\n",
+           "[params]\nc = [" + "9" * 5000 + "]\n", "a = " + "[" * 1000 + "]" * 1000 + "\n",
+           '{"params": {"money": [NaN]}}', '{"params": {"rollout": ["tempo,c=3"]}}']
 
 #: Spaces written as files: the search's newer options among the parameters and in the base.
 SPACES = [
