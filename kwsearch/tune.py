@@ -56,6 +56,9 @@ LOG_FORMAT = "kwsearch-tune/1"
 NOT_TUNED = ("iterations", "seconds", "workers", "reuse")
 MAX_GAMES = 1_000_000
 MAX_WORKERS = 256
+#: Game pairs per step (as the command line's --batch) and mutations scored per step, at most.
+MAX_BATCH = 1000
+MAX_NEIGHBOURS = 100_000
 #: Keys of a space file (TOML or JSON): the run's settings and ``params`` (parameter -> list of values).
 SPACE_KEYS = ("params", "base", "baseline", "players", "iterations", "seconds", "seed", "batch", "k", "neighbours")
 #: The settings a log's header records that a resumed run must repeat.
@@ -112,6 +115,10 @@ class TuneSettings:
             v = getattr(self, key)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
                 raise TuneError(f"{key}: expected a positive integer, got {v!r}")
+        # A step plays 2 * batch games and scores `neighbours` mutations: beyond these a run never ends.
+        for key, most in (("batch", MAX_BATCH), ("neighbours", MAX_NEIGHBOURS)):
+            if getattr(self, key) > most:
+                raise TuneError(f"{key}: expected at most {most:,}, got {getattr(self, key)!r}")
         if (self.iterations is None) == (self.seconds is None):
             raise TuneError("iterations / seconds: give exactly one limit per decision")
         if self.seconds is not None and (isinstance(self.seconds, bool) or not isinstance(self.seconds, (int, float))

@@ -105,6 +105,9 @@ def test_bad_logs_are_one_line_errors(tmp_path, text, message):
     ("[params]\nrollout = ['tempo,c=3']\n", 'params.rollout: the value "tempo,c=3" reads as rollout=tempo in a '
                                              "bot spec (a value cannot hold ',' or '='"),
     ("[params]\nrollout = [' tempo']\n", 'params.rollout: the value " tempo" reads as rollout=tempo'),
+    ("neighbours = 100000000000000000000000\n[params]\nmoney = [0.1]\n",
+     "neighbours: expected at most 100,000, got 100000000000000000000000"),
+    ("batch = 1001\n[params]\nmoney = [0.1]\n", "batch: expected at most 1,000, got 1001"),
     ("[params]\nrollout = ['tempo', 'smart']\nrule = [5.0]\n",
      "params (rollout=smart, rule=5): bot spec 'ismcts:iterations=1000,rollout=smart,rule=5': rule expects a finite "
      "number from 0 to 1, got '5'"),
