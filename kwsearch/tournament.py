@@ -135,6 +135,8 @@ class SPRT:
             v = getattr(self, key)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise TournamentError(f"SPRT: {key} expects a finite number, got {v!r}", "sprt")
+            if key.startswith("elo") and abs(v) > 2000:  # as parse() says; 10 ** (2e305) overflowed in llr()
+                raise TournamentError(f"SPRT: {key} expects a finite number (Elo within ±2000), got {v!r}", "sprt")
         if not self.elo1 > self.elo0:
             raise TournamentError(f"SPRT: elo1 must be greater than elo0, got elo0={self.elo0:g}, "
                                   f"elo1={self.elo1:g}", "sprt")
@@ -355,7 +357,7 @@ def _check_type(p: Path, no: int, key: str, value: Any, kind) -> None:
         raise TournamentError(f"{p}: line {no}: {key}: expected {_type_name(kind)}, got {json.dumps(value)[:60]}")
 
 
-def _check_numbers(p: Path, no: int, key: str, values: list, n: int, integers: bool) -> None:
+def _check_numbers(p: Path, no: int, key: str, values: list, n: int, integers: bool, lo: float, hi: float) -> None:
     for v in values:
         if isinstance(v, bool) or not isinstance(v, int if integers else (int, float)) or (
                 isinstance(v, float) and not math.isfinite(v)):
@@ -363,6 +365,10 @@ def _check_numbers(p: Path, no: int, key: str, values: list, n: int, integers: b
                                   f"got {json.dumps(values)[:80]}")
     if len(values) != n:
         raise TournamentError(f"{p}: line {no}: {key}: expected {n} values (one per seat), got {len(values)}")
+    bad = next((v for v in values if not lo <= v <= hi), None)
+    if bad is not None:  # the statistics assume them (a share of 7 broke the Wilson interval)
+        raise TournamentError(f"{p}: line {no}: {key}: expected {'integers' if integers else 'numbers'} from "
+                              f"{lo:g} to {hi:g}, got {json.dumps(bad)[:40]}")
 
 
 def load_results(path: str | Path, allow_cut_tail: bool = True) -> tuple[dict[str, Any], dict[int, dict], int]:
@@ -374,6 +380,7 @@ def load_results(path: str | Path, allow_cut_tail: bool = True) -> tuple[dict[st
     length excludes it, so a resumed run truncates it before appending); with
     ``allow_cut_tail=False`` it is an error too.
     """
+    from .formats import MAX_MONEY
     p = Path(path)
     try:
         if p.exists() and not p.is_file():
@@ -442,9 +449,12 @@ def load_results(path: str | Path, allow_cut_tail: bool = True) -> tuple[dict[st
         if g["bots"] != spec.seat_bots(idx):
             raise TournamentError(f"{p}: line {no}: game {idx}: bots: the schedule of the header says "
                                   f"{spec.seat_bots(idx)}, the line has {json.dumps(g['bots'])[:60]}")
-        _check_numbers(p, no, "money", g["money"], spec.players, True)
-        _check_numbers(p, no, "returns", g["returns"], spec.players, False)
-        _check_numbers(p, no, "ranks", g["ranks"], spec.players, False)
+        _check_numbers(p, no, "money", g["money"], spec.players, True, 0, MAX_MONEY)
+        _check_numbers(p, no, "returns", g["returns"], spec.players, False, 0, 1)
+        if abs(math.fsum(g["returns"]) - 1) > 1e-9:
+            raise TournamentError(f"{p}: line {no}: returns: expected win shares that sum to 1, "
+                                  f"got {json.dumps(g['returns'])[:80]}")
+        _check_numbers(p, no, "ranks", g["ranks"], spec.players, False, 1, spec.players)
         if not all(isinstance(x, str) for x in g["seats"]) or len(g["seats"]) != spec.players:
             raise TournamentError(f"{p}: line {no}: seats: expected {spec.players} bot names")
         if "record" in g and not isinstance(g["record"], dict):
@@ -455,8 +465,10 @@ def load_results(path: str | Path, allow_cut_tail: bool = True) -> tuple[dict[st
         if "adjudicated" in g and g["adjudicated"] is not True:
             raise TournamentError(f"{p}: line {no}: adjudicated: expected true (or no key), "
                                   f"got {json.dumps(g['adjudicated'])[:40]}")
-        if "seconds" in g and (isinstance(g["seconds"], bool) or not isinstance(g["seconds"], (int, float))):
-            raise TournamentError(f"{p}: line {no}: seconds: expected a number, got {json.dumps(g['seconds'])[:40]}")
+        if "seconds" in g and (isinstance(g["seconds"], bool) or not isinstance(g["seconds"], (int, float))
+                               or not 0 <= g["seconds"] <= 1e9):
+            raise TournamentError(f"{p}: line {no}: seconds: expected a number of seconds from 0 to 1e9, "
+                                  f"got {json.dumps(g['seconds'])[:40]}")
         games[idx] = g
     return header, games, valid_len
 

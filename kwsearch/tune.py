@@ -41,7 +41,6 @@ import json
 import math
 import os
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -49,6 +48,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .errors import KwsearchError
+from .jsonload import loads_json, loads_toml, read_text
 from .seeds import derive_seed
 
 LOG_FORMAT = "kwsearch-tune/1"
@@ -56,6 +56,9 @@ LOG_FORMAT = "kwsearch-tune/1"
 NOT_TUNED = ("iterations", "seconds", "workers", "reuse")
 MAX_GAMES = 1_000_000
 MAX_WORKERS = 256
+#: Game pairs per step (as the command line's --batch) and mutations scored per step, at most.
+MAX_BATCH = 1000
+MAX_NEIGHBOURS = 100_000
 #: Keys of a space file (TOML or JSON): the run's settings and ``params`` (parameter -> list of values).
 SPACE_KEYS = ("params", "base", "baseline", "players", "iterations", "seconds", "seed", "batch", "k", "neighbours")
 #: The settings a log's header records that a resumed run must repeat.
@@ -112,6 +115,10 @@ class TuneSettings:
             v = getattr(self, key)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
                 raise TuneError(f"{key}: expected a positive integer, got {v!r}")
+        # A step plays 2 * batch games and scores `neighbours` mutations: beyond these a run never ends.
+        for key, most in (("batch", MAX_BATCH), ("neighbours", MAX_NEIGHBOURS)):
+            if getattr(self, key) > most:
+                raise TuneError(f"{key}: expected at most {most:,}, got {getattr(self, key)!r}")
         if (self.iterations is None) == (self.seconds is None):
             raise TuneError("iterations / seconds: give exactly one limit per decision")
         if self.seconds is not None and (isinstance(self.seconds, bool) or not isinstance(self.seconds, (int, float))
@@ -129,10 +136,19 @@ class TuneSettings:
             if key == "base" and spec.name != "ismcts":
                 raise TuneError(f"base: expected an ismcts spec, got {str(spec)!r}")
             object.__setattr__(self, key, str(spec))
-        # Every value must make a valid spec, alone with the base (checked now, not mid-run).
+        # Every value must make a valid spec, alone with the base (checked now, not mid-run); a knob of
+        # the smart rollout is checked in a smart spec, which some point of the run may make even when
+        # the base is not one. A value must stand for itself in the spec: a string holding "," or "="
+        # (or padded with spaces) would read as other options or another value.
+        from .search import PLAYOUT_FIELDS
         for name, values in self.params:
             for v in values:
                 self.spec_of({name: v})
+                options = {"rollout": "smart", name: v} if name in PLAYOUT_FIELDS else {name: v}
+                got = BotSpec.parse(self._with(self.base, options)).get(name)
+                if got != v:
+                    raise TuneError(f"params.{name}: the value {json.dumps(v)} reads as {name}={_value_text(got)} "
+                                    "in a bot spec (a value cannot hold ',' or '=', nor start or end with a space)")
 
     # -- specs ---------------------------------------------------------------
     def _limit(self) -> str:
@@ -179,8 +195,11 @@ def _space_value(where: str, name: str, v: Any) -> Any:
 
 
 def _read_bytes(p: Path) -> bytes:
-    """The bytes of a space file or a log; a missing or unreadable file is a one-line :class:`TuneError`."""
+    """The bytes of a log (it may outgrow the bounds of kwsearch.jsonload); a missing or unreadable file is a
+    one-line :class:`TuneError`."""
     try:
+        if p.exists() and not p.is_file():  # a FIFO or a device would block or never end
+            raise TuneError(f"{p}: not a regular file; expected a tuning log")
         return p.read_bytes()
     except FileNotFoundError:
         raise TuneError(f"{p}: no such file") from None
@@ -193,15 +212,13 @@ def load_space(path: str | os.PathLike, **overrides: Any) -> TuneSettings:
     any other setting (``base``, ``baseline``, ``players``, ``iterations``...); ``overrides`` (the
     command line; None = not given) win over the file."""
     p = Path(path)
-    raw = _read_bytes(p)
-    try:
-        text = raw.decode("utf-8")
-        obj = json.loads(text) if p.suffix.lower() == ".json" else tomllib.loads(text)
-    except UnicodeDecodeError:
-        raise TuneError(f"{p}: not UTF-8 text") from None
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        kind = "JSON" if p.suffix.lower() == ".json" else "TOML"
-        raise TuneError(f"{p}: not valid {kind} ({str(exc).splitlines()[0]})") from None
+    # The strict readers of kwsearch.jsonload: a regular file within bounds, no NaN, no key twice, no
+    # integer of thousands of digits or nesting that would overflow the parser's stack.
+    text = read_text(p, what="space file", error=TuneError)
+    if p.suffix.lower() == ".json":
+        obj = loads_json(text, str(p), error=TuneError)
+    else:
+        obj = loads_toml(text, str(p), error=TuneError)
     if not isinstance(obj, dict):
         raise TuneError(f"{p}: expected an object (table) at the top")
     for key in obj:
@@ -372,9 +389,11 @@ def load_log(path: str | os.PathLike) -> tuple[dict[str, Any], dict[int, dict], 
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise TuneError(f"{p}: line {no}: not a JSON object") from None
+            obj = loads_json(raw.decode("utf-8"), error=TuneError)
+        except UnicodeDecodeError:
+            raise TuneError(f"{p}: line {no}: not a JSON object (not UTF-8 text)") from None
+        except TuneError as exc:  # also NaN, a key twice, huge integers, deep nesting (kwsearch.jsonload)
+            raise TuneError(f"{p}: line {no}: not a JSON object ({exc})") from None
         if not isinstance(obj, dict):
             raise TuneError(f"{p}: line {no}: expected a JSON object")
         if header is None:

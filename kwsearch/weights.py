@@ -43,10 +43,10 @@ def check_frame(obj: Any, source: str, players: int | None, *, error: type[Excep
                         "players, features, weights, training and test)")
     if obj["format"] != format:
         raise error(f"{source}: format: expected {format!r}, got {obj['format']!r}")
-    if obj["version"] != version or isinstance(obj["version"], bool):
+    if obj["version"] != version or not isinstance(obj["version"], int) or isinstance(obj["version"], bool):
         raise error(f"{source}: version: expected {version}, got {obj['version']!r}")
     n = obj["players"]
-    if isinstance(n, bool) or n not in (2, 3, 4):
+    if isinstance(n, bool) or not isinstance(n, int) or n not in (2, 3, 4):  # 2.0 is not a player count
         raise error(f"{source}: players: expected 2, 3 or 4, got {n!r}")
     if players is not None and n != players:
         raise error(f"{source}: players: the weights are for {n} players, the game has {players}")
@@ -100,7 +100,8 @@ def load_model(path: str | os.PathLike | None, players: int | None, *, cache: di
     fast_module()  # a clear ImportError when the engine is not built
     model = make(checked, source)
     got = model.predict(checked["test_features"])
-    if any(abs(a - b) > tolerance for a, b in zip(got, checked["test_prediction"])):
+    # "not <=": a prediction of NaN (test features so large that w . f overflows to inf - inf) is a mismatch
+    if any(not abs(a - b) <= tolerance for a, b in zip(got, checked["test_prediction"])):
         raise error(f"{source}: test.prediction: the weights give "
                     f"[{', '.join(f'{v:.12g}' for v in got)}], the file says "
                     f"[{', '.join(f'{v:.12g}' for v in checked['test_prediction'])}]")

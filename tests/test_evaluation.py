@@ -224,6 +224,12 @@ def test_bad_weights_files_name_file_and_field(tmp_path):
     assert "test.prediction" in _bad(tmp_path, lambda o: o["weights"].__setitem__(0, o["weights"][0] + 0.5))
     assert "test.features[1]" in _bad(tmp_path, lambda o: o["test"]["features"][1].pop())
     assert "training" in _bad(tmp_path, lambda o: o.update(training=[]))
+    # found by tests/fuzz/test_fuzz_models.py: test features so large that w . f is inf - inf made the
+    # weights "give" NaN, which passed the comparison with the stored prediction (a NaN is never > tol)
+    msg = _bad(tmp_path, lambda o: o["test"]["features"].__setitem__(0, [1.7e308] * len(o["weights"])))
+    assert "test.prediction: the weights give [nan" in msg
+    assert "players: expected 2, 3 or 4, got 2.0" in _bad(tmp_path, lambda o: o.update(players=2.0))
+    assert "version: expected 1, got 1.0" in _bad(tmp_path, lambda o: o.update(version=1.0))
     (tmp_path / "list.json").write_text("[]")
     with pytest.raises(EvaluationError, match="JSON object"):
         load_evaluation(tmp_path / "list.json", 2)

@@ -462,3 +462,45 @@ def test_a_stalled_tournament_game_is_adjudicated_and_recorded(tmp_path, monkeyp
         assert replay(g["record"]).money() == g["money"]
     rep = make_report(*load_results(out)[:2])
     assert rep.adjudicated == 2 and [b.adjudicated for b in rep.bots] == [2, 2]
+
+
+@pytest.mark.parametrize("key,value,msg", [
+    # crashers found by tests/fuzz/test_fuzz_runs.py: the report's Wilson interval took the square root
+    # of a negative number ("math domain error"), the mean money overflowed a float
+    ("returns", [7, 0], "line 2: returns: expected numbers from 0 to 1, got 7"),
+    ("returns", [-3, 4], "line 2: returns: expected numbers from 0 to 1, got -3"),
+    ("returns", [0.5, 0.25], "line 2: returns: expected win shares that sum to 1, got [0.5, 0.25]"),
+    ("money", [10 ** 400, 0], "line 2: money: expected integers from 0 to 1e+06, got 1000000000000000"),
+    ("money", [-5, 10], "line 2: money: expected integers from 0 to 1e+06, got -5"),
+    ("ranks", [1e300, 1], "line 2: ranks: expected numbers from 1 to 2, got 1e+300"),
+    ("ranks", [0, 1], "line 2: ranks: expected numbers from 1 to 2, got 0"),
+    ("seconds", -5, "line 2: seconds: expected a number of seconds from 0 to 1e9, got -5"),
+])
+def test_out_of_range_game_values_are_refused(tmp_path, key, value, msg):
+    out = tmp_path / "r.jsonl"
+    run_tournament(TournamentSpec(bots=("random", "heuristic"), players=2, games=1, seed=3), out)
+    header, game = out.read_text().splitlines()
+    line = json.loads(game)
+    line[key] = value
+    out.write_text(header + "\n" + json.dumps(line) + "\n")
+    with pytest.raises(TournamentError) as exc:
+        load_results(out)
+    assert f"{out}: {msg}" in str(exc.value) and "\n" not in str(exc.value)
+    one_line_error(run("report", out), msg)
+
+
+def test_sprt_of_a_results_file_keeps_elo_in_range(tmp_path):
+    # found while fuzzing results files (tests/fuzz/test_fuzz_runs.py now edits the header's sprt): elo0 of
+    # -1e308 passed SPRT.check (finite) and made the report's llr overflow (10 ** 2.5e305)
+    out = tmp_path / "r.jsonl"
+    run_tournament(TournamentSpec(bots=("random", "heuristic"), players=2, games=2, seed=3, sprt=SPRT()), out)
+    header, *games = out.read_text().splitlines()
+    h = json.loads(header)
+    h["sprt"]["elo0"] = -1e308
+    out.write_text("\n".join([json.dumps(h), *games]) + "\n")
+    with pytest.raises(TournamentError) as exc:
+        load_results(out)
+    assert str(exc.value) == f"{out}: line 1: SPRT: elo0 expects a finite number (Elo within ±2000), got -1e+308"
+    one_line_error(run("report", out), "line 1: SPRT: elo0 expects a finite number (Elo within ±2000)")
+    with pytest.raises(TournamentError, match="elo1 expects a finite number"):
+        SPRT(elo0=0, elo1=2001).check()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -74,11 +75,16 @@ def test_a_log_with_other_settings_is_refused(tmp_path):
     ('{"format": "kwsearch-tournament/1"}\n', "line 1: format: expected 'kwsearch-tune/1'"),
     ('{"format": "kwsearch-tune/1", "settings": {}}\nnot json\n', "line 2: not a JSON object"),
     ('{"format": "kwsearch-tune/1", "settings": {}}\n{"game": 0}\n', "line 2: baseline: missing"),
+    # crashers found by tests/fuzz/test_fuzz_runs.py (a ValueError and a RecursionError escaped json.loads)
+    ("9" * 5000 + "\n", "line 1: not a JSON object (not valid JSON: an integer of 5000 digits"),
+    ("[" * 100000 + "\n", "line 1: not a JSON object (not valid JSON: nested more than 32 levels deep)"),
+    ('{"format": "kwsearch-tune/1", "settings": {}}\n{"game": 0, "score": NaN}\n',
+     "line 2: not a JSON object (not valid JSON: NaN is not a JSON number"),
 ])
 def test_bad_logs_are_one_line_errors(tmp_path, text, message):
     log = tmp_path / "bad.jsonl"
     log.write_text(text)
-    with pytest.raises(TuneError, match=message):
+    with pytest.raises(TuneError, match=re.escape(message)):
         load_log(log)
 
 
@@ -91,6 +97,20 @@ def test_bad_logs_are_one_line_errors(tmp_path, text, message):
     ("colour = 1\n[params]\nmoney = [0.1]\n", "colour: unknown setting"),
     ("[params\n", "not valid TOML"),
     ("baseline = 'ismcts:fast=1'\n[params]\nmoney = [0.1]\n", "baseline: bot spec 'ismcts:fast=1': unknown option"),
+    # found by tests/fuzz/test_fuzz_runs.py: a ValueError escaped tomllib, NaN got into the settings, a value
+    # holding "," read as other options, and a knob's bad value was only noticed mid-run at a smart point
+    ("[params]\nc = [" + "9" * 5000 + "]\n", "not valid TOML: "),
+    ("[params]\nmoney = [nan]\n", "not valid TOML: nan is not a finite number"),
+    ("a = " + "[" * 1000 + "]" * 1000 + "\n[params]\nmoney = [0.1]\n", "not valid TOML: nested more than 32"),
+    ("[params]\nrollout = ['tempo,c=3']\n", 'params.rollout: the value "tempo,c=3" reads as rollout=tempo in a '
+                                             "bot spec (a value cannot hold ',' or '='"),
+    ("[params]\nrollout = [' tempo']\n", 'params.rollout: the value " tempo" reads as rollout=tempo'),
+    ("neighbours = 100000000000000000000000\n[params]\nmoney = [0.1]\n",
+     "neighbours: expected at most 100,000, got 100000000000000000000000"),
+    ("batch = 1001\n[params]\nmoney = [0.1]\n", "batch: expected at most 1,000, got 1001"),
+    ("[params]\nrollout = ['tempo', 'smart']\nrule = [5.0]\n",
+     "params (rollout=smart, rule=5): bot spec 'ismcts:iterations=1000,rollout=smart,rule=5': rule expects a finite "
+     "number from 0 to 1, got '5'"),
 ])
 def test_bad_space_files_are_one_line_errors(tmp_path, text, message):
     f = tmp_path / "space.toml"
@@ -99,6 +119,20 @@ def test_bad_space_files_are_one_line_errors(tmp_path, text, message):
         load_space(f)
     assert str(exc.value).startswith(str(f)) and message in str(exc.value)
     assert "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("9" * 5000, "not valid JSON: an integer of 5000 digits"),
+    ("[" * 100000, "not valid JSON: nested more than 32 levels deep"),
+    ('{"params": {"money": [NaN]}}', "not valid JSON: NaN is not a JSON number"),
+    ('{"params": {"money": [0.1]}, "params": {"c": [1]}}', 'not valid JSON: the key "params" appears twice'),
+])
+def test_bad_json_space_files_are_one_line_errors(tmp_path, text, message):
+    f = tmp_path / "space.json"
+    f.write_text(text)
+    with pytest.raises(TuneError) as exc:
+        load_space(f)
+    assert str(exc.value).startswith(f"{f}: {message}") and "\n" not in str(exc.value)
 
 
 def test_space_files_toml_and_json(tmp_path):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import random
 from typing import Any
@@ -102,6 +103,25 @@ def lockstep(state, moves: int = 6, seed: int = 0) -> None:
         ref.apply(a)
         fast.apply(a)
     assert ref.observation() == fast.observation()
+
+
+def toml_value(v) -> str | None:
+    """``v`` (a JSON value) as a TOML value; None for null, which TOML cannot write (left out)."""
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf") if math.isinf(v) else repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        parts = [toml_value(x) for x in v]
+        return "[" + ", ".join(p for p in parts if p is not None) + "]"
+    items = [(json.dumps(str(k)), toml_value(x)) for k, x in v.items()]
+    return "{" + ", ".join(f"{k} = {x}" for k, x in items if x is not None) + "}"
 
 
 def clean(exc: BaseException) -> None:

@@ -8,14 +8,13 @@ positions and records of random games, the default components — and raw text.
 from __future__ import annotations
 
 import json
-import math
 import random
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzzing import FUZZ, VOCAB, clean, json_values, lockstep, mutate, sample_states
+from fuzzing import FUZZ, VOCAB, clean, json_values, lockstep, mutate, sample_states, toml_value
 from kwsearch.components import DEFAULTS, components_from_dict, load_components
 from kwsearch.formats import check_position, position_to_state
 from kwsearch.jsonload import loads_json
@@ -141,29 +140,11 @@ def test_fuzz_component_json(data, tmp_path_factory):
     _play_both(comps, data)
 
 
-def _toml_value(v) -> str | None:
-    if v is None:
-        return None
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf") if math.isinf(v) else repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, list):
-        parts = [_toml_value(x) for x in v]
-        return "[" + ", ".join(p for p in parts if p is not None) + "]"
-    items = [(json.dumps(str(k)), _toml_value(x)) for k, x in v.items()]
-    return "{" + ", ".join(f"{k} = {x}" for k, x in items if x is not None) + "}"
-
-
 @FUZZ
 @given(data=st.data())
 def test_fuzz_component_toml(data, tmp_path_factory):
     override = _component_override(data)
-    text = "".join(f"{json.dumps(k)} = {_toml_value(v)}\n" for k, v in override.items() if v is not None)
+    text = "".join(f"{json.dumps(k)} = {toml_value(v)}\n" for k, v in override.items() if v is not None)
     if data.draw(st.booleans(), label="garble"):
         at = data.draw(st.integers(0, len(text)), label="at")
         text = text[:at] + data.draw(st.sampled_from(["[", "]", "{", "=", '"', "\n", "#", "a.b.c = 1\n"])
