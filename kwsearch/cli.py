@@ -10,12 +10,16 @@ import json
 import math
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from . import __version__
 from .components import load_components
 from .errors import InvalidRecordError, KwsearchError
+
+if TYPE_CHECKING:  # the search is imported when a command needs it (a fast start)
+    from .search import SearchConfig
 
 
 class _Group(click.Group):
@@ -228,6 +232,16 @@ def validate(file: str, is_components: bool) -> None:
                                f"got {json.dumps(fmt)} (use --components for a component file)")
 
 
+def _search_text(config: SearchConfig) -> str:
+    """How a search runs, in a few words: its loop, playouts and cut-off (the suggest header)."""
+    words = [f"{'closed' if config.closed_loop else 'open'} loop", f"{config.rollout} playouts"]
+    if config.cutoff:
+        words.append(f"cut off after {config.cutoff} decisions")
+    if config.prior:
+        words.append(f"prior {config.prior:g}")
+    return ", ".join(words)
+
+
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--ply", type=click.IntRange(min=0), default=None,
@@ -346,7 +360,7 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
     click.echo(f"{file}: round {state.round}, {state.phase} phase — {who} to decide: {DECISION_TEXT.get(kind, kind)}")
     note = " (stopped early)" if an.interrupted else " (node pool full)" if r.pool_full else ""
     click.echo(f"ISMCTS: {r.iterations:,} iterations in {r.elapsed:.1f} s ({r.iterations_per_second:,.0f}/s), "
-               f"seed {seed}, {workers} worker{'s' if workers > 1 else ''}, {loop} loop{note}")
+               f"seed {seed}, {workers} worker{'s' if workers > 1 else ''}, {_search_text(config)}{note}")
     click.echo("")
     rows = []
     for c in an.candidates:
@@ -833,6 +847,7 @@ def serve(file: str | None, review_file: str | None, host: str, port: int, open_
                        seed=seed)
     run(file, review=review_file, host=host, port=port, open_browser=open_browser, config=config,
         echo=lambda text: click.echo(text, err=text.startswith("warning")))
+
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -69,7 +69,7 @@ def test_suggest_text():
     assert r.stderr.startswith("searching: 3,000 iterations, 1 worker, seed 0")
     lines = r.stdout.splitlines()
     assert "seat 0" in lines[0] and "take an action tile" in lines[0]
-    assert "3,000 iterations" in lines[1]
+    assert "3,000 iterations" in lines[1] and lines[1].endswith("1 worker, open loop, tempo playouts")
     table = [ln for ln in lines if ln[:1].isdigit()]
     assert len(table) == 3 and table[0].split()[1] == "tile"
     assert lines[-1].startswith("PV: tile ")
@@ -135,6 +135,8 @@ def test_suggest_searches_as_the_bot_spec_says():
     assert config["c_uct"] == 0.9 and config["money_weight"] == 0.2 and config["rollout"] == "smart"
     assert config["cutoff"] == 15 and config["playout"]["rule"] == 0.8
     assert a["rootInfo"]["iterations"] == 3000 and a["rootInfo"]["limits"]["iterations"] == 3000
+    header = run("suggest", MID, "--bot", spec, "--loop", "closed").stdout.splitlines()[1]
+    assert header.endswith("closed loop, smart playouts, cut off after 15 decisions")  # the search it ran
     b = json.loads(run("suggest", MID, "--json", "--bot", spec, "--iterations", 1000, "--cutoff", 0,
                        "--loop", "closed").stdout)
     assert b["rootInfo"]["iterations"] == 1000
