@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import KwsearchError
+from .jsonload import loads_json
 from .seeds import derive_seed
 
 RESULTS_FORMAT = "kwsearch-tournament/1"
@@ -473,30 +474,15 @@ def load_results(path: str | Path, allow_cut_tail: bool = True) -> tuple[dict[st
     return header, games, valid_len
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out:
-            raise ValueError(f"duplicate key {k!r}")
-        out[k] = v
-    return out
-
-
-def _no_constant(name: str):
-    raise ValueError(f"{name} is not a number")
-
-
 def _json_line(p: Path, no: int, raw: bytes) -> Any:
+    """One line of a results file, read as strictly as every kwsearch input (kwsearch.jsonload)."""
     if len(raw) > MAX_LINE:
         raise TournamentError(f"{p}: line {no}: longer than {MAX_LINE >> 20} MB")
     try:
-        return json.loads(raw, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
-    except RecursionError:
-        raise TournamentError(f"{p}: line {no}: nested too deeply") from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        why = str(exc) if str(exc).startswith(("duplicate key", "NaN", "Infinity", "-Infinity")) \
-            else str(exc).split(":")[0]
-        raise TournamentError(f"{p}: line {no}: not valid JSON ({why})") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TournamentError(f"{p}: line {no}: not valid JSON (not UTF-8 text)") from None
+    return loads_json(text, f"{p}: line {no}", error=TournamentError)
 
 
 # ---------------------------------------------------------------------------

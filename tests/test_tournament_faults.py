@@ -269,9 +269,10 @@ def test_bad_game_lines_are_errors_naming_the_line(results, edit, fragment):
 
 
 @pytest.mark.parametrize("raw, fragment", [
-    ('{"game": 0, "game": 1}', "line 2: not valid JSON (duplicate key 'game')"),
-    ('{"game": NaN}', "line 2: not valid JSON (NaN is not a number)"),
-    ("[" * 100_000, "line 2: nested too deeply"),
+    ('{"game": 0, "game": 1}', 'line 2: not valid JSON: the key "game" appears twice'),
+    ('{"game": NaN}', "line 2: not valid JSON: NaN is not a JSON number"),
+    ("[" * 100_000, "line 2: not valid JSON: nested more than 32 levels deep"),
+    ('{"game": 1' + "0" * 400 + "}", "line 2: not valid JSON: an integer of 401 digits"),
 ])
 def test_malformed_lines(results, raw, fragment):
     lines = results.read_text().splitlines()
