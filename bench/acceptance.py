@@ -51,6 +51,7 @@ ROOT = HERE.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from kwsearch.benchmarks import machine  # noqa: E402
 from kwsearch.bots import BotSpec  # noqa: E402
 from kwsearch.errors import KwsearchError  # noqa: E402
 from kwsearch.tournament import TournamentSpec, load_results, run_tournament, wilson  # noqa: E402
@@ -141,9 +142,11 @@ def match_stats(path: Path, match: str) -> dict:
             "parity": parity, "passed": passed}
 
 
-def summary(label: str, out_dir: Path, candidate: str | None = None) -> str:
+def summary(label: str, out_dir: Path) -> str:
+    """The RESULTS.md section of a label's matches: one row per played match, each naming the
+    candidate and baseline its own file's header holds (a label may test one candidate with two
+    players and another with four), the machine and the date."""
     rows = []
-    first: list[str] = []
     for match in MATCHES:
         path = results_path(out_dir, label, match)
         if not path.exists():
@@ -157,16 +160,18 @@ def summary(label: str, out_dir: Path, candidate: str | None = None) -> str:
             verdict += f" ({s['adjudicated']} adjudicated at the decision cap)"
         lo, hi = s["deal_interval"]
         wl, wh = s["wilson"]
-        rows.append(f"| {match} | {MATCHES[match][1]} | {s['games']} | {s['deals']} | {s['deal_mean']:.1%} "
+        bots = " vs ".join(f"`{b}`" for b in dict.fromkeys(s["bots"]))
+        rows.append(f"| {match} | {MATCHES[match][1]} | {bots} | {s['games']} | {s['deals']} | {s['deal_mean']:.1%} "
                     f"[{lo:.1%}, {hi:.1%}] | [{wl:.1%}, {wh:.1%}] | {s['parity']:.0%} | {target} | {verdict} |")
-        first = first or s["bots"]
     lines = [f"<!-- BEGIN acceptance-{label} -->", f"## Acceptance matches: {label}", ""]
     if rows:
-        lines += [f"Candidate `{first[0]}`" + (f", baseline `{first[1]}`" if len(first) > 1 else "") + ".",
-                  "Written by `bench/acceptance.py`; score = the candidate's win share; intervals 95% "
-                  "(normal over deal sets, and Wilson over games).", "",
-                  "| match | what | games | deal sets | score [95% over deal sets] | Wilson 95% | parity | "
-                  "target | verdict |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |", *rows]
+        m = machine()
+        lines += [f"Written by `bench/acceptance.py` on {m['date']} ({m['cpu']}, Python {m['python']}); the files "
+                  f"`acceptance-{label}-<match>.jsonl` hold every game. Score = the candidate's (first bot's) win "
+                  "share; intervals 95% (normal over deal sets, and Wilson over games). Equal-time matches give "
+                  "each side the same wall-clock time per decision.", "",
+                  "| match | what | bots | games | deal sets | score [95% over deal sets] | Wilson 95% | parity | "
+                  "target | verdict |", "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |", *rows]
     else:
         lines.append("No match played yet.")
     lines.append(f"<!-- END acceptance-{label} -->")

@@ -47,7 +47,10 @@ def test_a_tiny_run_resumes_and_writes_its_summary(acceptance, tmp_path, capsys)
     assert len(lines) == 7 and json.loads(lines[0])["seed"] == acceptance.SEED_BASE
     text = results.read_text()
     assert "other sections stay" in text and "<!-- BEGIN acceptance-tiny -->" in text
-    assert "| 2p | 2 players, candidate vs baseline | 6 | 3 |" in text and "| random |" in text
+    assert ("| 2p | 2 players, candidate vs baseline | `ismcts:iterations=8,rollout=smart` vs "
+            "`ismcts:iterations=8` | 6 | 3 |") in text
+    assert "| random | 2 players, candidate vs random | `ismcts:iterations=8,rollout=smart` vs `random` |" in text
+    assert "Written by `bench/acceptance.py` on " in text and "Python " in text  # the date and the machine
     assert "| 4p |" not in text
     s = acceptance.match_stats(tmp_path / "acceptance-tiny-random.jsonl", "random")
     assert s["games"] == 4 and s["deals"] == 2 and 0 <= s["wilson"][0] <= s["mean"] <= s["wilson"][1] <= 1
