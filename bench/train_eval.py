@@ -45,8 +45,11 @@ sys.path.insert(0, str(HERE))
 
 from kwsearch import _eval  # noqa: E402
 from kwsearch.features import FEATURES, NFEAT, shipped_path, weights_document  # noqa: E402
+from kwsearch.engine import convert  # noqa: E402
+from kwsearch.records import replay  # noqa: E402
 from kwsearch.search import DEFAULT_PLAYOUT  # noqa: E402
 from kwsearch.seeds import MASK64, derive_seed  # noqa: E402
+from kwsearch.tournament import load_results  # noqa: E402
 from trainlib import command_line, start_state, write_weights  # noqa: E402
 
 #: The money-only baseline's features.
@@ -72,6 +75,39 @@ def play(players: int, seed: int, games: int, every: int, v6_share: float, polic
             ys.append(np.tile(win_shares(money), (len(samples), 1)))
             gs.append(np.full(len(samples), g))
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(gs)
+
+
+def recorded(paths: list[Path], players: int, seed: int, every: int):
+    """Positions of recorded games (tournament results files): every seat's features about every
+    ``every`` decisions of each game with ``players`` players (gaps drawn from ``seed``), labelled
+    with the game's final win shares. Returns ``(X, Y, game index per position, games)``; the games
+    are numbered in file order, so the last ones are held out."""
+    xs, ys, gs = [], [], []
+    g = 0
+    for path in paths:
+        _, games, _ = load_results(path)
+        for number in sorted(games):
+            rec = games[number].get("record")
+            if not rec or rec.get("players") != players:
+                continue
+            steps: list = []
+            final = replay(rec, steps=steps, source=f"{path} game {number}")
+            if not final.is_terminal():  # an adjudicated game: no outcome of play to learn from
+                continue
+            rng = np.random.default_rng(derive_seed(seed, "records", path.name, number) & MASK64)
+            at = int(rng.integers(0, every))
+            feats = []
+            while at < len(steps):
+                feats.append(_eval.features(convert(steps[at][0], "fast")))
+                at += int(rng.integers(1, 2 * every))
+            if feats:
+                xs.append(np.array(feats, dtype=float))
+                ys.append(np.tile(win_shares(final.money()), (len(feats), 1)))
+                gs.append(np.full(len(feats), g))
+            g += 1
+    if not xs:
+        raise SystemExit(f"{players} players: no finished {players}-player game in the records")
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(gs), g
 
 
 def probabilities(X: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -106,10 +142,15 @@ def metrics(X: np.ndarray, Y: np.ndarray, w: np.ndarray) -> dict[str, float]:
 
 
 def train(players: int, seed: int, games: int, every: int = 10, v6_share: float = 0.25, l2: float = 1e-3,
-          holdout: float = 0.2, policy: str = "tempo") -> dict:
-    """Play, fit and measure for one player count; returns the weights file's content."""
+          holdout: float = 0.2, policy: str = "tempo", records: list[Path] | None = None) -> dict:
+    """Play (or read ``records``), fit and measure for one player count; returns the weights
+    file's content."""
     t0 = time.process_time()
-    X, Y, G = play(players, seed, games, every, v6_share, policy)
+    if records:
+        X, Y, G, games = recorded(records, players, seed, every)
+        policy, v6_share = "records", None
+    else:
+        X, Y, G = play(players, seed, games, every, v6_share, policy)
     cut = games - max(1, int(round(games * holdout)))
     tr, te = G < cut, G >= cut
     if not tr.any() or not te.any():
@@ -121,6 +162,7 @@ def train(players: int, seed: int, games: int, every: int = 10, v6_share: float 
     training = {
         "script": "bench/train_eval.py", "seed": seed, "games": games, "every": every, "v6_share": v6_share,
         "l2": l2, "holdout": holdout, "policy": policy,
+        **({"records": [p.name for p in records]} if records else {}),
         "positions": {"train": int(tr.sum()), "holdout": int(te.sum())},
         "holdout_metrics": {"model": metrics(X[te], Y[te], w), "money_only": metrics(X[te], Y[te], base),
                             "uniform_log_loss": round(uniform, 6)},
@@ -145,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--policy", choices=("tempo", "smart", "random"), default="tempo",
                     help="the playout policy that plays the games (default tempo, the search's default rollout; "
                          "smart with kwsearch.search.DEFAULT_PLAYOUT)")
+    ap.add_argument("--records", type=Path, nargs="+", default=None,
+                    help="fit to the games of these tournament results files instead of playing (searched "
+                         "games: the labels are the outcomes of play, not of a playout policy); --games is ignored")
     ap.add_argument("--out", type=Path, default=None,
                     help="folder for eval-Np.json (default: the package's kwsearch/data)")
     args = ap.parse_args(argv)
@@ -152,12 +197,12 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("expected --games >= 2, --every >= 1, --v6 in [0, 1], --holdout in (0, 1), --l2 >= 0")
     command = command_line("bench/train_eval.py", argv)
     for n in args.players:
-        doc = train(n, args.seed, args.games, args.every, args.v6, args.l2, args.holdout, args.policy)
+        doc = train(n, args.seed, args.games, args.every, args.v6, args.l2, args.holdout, args.policy, args.records)
         path = write_weights(doc, command, args.out, f"eval-{n}p.json", shipped_path(n), "evaluation weights file")
         t = doc["training"]
         m = t["holdout_metrics"]
         print(f"{n} players: {t['positions']['train']:,} training / {t['positions']['holdout']:,} held-out positions "
-              f"({args.games} games, {t['cpu_seconds']} CPU s); held-out log-loss {m['model']['log_loss']:.4f} "
+              f"({t['games']} games, {t['cpu_seconds']} CPU s); held-out log-loss {m['model']['log_loss']:.4f} "
               f"(money only {m['money_only']['log_loss']:.4f}, uniform {m['uniform_log_loss']:.4f}), accuracy "
               f"{m['model']['accuracy']:.3f} (money only {m['money_only']['accuracy']:.3f}) -> {path}")
     return 0

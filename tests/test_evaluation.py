@@ -17,6 +17,7 @@ import random
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from helpers import (assert_frame_errors, assert_one_line_error, assert_unreadable_weights, bad_weights_message, load,
@@ -151,6 +152,31 @@ def test_training_games_follow_the_chosen_playout_policy(tmp_path):
     assert train.main(["--seed", "5", "--games", "8", "--players", "2", "--policy", "smart",
                        "--out", str(tmp_path)]) == 0
     assert load_evaluation(tmp_path / "eval-2p.json", 2).meta["training"]["policy"] == "smart"
+
+@pytest.mark.one_engine
+def test_training_on_recorded_games(tmp_path):
+    """``--records`` fits the evaluation to the outcomes of recorded (searched) games: every
+    position of a kept game replays from its record, the labels are its final win shares, the
+    fit is reproducible from the seed, and games of another player count are left out."""
+    from kwsearch.tournament import TournamentSpec, run_tournament
+    train = _train_module()
+    two = tmp_path / "two.jsonl"
+    run_tournament(TournamentSpec(bots=("random", "heuristic"), players=2, games=10, seed=4), two)
+    X, Y, G, games = train.recorded([two], 2, seed=5, every=4)
+    assert games == 10 and X.shape[1:] == (2, F.NFEAT) and len(X) == len(Y) == len(G) > 10
+    assert set(np.unique(Y)) <= {0.0, 0.5, 1.0} and np.allclose(Y.sum(axis=1), 1.0)
+    assert sorted(set(G.tolist())) == list(range(10))
+    again = train.recorded([two], 2, seed=5, every=4)
+    assert np.array_equal(X, again[0]) and np.array_equal(Y, again[1])
+    a = train.train(2, seed=5, games=0, every=4, records=[two])
+    assert a["training"]["policy"] == "records" and a["training"]["records"] == ["two.jsonl"]
+    assert a["training"]["games"] == 10
+    with pytest.raises(SystemExit, match="no finished 3-player game"):
+        train.recorded([two], 3, seed=5, every=4)
+    assert train.main(["--seed", "5", "--games", "2", "--players", "2", "--records", str(two),
+                       "--out", str(tmp_path)]) == 0
+    assert load_evaluation(tmp_path / "eval-2p.json", 2).meta["training"]["policy"] == "records"
+
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_search_with_cutoff_is_legal_and_reproducible(players):
