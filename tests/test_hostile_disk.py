@@ -80,6 +80,19 @@ def test_a_users_tmp_file_is_never_touched(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.json", "x.json.tmp"]
 
 
+def test_an_atomic_write_keeps_the_permissions(tmp_path):
+    """A replaced file keeps its mode; a new one gets the umask's (not mkstemp's private 0600,
+    which made shipped weights files unreadable to other users)."""
+    old = tmp_path / "old.json"
+    old.write_text("{}")
+    os.chmod(old, 0o640)
+    fileio.write_json_atomic(old, {"a": 1})
+    assert json.loads(old.read_text()) == {"a": 1} and (old.stat().st_mode & 0o777) == 0o640
+    new = tmp_path / "new.json"
+    fileio.write_json_atomic(new, [1])
+    assert (new.stat().st_mode & 0o777) == 0o666 & ~fileio._UMASK  # the process umask read at import
+
+
 def test_write_json_atomic_names_the_file_and_cleans_up(tmp_path, full_disk):
     with pytest.raises(KwsearchError, match=r"x.json: cannot write the game record \(No space left on device\)"):
         fileio.write_json_atomic(tmp_path / "x.json", {"a": 1}, what="game record")
