@@ -44,7 +44,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from kwsearch import _eval  # noqa: E402
-from kwsearch.features import FEATURES, NFEAT, shipped_path, weights_document  # noqa: E402
+from kwsearch.features import FEATURES, NFEAT, SHIPPED, shipped_path, weights_document  # noqa: E402
 from kwsearch.engine import convert  # noqa: E402
 from kwsearch.records import replay  # noqa: E402
 from kwsearch.search import DEFAULT_PLAYOUT  # noqa: E402
@@ -190,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--records", type=Path, nargs="+", default=None,
                     help="fit to the games of these tournament results files instead of playing (searched "
                          "games: the labels are the outcomes of play, not of a playout policy); --games is ignored")
+    ap.add_argument("--name", choices=SHIPPED, default="tempo",
+                    help="which shipped evaluation the weights are (default tempo: eval-Np.json; searched: "
+                         "eval-searched-Np.json, fitted with --records)")
     ap.add_argument("--out", type=Path, default=None,
                     help="folder for eval-Np.json (default: the package's kwsearch/data)")
     args = ap.parse_args(argv)
@@ -198,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     command = command_line("bench/train_eval.py", argv)
     for n in args.players:
         doc = train(n, args.seed, args.games, args.every, args.v6, args.l2, args.holdout, args.policy, args.records)
-        path = write_weights(doc, command, args.out, f"eval-{n}p.json", shipped_path(n), "evaluation weights file")
+        shipped = shipped_path(n, args.name)
+        path = write_weights(doc, command, args.out, shipped.name, shipped, "evaluation weights file")
         t = doc["training"]
         m = t["holdout_metrics"]
         print(f"{n} players: {t['positions']['train']:,} training / {t['positions']['holdout']:,} held-out positions "

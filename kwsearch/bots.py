@@ -31,7 +31,8 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
                                             ``engineer=``, see ``search.PLAYOUT_FIELDS``),
                                             ``cutoff=0`` (stop playouts after that many decisions and
                                             score them with the learned evaluation) and ``eval=FILE``
-                                            (its weights; default the shipped ones, docs/evaluation.md),
+                                            (its weights; or a shipped one by name: ``tempo``, the
+                                            default, or ``searched``; docs/evaluation.md),
                                             ``prior=0`` (weight of the learned move prior's bias in
                                             selection; 0 = none) and ``priorw=FILE`` (its weights;
                                             default the shipped ones, docs/evaluation.md)
@@ -319,8 +320,8 @@ class BotSpec:
                                   rollout=self.get("rollout", "tempo"), playout=playout,
                                   cutoff=self.get("cutoff", 0), evaluation=self.get("eval"),
                                   prior=float(self.get("prior", 0.0)), prior_weights=self.get("priorw"))
-            if config.evaluation is not None:
-                from .features import load_evaluation
+            from .features import SHIPPED, load_evaluation
+            if config.evaluation is not None and config.evaluation not in SHIPPED:
                 load_evaluation(config.evaluation)  # a bad weights file fails when the spec is read
             if config.prior_weights is not None:
                 from .prior import load_prior

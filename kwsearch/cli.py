@@ -269,9 +269,9 @@ def _search_text(config: SearchConfig) -> str:
 @click.option("--cutoff", type=click.IntRange(min=0, max=100_000), default=None,
               help="Stop each playout after this many decisions and score it with the learned evaluation "
                    "(docs/evaluation.md); 0 plays every playout to the end (the default).")
-@click.option("--eval", "evaluation", type=str, default=None, metavar="FILE",
-              help="Weights file of the evaluation used with --cutoff (default: the shipped one for the "
-                   "player count).")
+@click.option("--eval", "evaluation", type=str, default=None, metavar="FILE|NAME",
+              help="Weights file of the evaluation used with --cutoff, or a shipped one by name: tempo (the "
+                   "default) or searched (fitted to ISMCTS games; docs/evaluation.md).")
 @click.option("--prior", type=FiniteFloat(min=0, max=1000.0), default=None,
               help="Weight of the learned move prior's bias in selection (docs/evaluation.md, \"The move "
                    "prior\"); 0 (the default) searches without it.")

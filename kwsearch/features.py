@@ -71,9 +71,16 @@ class EvaluationError(KwsearchError):
     """A weights file of the evaluation that is missing or wrong (the message names file and field)."""
 
 
-def shipped_path(players: int) -> Path:
-    """The weights shipped with the package for ``players`` players."""
-    return Path(__file__).resolve().with_name("data") / f"eval-{players}p.json"
+#: The evaluations shipped with the package, by the name a spec or the CLI gives (``eval=NAME``):
+#: "tempo", the default, fitted to games of the tempo playout policy, and "searched", fitted to the
+#: outcomes of ISMCTS games (docs/evaluation.md, "Training").
+SHIPPED = ("tempo", "searched")
+
+
+def shipped_path(players: int, name: str = "tempo") -> Path:
+    """The weights shipped with the package for ``players`` players under ``name`` (``SHIPPED``)."""
+    stem = f"eval-{players}p.json" if name == "tempo" else f"eval-{name}-{players}p.json"
+    return Path(__file__).resolve().with_name("data") / stem
 
 
 # ---------------------------------------------------------------------------
@@ -181,6 +188,7 @@ def check_weights(obj: Any, source: str, players: int | None = None) -> dict[str
 
 
 _CACHE: dict[int, Any] = {}
+_NAMED: dict[tuple[str, int], Any] = {}  # the named shipped evaluations, read once
 
 
 def _evaluator(checked: dict[str, Any], source: str):
@@ -192,10 +200,26 @@ def _evaluator(checked: dict[str, Any], source: str):
 
 def load_evaluation(path: str | os.PathLike | None = None, players: int | None = None):
     """The evaluation (a ``kwsearch._eval.Evaluator``) from a weights file, or the shipped one for
-    ``players`` when ``path`` is None. Every problem — a missing or unreadable file, a field of
-    the wrong kind, features that are not this kwsearch's, weights that do not reproduce the
-    file's stored test prediction — is an :class:`EvaluationError` naming the file and the field;
-    there is no fallback to other weights."""
+    ``players`` when ``path`` is None or the name of a shipped one (``SHIPPED``: a name is never
+    read as a file; write ``./searched`` for a file of that name). Every problem — a missing or
+    unreadable file, a field of the wrong kind, features that are not this kwsearch's, weights
+    that do not reproduce the file's stored test prediction — is an :class:`EvaluationError`
+    naming the file and the field; there is no fallback to other weights."""
+    if isinstance(path, str) and path in SHIPPED:
+        if players not in (2, 3, 4):
+            raise EvaluationError(f"evaluation {path!r}: a shipped evaluation is chosen by the player count "
+                                  f"(2, 3 or 4), got {players!r}")
+        if path == "tempo":
+            path = None
+        else:
+            key = (path, players)
+            if key not in _NAMED:
+                _NAMED[key] = _load(shipped_path(players, path), players)
+            return _NAMED[key]
+    return _load(path, players)
+
+
+def _load(path: str | os.PathLike | None, players: int | None):
     return load_model(path, players, cache=_CACHE, error=EvaluationError, what="evaluation",
                       shipped_path=shipped_path, check=check_weights, make=_evaluator,
                       tolerance=PREDICTION_TOLERANCE)

@@ -84,11 +84,13 @@ def test_feature_lists_match():
     assert len(set(F.FEATURES)) == F.NFEAT
 
 
+@pytest.mark.parametrize("name", F.SHIPPED)
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_shipped_weights_load_and_reproduce_their_prediction(players):
-    path = F.shipped_path(players)
+def test_shipped_weights_load_and_reproduce_their_prediction(players, name):
+    path = F.shipped_path(players, name)
     obj = json.loads(path.read_text())
-    ev = load_evaluation(None, players)
+    ev = load_evaluation(None if name == "tempo" else name, players)
+    assert load_evaluation(name, players) is ev  # read once, by name or as the default
     assert ev.nplayers == players and tuple(ev.names) == F.FEATURES
     assert ev.weights == obj["weights"]
     assert ev.predict(obj["test"]["features"]) == pytest.approx(obj["test"]["prediction"], abs=1e-12)
@@ -96,6 +98,29 @@ def test_shipped_weights_load_and_reproduce_their_prediction(players):
     training = obj["training"]
     assert training["script"] == "bench/train_eval.py" and training["games"] > 0 and "seed" in training
     assert training["command"].startswith("python bench/train_eval.py")
+    assert training["policy"] == ("records" if name == "searched" else "tempo")
+    if name == "searched":  # fitted to searched games, never to the decks of an acceptance match
+        assert training["records"] and not any(r.startswith("acceptance-") for r in training["records"])
+
+
+def test_a_shipped_evaluation_by_name(tmp_path, monkeypatch):
+    """``eval=searched`` names the shipped model for the game's player count, in a spec, the
+    library and the CLI; a name needs the player count; ``./searched`` is a file, not the name."""
+    searched = load_evaluation("searched", 4)
+    assert searched.weights != load_evaluation(None, 4).weights
+    with pytest.raises(EvaluationError, match="a shipped evaluation is chosen by the player count"):
+        load_evaluation("searched")
+    bot = from_spec("ismcts:iterations=300,rollout=smart,cutoff=15,eval=searched")
+    st = Game(3).new_initial_state(seed=2)
+    assert bot.step(st) in st.legal_actions()
+    config = SearchConfig(cutoff=15, evaluation="searched")
+    assert config.evaluator(2).weights == load_evaluation("searched", 2).weights
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(EvaluationError, match="searched"):
+        load_evaluation("./searched", 2)  # a path: read as a file, and there is none
+    r = run_cli("suggest", MID, "--iterations", 500, "--cutoff", 10, "--eval", "searched", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["rootInfo"]["config"]["evaluation"] == "searched"
 
 
 @pytest.mark.parametrize("players", [2, 4])
