@@ -153,9 +153,11 @@ def summary(label: str, out_dir: Path) -> str:
             continue
         s = match_stats(path, match)
         target = (f"≥ {s['target']:.0%}" if s["target"] is not None else f"interval above {s['parity']:.0%}")
-        verdict = "pass" if s["passed"] else "**not met**"
-        if s["games"] < 400:
-            verdict += f" (only {s['games']} of ≥ 400 games)"
+        if s["games"] < 400:  # a verdict needs the whole match
+            verdict = (f"undecided: {s['games']} of ≥ 400 games "
+                       f"({'meets' if s['passed'] else 'misses'} the target so far)")
+        else:
+            verdict = "pass" if s["passed"] else "**not met**"
         if s["adjudicated"]:
             verdict += f" ({s['adjudicated']} adjudicated at the decision cap)"
         lo, hi = s["deal_interval"]

@@ -51,6 +51,7 @@ def test_a_tiny_run_resumes_and_writes_its_summary(acceptance, tmp_path, capsys)
             "`ismcts:iterations=8` | 6 | 3 |") in text
     assert "| random | 2 players, candidate vs random | `ismcts:iterations=8,rollout=smart` vs `random` |" in text
     assert "Written by `bench/acceptance.py` on " in text and "Python " in text  # the date and the machine
+    assert "undecided: 6 of ≥ 400 games (" in text and "| pass |" not in text  # no verdict before 400 games
     assert "| 4p |" not in text
     s = acceptance.match_stats(tmp_path / "acceptance-tiny-random.jsonl", "random")
     assert s["games"] == 4 and s["deals"] == 2 and 0 <= s["wilson"][0] <= s["mean"] <= s["wilson"][1] <= 1
