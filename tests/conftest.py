@@ -10,6 +10,8 @@ long random-game checks whose fast twin is tests/test_fast_differential.py) sets
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 
 from kwsearch.engine import set_default_engine
@@ -17,6 +19,12 @@ from kwsearch.engine import set_default_engine
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "one_engine: run on the reference engine only (not engine-dependent)")
+    # A run started in the background of a non-interactive shell (`cmd &`, nohup, some CI runners)
+    # inherits SIGINT ignored, and Python keeps it ignored, as do the subprocesses it starts: the
+    # Ctrl-C tests would then interrupt nothing. A handler here (in every xdist worker too) makes
+    # the tests see Ctrl-C, and children get the default back at exec.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_generate_tests(metafunc):
