@@ -46,6 +46,7 @@ sys.path.insert(0, str(HERE))
 from kwsearch import _eval  # noqa: E402
 from kwsearch.features import FEATURES, NFEAT, SHIPPED, shipped_path, weights_document  # noqa: E402
 from kwsearch.engine import convert  # noqa: E402
+from kwsearch.game import win_shares  # noqa: E402
 from kwsearch.records import replay  # noqa: E402
 from kwsearch.search import DEFAULT_PLAYOUT  # noqa: E402
 from kwsearch.seeds import MASK64, derive_seed  # noqa: E402
@@ -54,12 +55,6 @@ from trainlib import command_line, start_state, write_weights  # noqa: E402
 
 #: The money-only baseline's features.
 BASELINE = (FEATURES.index("money"), FEATURES.index("money*progress"))
-
-
-def win_shares(money: list[int]) -> list[float]:
-    best = max(money)
-    k = money.count(best)
-    return [1.0 / k if m == best else 0.0 for m in money]
 
 
 def play(players: int, seed: int, games: int, every: int, v6_share: float, policy: str = "tempo"):

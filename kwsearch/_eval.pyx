@@ -12,14 +12,14 @@ from libc.math cimport exp
 from libc.stdint cimport int8_t, int16_t, uint64_t
 
 import kwsearch.actions as _A
+from kwsearch._fast import ROLLOUTS
 
 from kwsearch._fast cimport (AK_BODY, AK_BUYER, AK_ENGINE, AK_GP, AK_GP_ENGINE2, AK_GP_START2, AK_HIRE,
                              AK_RESEARCH, CAR_BODY, CAR_BODY_BONUS, CAR_ENGINE, CAR_ENGINE_BONUS, CAR_OWNER,
                              CAR_PRICE, CAR_WORKERS, EN_OPEL, MAX_BUYERS, MAX_LEGAL, MAX_MARKET, MAX_TILES, MAXP,
                              PH_ACTION, PH_OVER, PREF_BODY, PREF_ENGINE, PREF_PRESTIGE, PREF_PRICE, SEAT, SPECIAL,
                              TK_ENGINE_DEST, TK_MARKET_PRICE, TK_RACE, TK_SALES, Comp, FastState, KState, k_next,
-                             PlayoutParams, k_playout, k_playout_smart, k_playout_tempo, race_money,
-                             sales_money)
+                             PlayoutParams, k_rollout, race_money, sales_money)
 
 #: Feature scales (the raw quantity is divided by these; kwsearch.features uses the same numbers).
 DEF MONEY_SCALE = 50.0
@@ -221,27 +221,18 @@ def sample_game(FastState start, uint64_t seed, int every, str policy="tempo", t
     cdef PlayoutParams pp
     if every < 1:
         raise ValueError(f"every: expected at least 1, got {every}")
-    if policy == "tempo":
-        kind = 1
-    elif policy == "random":
-        kind = 0
-    elif policy == "smart":
-        kind = 2
+    if policy not in ROLLOUTS:
+        raise ValueError(f"policy: expected tempo, smart or random, got {policy!r}")
+    kind = ROLLOUTS.index(policy)
+    if policy == "smart":
         if playout is None or len(playout) != 5:
             raise ValueError(f"playout: the smart policy needs its 5 knobs, got {playout!r}")
         pp.rule, pp.tempo, pp.sell, pp.develop, pp.engineer = playout
-    else:
-        raise ValueError(f"policy: expected tempo, smart or random, got {policy!r}")
     k_next(&rng)
     while s.phase != PH_OVER:
         gap = 1 + <int>(k_next(&rng) % <uint64_t>(2 * every - 1))
         with nogil:
-            if kind == 1:
-                done += k_playout_tempo(&s, c, &rng, NULL, 0, gap)
-            elif kind == 2:
-                done += k_playout_smart(&s, c, &rng, NULL, 0, gap, &pp)
-            else:
-                done += k_playout(&s, c, &rng, gap)
+            done += k_rollout(&s, c, &rng, kind, gap, &pp)
         if s.phase == PH_OVER:
             break
         k_features(&s, c, feats)

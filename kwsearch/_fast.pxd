@@ -287,12 +287,12 @@ cdef void k_determinize(KState* s, const Comp* c, uint64_t seed) noexcept nogil
 # Both playouts return the number of decisions taken; ``max_decisions > 0`` stops them after that
 # many decisions (the search's playout cut-off), ``<= 0`` plays to the end of the game.
 cdef int k_playout(KState* s, const Comp* c, uint64_t* rng, int max_decisions) noexcept nogil
-# Playout with the cheap tempo policy (kwsearch._search ROLLOUTS "tempo"); trace may be NULL.
+# Playout with the cheap tempo policy (ROLLOUTS "tempo"); trace may be NULL.
 cdef int k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap,
                          int max_decisions) noexcept nogil
 cdef uint64_t k_next(uint64_t* s) noexcept nogil
 
-# The tunable knobs of the smart playout (kwsearch._search ROLLOUTS "smart"; SearchConfig.playout).
+# The tunable knobs of the smart playout (ROLLOUTS "smart"; SearchConfig.playout).
 ctypedef struct PlayoutParams:
     double rule       # chance that a decision other than the turn's tile follows the hand rule
     double tempo      # chance that a turn's tile is one that lets the fewest other workers past
@@ -304,6 +304,11 @@ ctypedef struct PlayoutParams:
 # plays to the end, otherwise it stops after that many decisions.
 cdef int k_playout_smart(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap, int max_decisions,
                          const PlayoutParams* pp) noexcept nogil
+# The playout of a rollout policy by its index in ROLLOUTS (random, tempo, smart; _fast.ROLLOUTS),
+# without a trace: the search's and the evaluation's training games' one dispatch. ``pp`` is read
+# only by the smart policy.
+cdef int k_rollout(KState* s, const Comp* c, uint64_t* rng, int kind, int max_decisions,
+                   const PlayoutParams* pp) noexcept nogil
 
 
 cdef class FastGame:

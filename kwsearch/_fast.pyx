@@ -2848,6 +2848,20 @@ cdef int k_playout_smart(KState* s, const Comp* c, uint64_t* rng, int16_t* trace
     return steps
 
 
+#: The rollout policies, in the order of k_rollout's ``kind`` (SearchConfig.rollout, the
+#: evaluation's training games); "smart" plays the heuristic's cheap rules (k_playout_smart).
+ROLLOUTS = ("random", "tempo", "smart")
+
+
+cdef int k_rollout(KState* s, const Comp* c, uint64_t* rng, int kind, int max_decisions,
+                   const PlayoutParams* pp) noexcept nogil:
+    if kind == 2:
+        return k_playout_smart(s, c, rng, NULL, 0, max_decisions, pp)
+    if kind == 1:
+        return k_playout_tempo(s, c, rng, NULL, 0, max_decisions)
+    return k_playout(s, c, rng, max_decisions)
+
+
 def smart_playout_trace(FastState state, uint64_t seed, params, int cap=20000, int max_decisions=0):
     """The actions a smart playout from ``state`` takes with ``params`` (rule, tempo, sell,
     develop, engineer), and the money per seat at its end (for tests and inspection)."""

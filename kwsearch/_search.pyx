@@ -13,7 +13,7 @@ from libc.string cimport memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from kwsearch._fast cimport (MAX_LEGAL, MAX_TYPES, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal, k_next,
-                             k_playout, k_playout_tempo, PlayoutParams, k_playout_smart)
+                             k_playout_tempo, PlayoutParams, k_playout_smart, k_rollout)
 from kwsearch._eval cimport EvalModel, Evaluator, Prior, PriorModel, k_evaluate, k_policy
 
 cdef extern from "stdlib.h" nogil:
@@ -23,8 +23,7 @@ cdef extern from "stdlib.h" nogil:
 DEF CACHE_LINE = 64
 
 
-#: Rollout policies (SearchConfig.rollout); "smart" plays the heuristic's cheap rules (k_playout_smart)
-ROLLOUTS = ("random", "tempo", "smart")
+from kwsearch._fast import ROLLOUTS  # the rollout policies (SearchConfig.rollout), k_rollout's kinds
 #: The smart playout's knobs, in the order of PlayoutParams: rule, tempo, sell, develop, engineer
 #: (SearchConfig.playout; kwsearch.search.DEFAULT_PLAYOUT holds the defaults).
 PLAYOUT_FIELDS = ("rule", "tempo", "sell", "develop", "engineer")
@@ -439,12 +438,7 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
         if node < 0:
             return -1
     if s.phase != PH_OVER:
-        if rollout == 2:
-            k_playout_smart(&s, c, rng, NULL, 0, cutoff, pp)
-        elif rollout == 1:
-            k_playout_tempo(&s, c, rng, NULL, 0, cutoff)
-        else:
-            k_playout(&s, c, rng, cutoff)
+        k_rollout(&s, c, rng, rollout, cutoff, pp)
     if s.phase != PH_OVER and model != NULL:  # stopped at the cut-off (or at MAX_PATH with one)
         cutoff_rewards(&s, c, model, money_weight, r, w)
     else:
