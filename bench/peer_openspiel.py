@@ -109,7 +109,7 @@ def play_one(job: tuple[int, int, float]) -> dict:
     return {"index": index, "deck_seed": deck_seed, "our_seat": ours, "seats": seat_specs,
             "seconds_per_decision": seconds, "money": final.money(), "score": final.returns()[ours],
             "seconds": round(time.perf_counter() - t0, 1), "date": machine()["date"],
-            "our_rollout": bots[ours].config.rollout}
+            "our_rollout": bots[ours].config.for_players(2).rollout}
 
 
 def load_games() -> dict[int, dict]:

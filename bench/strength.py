@@ -34,21 +34,26 @@ from kwsearch.benchmarks import machine, write_results  # noqa: E402
 BEGIN, END = "<!-- BEGIN strength -->", "<!-- END strength -->"
 GAMES_FILE = HERE / "strength-games.jsonl"
 
+#: The two-player searches spell out ``FORMER``: the search default of the recorded games
+#: (search.FORMER_DEFAULT[2]); the two-player default changed in issue 17 (docs/strength.md).
+FORMER = "rollout=tempo,cutoff=0,money=0"
 #: name -> (players, [tested bot spec, opponent specs...], what it measures)
 MATCHES = {
     "ismcts-vs-3-heuristic": (4, ["ismcts:iterations=10000", "heuristic", "heuristic", "heuristic"],
                               "target: ISMCTS wins >= 50% (parity 25%); played with --seed 300000, decks not "
                               "used for tuning"),
-    "ismcts-vs-heuristic": (2, ["ismcts:iterations=10000", "heuristic"], "target: ISMCTS wins >= 80%"),
-    "ismcts-vs-random": (2, ["ismcts:iterations=10000", "random"], "target: ISMCTS wins >= 99%"),
-    "ismcts-vs-pimc-equal-time": (2, ["ismcts:seconds=0.1", "pimc:worlds=20,seconds=0.1"],
+    "ismcts-vs-heuristic": (2, [f"ismcts:iterations=10000,{FORMER}", "heuristic"], "target: ISMCTS wins >= 80%"),
+    "ismcts-vs-random": (2, [f"ismcts:iterations=10000,{FORMER}", "random"], "target: ISMCTS wins >= 99%"),
+    "ismcts-vs-pimc-equal-time": (2, [f"ismcts:seconds=0.1,{FORMER}", f"pimc:worlds=20,seconds=0.1,{FORMER}"],
                                   "target: ISMCTS wins >= 55%; 0.1 s per decision each"),
-    "tempo-vs-random-rollouts-equal-time": (2, ["ismcts:seconds=0.1", "ismcts:seconds=0.1,rollout=random"],
+    "tempo-vs-random-rollouts-equal-time": (2, [f"ismcts:seconds=0.1,{FORMER}",
+                                                "ismcts:seconds=0.1,rollout=random,cutoff=0,money=0"],
                                             "the default tempo rollouts vs random rollouts, 0.1 s per decision"),
-    "ismcts-vs-cheat": (2, ["ismcts:iterations=10000", "cheat:iterations=10000"],
+    "ismcts-vs-cheat": (2, [f"ismcts:iterations=10000,{FORMER}", f"cheat:iterations=10000,{FORMER}"],
                         "the price of not knowing the deck order"),
-    "ismcts-4x-vs-1x": (2, ["ismcts:iterations=40000", "ismcts:iterations=10000"], "does more search help?"),
-    "closed-vs-open-loop-equal-time": (2, ["ismcts:seconds=0.1,loop=closed", "ismcts:seconds=0.1"],
+    "ismcts-4x-vs-1x": (2, [f"ismcts:iterations=40000,{FORMER}", f"ismcts:iterations=10000,{FORMER}"],
+                        "does more search help?"),
+    "closed-vs-open-loop-equal-time": (2, [f"ismcts:seconds=0.1,loop=closed,{FORMER}", f"ismcts:seconds=0.1,{FORMER}"],
                                        "closed loop (branch on reveals) vs open loop, 0.1 s per decision each"),
 }
 
@@ -122,8 +127,9 @@ def to_markdown(rows: list[dict]) -> str:
                      f"{r['tested_money']:.1f} / {r['other_money']:.1f} | {r['what']}"
                      + (f"; {r['adjudicated']} adjudicated at the decision cap" if r.get("adjudicated") else "")
                      + " |")
-    lines += ["", "Defaults of the tested ISMCTS: tempo playouts; c = 0.7 and the win-share reward with two "
-              "players, c = 0.4 and money weight 0.5 with four (docs/design.md). Games of earlier settings are "
+    lines += ["", "Settings of the tested ISMCTS: tempo playouts to the end; c = 0.7 and the win-share reward with "
+              "two players (spelled out: the default before issue 17), c = 0.4 and money weight 0.5 with four (the "
+              "default; docs/design.md). Games of earlier settings are "
               "kept: `bench/strength-games-random-rollouts.jsonl` (uniformly random playouts, c = 0.7, including "
               "the closed- vs open-loop match behind the open-loop default) and `bench/strength-games-tuning.jsonl` "
               "(the matches that chose the playout policy and the four-player defaults)."]

@@ -5,8 +5,9 @@
 
 Expert iteration, one generation: for each player count it plays ``--games``
 self-play games from seeded set-ups (a share ``--v6`` of them with the V6
-specialty tiles), every decision chosen by the search (``SearchConfig()``, the
-current default, with ``--iterations`` iterations; ``--prior W`` with
+specialty tiles), every decision chosen by the search (tempo playouts to the end of the game, the
+player-count c and money weight of before issue 17's two-player default change --
+``search.FORMER_DEFAULT``, so the shipped prior regenerates -- with ``--iterations`` iterations; ``--prior W`` with
 ``--prior-weights FILE`` searches with an earlier generation's prior instead).
 At a share ``--sample`` of the decisions it records the root's visit
 distribution over the legal options (the target) and each option's features
@@ -137,7 +138,10 @@ def train(players: int, seed: int, games: int, iterations: int = 600, sample: fl
           max_decisions: int | None = None) -> dict:
     """Play, fit and measure for one player count; returns the weights file's content."""
     t0 = time.process_time()
-    config = SearchConfig(prior=prior, prior_weights=prior_weights)
+    # The search the shipped prior was generated with: the default before the two-player change
+    # (search.FORMER_DEFAULT), spelled out so that the shipped weights regenerate.
+    config = SearchConfig(rollout="tempo", cutoff=0, money_weight=0.0 if players == 2 else None, prior=prior,
+                          prior_weights=prior_weights)
     max_decisions = max_decisions or 120 * players
     decisions, stalled = play(players, seed, games, iterations, sample, v6_share, config, max_decisions)
     cut = games - max(1, int(round(games * holdout)))

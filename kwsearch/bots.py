@@ -25,12 +25,16 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
                                             by player count, ``search.DEFAULT_C_UCT``), ``workers=1``,
                                             ``reuse=1`` (keep the subtree between decisions),
                                             ``loop=open`` (or ``closed``: branch on reveals),
-                                            ``rollout=tempo`` (a cheap playout policy; or ``random``,
+                                            ``rollout=`` (by player count, ``search.DEFAULT_ROLLOUT``:
+                                            ``smart`` with two players, ``tempo`` with more;
+                                            ``tempo``: a cheap playout policy; or ``random``,
                                             or ``smart``: the heuristic's hand rules, with the knobs
                                             ``rule=``, ``tempo=``, ``sell=``, ``develop=``,
                                             ``engineer=``, see ``search.PLAYOUT_FIELDS``),
-                                            ``cutoff=0`` (stop playouts after that many decisions and
-                                            score them with the learned evaluation) and ``eval=FILE``
+                                            ``cutoff=`` (by player count, ``search.DEFAULT_CUTOFF``: 15
+                                            with two players, 0 with more; stop playouts after that
+                                            many decisions and score them with the learned
+                                            evaluation) and ``eval=FILE``
                                             (its weights; or a shipped one by name: ``tempo``, the
                                             default, or ``searched``; docs/evaluation.md),
                                             ``prior=0`` (weight of the learned move prior's bias in
@@ -317,8 +321,8 @@ class BotSpec:
             config = SearchConfig(c_uct=self.get("c"), money_weight=self.get("money"),  # None: player-count default
                                   determinize=(self.name != "cheat"), workers=self.get("workers", 1),
                                   closed_loop=(self.get("loop", "open") == "closed"),
-                                  rollout=self.get("rollout", "tempo"), playout=playout,
-                                  cutoff=self.get("cutoff", 0), evaluation=self.get("eval"),
+                                  rollout=self.get("rollout"), playout=playout,  # None: player-count default
+                                  cutoff=self.get("cutoff"), evaluation=self.get("eval"),
                                   prior=float(self.get("prior", 0.0)), prior_weights=self.get("priorw"))
             from .features import SHIPPED, load_evaluation
             if config.evaluation is not None and config.evaluation not in SHIPPED:

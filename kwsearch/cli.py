@@ -265,10 +265,12 @@ def _search_text(config: SearchConfig) -> str:
               help="Search as this search bot would (an ismcts: spec, e.g. "
                    "'ismcts:rollout=smart,money=0.2,cutoff=15'): its c, money weight, rollout and its knobs, "
                    "cut-off and evaluation; its limit is used unless --iterations/--seconds are given. The "
-                   "options below override it. Default: today's default ismcts.")
+                   "options below override it. Default: the default ismcts (its settings depend on the "
+                   "player count: docs/strength.md).")
 @click.option("--cutoff", type=click.IntRange(min=0, max=100_000), default=None,
               help="Stop each playout after this many decisions and score it with the learned evaluation "
-                   "(docs/evaluation.md); 0 plays every playout to the end (the default).")
+                   "(docs/evaluation.md); 0 plays every playout to the end. Default: by player count, 15 with two "
+                   "players, 0 with three or four.")
 @click.option("--eval", "evaluation", type=str, default=None, metavar="FILE|NAME",
               help="Weights file of the evaluation used with --cutoff, or a shipped one by name: tempo (the "
                    "default) or searched (fitted to ISMCTS games; docs/evaluation.md).")
@@ -360,16 +362,21 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
     click.echo(f"{file}: round {state.round}, {state.phase} phase — {who} to decide: {DECISION_TEXT.get(kind, kind)}")
     note = " (stopped early)" if an.interrupted else " (node pool full)" if r.pool_full else ""
     click.echo(f"ISMCTS: {r.iterations:,} iterations in {r.elapsed:.1f} s ({r.iterations_per_second:,.0f}/s), "
-               f"seed {seed}, {workers} worker{'s' if workers > 1 else ''}, {_search_text(config)}{note}")
+               f"seed {seed}, {workers} worker{'s' if workers > 1 else ''}, "
+               f"{_search_text(config.for_players(state.game.num_players))}{note}")
     click.echo("")
     rows = []
     for c in an.candidates:
         plan = plan_text(state, c.plan)
         rows.append((str(c.order + 1), plan, f"{c.visits:,}", f"{100 * c.share:.1f}%", f"{100 * c.win_prob:.1f}%",
                      f"{c.money:.1f} ± {c.money_sd:.1f}", f"{100 * c.avail:.0f}%"))
-    head = ("#", "plan for this turn", "visits", "share", "win", "money ± sd", "avail")
+    cut = r.config.cutoff  # with a cut-off the money statistics are the money when the playouts stopped
+    head = ("#", "plan for this turn", "visits", "share", "win", "money@cut ± sd" if cut else "money ± sd", "avail")
     for line in table(head, rows, left={1}):
         click.echo(line)
+    if cut:
+        click.echo(f"money@cut: the seat's money where the playouts stopped, {cut} decisions on, not at the "
+                   "game's end (--cutoff 0 plays them out)")
     click.echo("")
     click.echo("PV: " + ", ".join(r.pv))
 
@@ -496,8 +503,13 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
 @click.option("--cache", "cache_file", type=click.Path(dir_okay=False), default=None,
               help="Cache file of finished decisions (default: GAME.review-cache.json beside the game).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write a cache file.")
+@click.option("--cutoff", type=click.IntRange(min=0, max=100_000), default=None,
+              help="Stop each playout after this many decisions (the learned evaluation scores it); 0 plays "
+                   "them to the end, so the money figures are the game's end. Default: by player count, 15 "
+                   "with two players, 0 with three or four.")
 def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: float | None, workers: int,
-           seed: int, as_json: bool, html_file: str | None, cache_file: str | None, no_cache: bool) -> None:
+           seed: int, as_json: bool, html_file: str | None, cache_file: str | None, no_cache: bool,
+           cutoff: int | None) -> None:
     """Review a logged game: every decision against the search's best, with win %, loss and marks.
 
     Each decision is searched from the deciding seat's information set. Ctrl-C
@@ -507,7 +519,7 @@ def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: f
     from .fileio import write_text_atomic
     from .formats import read_json
     from .review import default_cache_path, review_game, review_html, review_text
-    from .search import SearchLimits
+    from .search import SearchConfig, SearchLimits
 
     record = read_json(file)
     limits = SearchLimits(iterations=iterations if iterations or seconds else 5000, seconds=seconds)
@@ -536,7 +548,8 @@ def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: f
 
     try:
         result = review_game(record, limits, seed=seed, seats=list(seats) or None, workers=workers,
-                             cache=cache, source=file, names=names, progress=progress)
+                             cache=cache, source=file, names=names, progress=progress,
+                             config=SearchConfig(cutoff=cutoff))
     finally:
         if bar is not None:
             bar.stop()

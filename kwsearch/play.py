@@ -361,10 +361,12 @@ class Session:
         seed = derive_seed(self.seed, "hint", len(self.record.get("events", [])))
         an = analyse(self.state, SearchLimits(iterations=self.hint_iterations), seed=seed, top=3)
         note = ", stopped early" if an.interrupted else ""
-        self.say(f"  hints ({an.result.iterations:,} iterations{note}):")
+        cut = an.result.config.cutoff  # the money where the playouts stopped, not at the game's end
+        self.say(f"  hints ({an.result.iterations:,} iterations{note}"
+                 + (f"; money at the playout cut-off, {cut} decisions on" if cut else "") + "):")
         for c in an.candidates:
             self.say(f"  {c.order + 1}. {plan_text(self.state, c.plan)}  — win {100 * c.win_prob:.0f}%, "
-                     f"money {c.money:.1f}, {c.visits:,} visits")
+                     f"{'money@cut' if cut else 'money'} {c.money:.1f}, {c.visits:,} visits")
 
 
 # ---------------------------------------------------------------------------

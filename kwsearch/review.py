@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .errors import KwsearchError
-from .search import SearchConfig, SearchLimits
+from .search import DEFAULT_CUTOFF, SearchConfig, SearchLimits
 
 REVIEW_FORMAT = "kwsearch-review/1"
 CACHE_FORMAT = "kwsearch-review-cache/1"
@@ -245,14 +245,22 @@ def game_decisions(record: Mapping[str, Any], source: str | None = None) -> list
 
 
 def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchConfig, seed: int) -> str:
-    """What a cached decision depends on: the game (options, set-up, events) and the settings."""
+    """What a cached decision depends on: the game (options, set-up, events) and the settings (with
+    the player-count defaults filled in, so a changed default never reuses an old decision)."""
     game = {k: record.get(k) for k in ("players", "v6", "components", "seed", "setup", "events")}
     game["setup"] = {k: v for k, v in (game["setup"] or {}).items() if k not in ("seats", "names")}
+    players = record.get("players")
+    if players in DEFAULT_CUTOFF:
+        config = config.for_players(players)
     settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed,
                 "c_uct": config.c_uct, "money_weight": config.money_weight, "closed_loop": config.closed_loop,
                 "rollout": config.rollout, "max_nodes": config.max_nodes, "version": 1}
     if config.rollout == "smart":  # its knobs matter too (other rollouts' keys are as before)
         settings["playout"] = list(config.playout)
+    if config.cutoff:  # so do the cut-off and its evaluation, and the prior (absent: the keys are as before)
+        settings["cutoff"], settings["evaluation"] = config.cutoff, config.evaluation
+    if config.prior:
+        settings["prior"], settings["prior_weights"] = config.prior, config.prior_weights
     blob = json.dumps({"game": game, "settings": settings}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -349,9 +357,10 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
         complete = False
     decisions = [DecisionReview.from_json(done[p]) for p, _, _ in todo if p in done]
     names = list(names) if names else seat_names([f"P{i + 1}" for i in range(n)])
+    used = config.for_players(n)
     settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed,
-                "c_uct": config.for_players(n).c_uct, "money_weight": config.money_weight,
-                "closed_loop": config.closed_loop, "rollout": config.rollout}
+                "c_uct": used.c_uct, "money_weight": used.money_weight,
+                "closed_loop": used.closed_loop, "rollout": used.rollout, "cutoff": used.cutoff}
     review = Review(source, n, names, settings, decisions, len(todo), chosen,
                     final.money() if final is not None and final.is_terminal() else None,
                     complete and len(decisions) == len(todo))
@@ -418,6 +427,9 @@ def review_text(review: Review) -> str:
     out = wrap(f"Review of {review.source or 'the game'}: {review.players} players ({', '.join(names)})")
     out += wrap(f"  {limit} per decision, seed {st['seed']}; classes by the loss in win %: "
                 + ", ".join(f"{name} {MARKS[name]} >= {100 * limit:g}" for name, limit in reversed(THRESHOLDS)))
+    if st.get("cutoff"):
+        out += wrap(f"  playouts cut off after {st['cutoff']} decisions: money and best$ are the money there, "
+                    "not at the game's end")
     if not review.complete:
         out.append(f"  interrupted: {len(review.decisions)} of {review.total_decisions} decisions reviewed "
                    "(run again to continue)")
@@ -592,13 +604,15 @@ def review_html(review: Review, record: Mapping[str, Any]) -> str:
     status = "" if review.complete else (f" · <b>incomplete</b>: {len(review.decisions)} of "
                                          f"{review.total_decisions} decisions")
     thresholds = ", ".join(f"{name} {MARKS[name]} ≥ {100 * lim:g}" for name, lim in reversed(THRESHOLDS))
+    cut = (f" · playouts cut off after {int(st['cutoff'])} decisions: money is the money there, not at the "
+           "game's end") if st.get("cutoff") else ""
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>kwsearch review — {escape(str(review.source or 'game'))}</title>
 <style>{_CSS}</style></head><body>
 <h1>Game review: {escape(str(review.source or 'game'))}</h1>
 <div class="sub">{review.players} players ({escape(', '.join(review.names))}) · {limit} per decision, seed {st['seed']}
- · classes by the loss in win %: {thresholds}{final}{status}</div>
+ · classes by the loss in win %: {thresholds}{cut}{final}{status}</div>
 <div id="top">
  <div id="graphbox">{_graph_svg(review)}
   <div id="nav"><button id="prev">◀ previous</button><button id="next">next ▶</button>

@@ -27,15 +27,18 @@ Every iteration
    to P, and the UCB score gains the progressive bias ``W * P / (1 + n)``
    (docs/evaluation.md, "The move prior"); ``W = 0``, the default, is the search
    without it, draw for draw.
-3. **plays out** the rest of the game at C level with the cheap *tempo* policy
-   (``SearchConfig.rollout = "tempo"``, ``k_playout_tempo``): at a turn, three
+3. **plays out** the rest of the game at C level. With three and four players the
+   default is the cheap *tempo* policy to the end of the game
+   (``SearchConfig.rollout = "tempo"``, ``k_playout_tempo``); with two players it is
+   the *smart* policy below, cut off after 15 decisions (``DEFAULT_ROLLOUT``,
+   ``DEFAULT_CUTOFF``; docs/strength.md). The tempo policy: at a turn, three
    times in four the seat takes one of the tiles that let the fewest other
    workers past it, and at the market step it offers a car seven times in eight
    when it can; a new engine not higher than the GP car's goes into the car only
    when it is equal and the workshops are full; every other decision is uniformly
    random. ``rollout="random"``
-   plays uniformly random legal actions (``k_playout``). The policy is the
-   default because it measured stronger (bench/RESULTS.md, docs/design.md).
+   plays uniformly random legal actions (``k_playout``). The tempo policy measured
+   stronger than random playouts (bench/RESULTS.md, docs/design.md).
    ``rollout="smart"`` (``k_playout_smart``) plays the heuristic bot's cheap hand
    rules (kwsearch/heuristic.py) at C speed: the highest price that still wins a
    buyer on the table (else an undercut), the buyer that suits the seat's cars,
@@ -192,12 +195,25 @@ class SearchLimits:
         return {"iterations": self.iterations, "seconds": self.seconds}
 
 
-#: Defaults of ``c_uct`` and ``money_weight`` by player count, chosen by matches (docs/design.md):
-#: with two players the plain win-share reward and c = 0.7; with three and four, where a seat's win
-#: share is mostly 0 in random playouts, a lower exploration constant and half the reward from the
-#: money margin.
+#: Defaults by player count, each chosen by matches. ``c_uct`` and ``money_weight`` (docs/design.md):
+#: with three and four players, where a seat's win share is mostly 0 in random playouts, a lower
+#: exploration constant and half the reward from the money margin. ``rollout`` and ``cutoff``
+#: (docs/strength.md, "The acceptance protocol"): with two players smart playouts stopped after 15
+#: decisions and scored by the shipped evaluation, with a money weight of 0.2 -- it scored 62.7%
+#: [58.1, 67.4] against the former default (tempo playouts to the end, money weight 0) over 400
+#: games at 0.2 s a decision, and won every game against ``random``; with three and four players
+#: the tempo playout to the end, since no cut-off search has yet passed the four-player matches.
+#: The former two-player default stays reachable: ``SearchConfig(rollout="tempo", cutoff=0,
+#: money_weight=0.0)``, the spec ``ismcts:rollout=tempo,cutoff=0,money=0`` (``FORMER_DEFAULT``).
 DEFAULT_C_UCT = {2: 0.7, 3: 0.4, 4: 0.4}
-DEFAULT_MONEY_WEIGHT = {2: 0.0, 3: 0.5, 4: 0.5}
+DEFAULT_MONEY_WEIGHT = {2: 0.2, 3: 0.5, 4: 0.5}
+DEFAULT_ROLLOUT = {2: "smart", 3: "tempo", 4: "tempo"}
+DEFAULT_CUTOFF = {2: 15, 3: 0, 4: 0}
+#: The search default before issue 17, by player count, as a spec's options: the search plain ``ismcts``
+#: was until the two-player default changed (``bench/strength.py``'s two-player matches and
+#: ``bench/train_prior.py`` spell it out, so their recorded games and shipped weights stay what they were).
+FORMER_DEFAULT = {2: "rollout=tempo,cutoff=0,money=0", 3: "rollout=tempo,cutoff=0,money=0.5",
+                  4: "rollout=tempo,cutoff=0,money=0.5"}
 #: The largest exploration constant accepted (UCB terms beyond it only drown the rewards).
 MAX_C_UCT = 1000.0
 #: The longest playout cut-off accepted, in decisions (a whole game takes a few hundred).
@@ -217,9 +233,10 @@ PLAYOUT_RANGES = ((0.0, 1.0), (0.0, 1.0), (0.0, 1.0), (0.0, 10.0), (0.0, 20.0))
 class SearchConfig:
     """Search settings. ``determinize=False`` searches the true deck order (the ``cheat`` bot).
 
-    ``c_uct`` and ``money_weight`` left at ``None`` take the defaults for the game's
-    player count (``DEFAULT_C_UCT``, ``DEFAULT_MONEY_WEIGHT``); the result of a search
-    carries the values used (:meth:`for_players`). ``max_nodes`` bounds each
+    ``c_uct``, ``money_weight``, ``rollout`` and ``cutoff`` left at ``None`` take the
+    defaults for the game's player count (``DEFAULT_C_UCT``, ``DEFAULT_MONEY_WEIGHT``,
+    ``DEFAULT_ROLLOUT``, ``DEFAULT_CUTOFF``); the result of a search carries the values
+    used (:meth:`for_players`). ``max_nodes`` bounds each
     worker's node pool (64 bytes a node).
     """
 
@@ -229,9 +246,9 @@ class SearchConfig:
     workers: int = 1
     max_nodes: int = 4_000_000
     closed_loop: bool = False  # branch on the research cards revealed (see the module docstring)
-    rollout: str = "tempo"     # playout policy: "tempo", "random" or "smart" (see the module docstring)
+    rollout: str | None = None  # playout policy: "tempo", "random" or "smart" (module docstring; None: by players)
     playout: tuple = DEFAULT_PLAYOUT  # the smart rollout's knobs (PLAYOUT_FIELDS order; other rollouts ignore them)
-    cutoff: int = 0            # playout decisions before the learned evaluation scores it (0: play to the end)
+    cutoff: int | None = None  # playout decisions before the evaluation scores it (0: to the end; None: by players)
     evaluation: str | None = None  # weights file of that evaluation (None: the shipped one for the player count)
     prior: float = 0.0         # weight W of the move prior's progressive bias W * P / (1 + visits) (0: no prior)
     prior_weights: str | None = None  # weights file of the move prior (None: the shipped one for the player count)
@@ -241,7 +258,7 @@ class SearchConfig:
             _number("SearchConfig", "c_uct", self.c_uct, 0, MAX_C_UCT)
         if self.money_weight is not None:
             _number("SearchConfig", "money_weight", self.money_weight, 0, 1)
-        if self.rollout not in ("random", "tempo", "smart"):
+        if self.rollout is not None and self.rollout not in ("random", "tempo", "smart"):
             raise SearchError(f"SearchConfig.rollout: expected random, tempo or smart, got {self.rollout!r}")
         if not isinstance(self.playout, tuple) or len(self.playout) != len(PLAYOUT_FIELDS):
             raise SearchError(f"SearchConfig.playout: expected a tuple of {len(PLAYOUT_FIELDS)} numbers "
@@ -252,7 +269,8 @@ class SearchConfig:
         _integer("SearchConfig", "max_nodes", self.max_nodes, 2, MAX_NODES)
         _flag("SearchConfig", "determinize", self.determinize)
         _flag("SearchConfig", "closed_loop", self.closed_loop)
-        _integer("SearchConfig", "cutoff", self.cutoff, 0, MAX_CUTOFF)
+        if self.cutoff is not None:
+            _integer("SearchConfig", "cutoff", self.cutoff, 0, MAX_CUTOFF)
         if self.evaluation is not None:
             if not isinstance(self.evaluation, str) or not self.evaluation.strip():
                 raise SearchError(f"SearchConfig.evaluation: expected the path of a weights file, "
@@ -270,11 +288,19 @@ class SearchConfig:
                                   "give prior (above 0) too")
 
     def for_players(self, n: int) -> "SearchConfig":
-        """This configuration with the player-count defaults filled in."""
-        if self.c_uct is not None and self.money_weight is not None:
+        """This configuration with the player-count defaults filled in.
+
+        An evaluation named with the cut-off left to the default is an error for a player
+        count whose default has no cut-off (the evaluation would never be used)."""
+        if None not in (self.c_uct, self.money_weight, self.rollout, self.cutoff):
             return self
+        cutoff = DEFAULT_CUTOFF[n] if self.cutoff is None else self.cutoff
+        if self.evaluation is not None and cutoff == 0:
+            raise SearchError(f"SearchConfig.evaluation: the evaluation scores playouts stopped at a cut-off, and "
+                              f"the {n}-player default has none; give cutoff (decisions) too")
         return replace(self, c_uct=DEFAULT_C_UCT[n] if self.c_uct is None else self.c_uct,
-                       money_weight=DEFAULT_MONEY_WEIGHT[n] if self.money_weight is None else self.money_weight)
+                       money_weight=DEFAULT_MONEY_WEIGHT[n] if self.money_weight is None else self.money_weight,
+                       rollout=DEFAULT_ROLLOUT[n] if self.rollout is None else self.rollout, cutoff=cutoff)
 
     def as_dict(self) -> dict[str, Any]:
         return {"c_uct": self.c_uct, "money_weight": self.money_weight, "determinize": self.determinize,
@@ -287,7 +313,7 @@ class SearchConfig:
         """The evaluation that scores playouts stopped at the cut-off (a ``kwsearch._eval.Evaluator``
         for ``n`` players), or None without a cut-off. A missing or bad weights file is a
         :class:`kwsearch.features.EvaluationError` naming the file and field."""
-        if self.cutoff == 0:
+        if self.for_players(n).cutoff == 0:
             return None
         from .features import load_evaluation
         return load_evaluation(self.evaluation, n)

@@ -279,3 +279,14 @@ def test_a_human_seat_has_no_cap(tmp_path, monkeypatch):
     monkeypatch.setattr(kwsearch.bots, "MAX_MATCH_DECISIONS", 12)
     _, _, final = scripted_game(tmp_path, [HUMAN, "random"], seed=4)
     assert final.is_terminal()
+
+
+def test_two_player_hints_say_their_money_is_at_the_playout_cut_off(tmp_path):
+    """The two-player default search stops its playouts after 15 decisions (docs/strength.md):
+    the hints' money is the money there, and they say so; with four players it is the final money."""
+    two = run("play", "--seats", f"{HUMAN},heuristic", "--seed", 4, "--record", tmp_path / "a.json",
+              "--hint-iterations", 150, input="?\nquit\n")
+    assert "money at the playout cut-off, 15 decisions on" in two.output and "money@cut " in two.output
+    four = run("play", "--seats", f"{HUMAN},heuristic,heuristic,heuristic", "--seed", 4, "--record",
+               tmp_path / "b.json", "--hint-iterations", 150, input="?\nquit\n")
+    assert "hints (150 iterations):" in four.output and "money@cut" not in four.output

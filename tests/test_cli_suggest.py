@@ -52,8 +52,12 @@ def check_schema(obj, players):
         assert 0 <= m["winrate"] <= 1 and 0 < m["availability"] <= 1
     visits = [m["visits"] for m in obj["moveInfos"]]
     assert visits == sorted(visits, reverse=True)
-    assert set(obj["rootInfo"]["config"]) == {"c_uct", "money_weight", "determinize", "workers", "max_nodes",
-                                              "closed_loop", "rollout", "cutoff", "evaluation"}
+    config = obj["rootInfo"]["config"]
+    smart = {"playout"} if config["rollout"] == "smart" else set()  # the smart rollout's knobs
+    assert set(config) == {"c_uct", "money_weight", "determinize", "workers", "max_nodes",
+                           "closed_loop", "rollout", "cutoff", "evaluation"} | smart
+    # the player-count defaults filled in (docs/strength.md)
+    assert (config["rollout"], config["cutoff"]) == (("smart", 15) if players == 2 else ("tempo", 0))
 
 
 def without_timings(text: str) -> str:
@@ -106,6 +110,19 @@ def test_suggest_on_a_record_at_a_ply():
     obj = json.loads(r.stdout)
     check_schema(obj, 2)
     assert obj["ply"] == 12
+
+
+def test_money_is_labelled_as_at_the_cut_off_when_playouts_stop_early():
+    """The two-player default cuts playouts off (docs/strength.md): its money column is the money there."""
+    r = run("suggest", GAME2, "--ply", 12, "--iterations", 1500)
+    assert r.exit_code == 0, r.output
+    assert "money@cut ± sd" in r.stdout and "cut off after 15 decisions" in r.stdout
+    assert "money@cut: the seat's money where the playouts stopped, 15 decisions on" in r.stdout
+    full = run("suggest", GAME2, "--ply", 12, "--iterations", 1500, "--cutoff", 0)
+    assert full.exit_code == 0, full.output
+    assert "money ± sd" in full.stdout and "money@cut" not in full.stdout and "cut off" not in full.stdout
+    four = run("suggest", MID, "--iterations", 800)  # the four-player default plays playouts out
+    assert four.exit_code == 0 and "money ± sd" in four.stdout and "money@cut" not in four.stdout
 
 
 def test_suggest_two_workers_and_closed_loop():

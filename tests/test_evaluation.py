@@ -248,8 +248,14 @@ def test_bot_spec_with_evaluation_file(tmp_path):
     assert bot.step(st) in st.legal_actions()
     with pytest.raises(BotSpecError, match="no such file"):
         from_spec(f"ismcts:iterations=30,cutoff=5,eval={tmp_path / 'missing.json'}")
+    # without cutoff= the player count's default cut-off applies: 15 decisions with two players...
+    bot = from_spec(f"ismcts:iterations=30,eval={path}", seed=1)
+    assert bot.step(st) in st.legal_actions()
+    # ...and none with four, where an evaluation would never be used: a clear error, not ignored
+    with pytest.raises(SearchError, match="4-player default has none; give cutoff"):
+        bot.step(Game(4).new_initial_state(1))
     with pytest.raises(BotSpecError, match="cutoff"):
-        from_spec(f"ismcts:iterations=30,eval={path}")
+        from_spec(f"ismcts:iterations=30,cutoff=0,eval={path}")
     with pytest.raises(EvaluationError, match="the game has 3"):  # weights of another player count
         from_spec(spec, seed=1).step(Game(3).new_initial_state(1))
 
@@ -292,7 +298,11 @@ def test_bad_cutoff_settings():
     with pytest.raises(SearchError, match="SearchConfig.cutoff"):
         SearchConfig(cutoff=2.5)
     with pytest.raises(SearchError, match="SearchConfig.evaluation"):
-        SearchConfig(evaluation="w.json")  # an evaluation without a cut-off would be ignored
+        SearchConfig(cutoff=0, evaluation="w.json")  # an evaluation without a cut-off would be ignored
+    assert SearchConfig(evaluation="w.json").for_players(2).cutoff == 15  # the two-player default cut-off
+    for n in (3, 4):  # whose defaults have none
+        with pytest.raises(SearchError, match=f"SearchConfig.evaluation: .* the {n}-player default has none"):
+            SearchConfig(evaluation="w.json").for_players(n)
     with pytest.raises(SearchError, match="SearchConfig.evaluation"):
         SearchConfig(cutoff=5, evaluation="")
     with pytest.raises(EvaluationError, match="no such file"):

@@ -71,6 +71,33 @@ def test_seat_filter_summary_and_text():
     assert "blue (seat 1)" in text
 
 
+def test_cut_off_search_is_named_and_its_money_labelled():
+    from kwsearch.search import SearchConfig
+    r = review_game(_record(), LIMITS, seed=1, seats=[0], source="g")  # the two-player default cuts off
+    assert r.settings["cutoff"] == 15 and r.settings["rollout"] == "smart"
+    assert "playouts cut off after 15 decisions: money and best$ are the money there" in review_text(r)
+    assert "playouts cut off after 15 decisions" in review_html(r, _record())
+    full = review_game(_record(), LIMITS, seed=1, seats=[0], source="g", config=SearchConfig(cutoff=0))
+    assert full.settings["cutoff"] == 0 and "cut off" not in review_text(full)
+    assert [d.played_money for d in full.decisions] != [d.played_money for d in r.decisions]
+
+
+def test_cache_key_names_every_setting_that_changes_the_search():
+    """A cached decision is reused only by a review with the same settings: the cut-off, its
+    evaluation and the prior count, and a default spelled out is the same key as the default."""
+    from kwsearch.review import cache_key
+    from kwsearch.search import SearchConfig
+    rec = _record()
+    key = lambda c: cache_key(rec, LIMITS, c, 0)  # noqa: E731
+    default = key(SearchConfig())
+    assert default == key(SearchConfig(rollout="smart", cutoff=15, c_uct=0.7, money_weight=0.2))
+    variants = [SearchConfig(cutoff=0), SearchConfig(cutoff=20), SearchConfig(evaluation="searched"),
+                SearchConfig(prior=1.0), SearchConfig(prior=1.0, prior_weights="p.json"),
+                SearchConfig(rollout="tempo", cutoff=0, money_weight=0.0)]
+    keys = [key(c) for c in variants]
+    assert len(set(keys)) == len(keys) and default not in keys
+
+
 def test_interrupted_review_resumes_from_its_cache(tmp_path):
     cache = tmp_path / "c.json"
     full = review_game(_record(), LIMITS, seed=2)
@@ -107,6 +134,14 @@ def test_cli_json_and_bad_input(tmp_path):
     assert obj["decisions"][0].keys() >= {"ply", "seat", "played", "best", "played_win", "best_win", "loss",
                                           "cls", "mark", "win_all", "money_all"}
     assert (tmp_path / "g.review-cache.json").exists()
+    assert obj["settings"]["cutoff"] == 15  # the two-player default
+    full = _run("review", game, "-i", 200, "--seat", 0, "--json", "--cutoff", 0)
+    assert full.exit_code == 0, full.output
+    full_obj = json.loads(full.stdout)
+    assert full_obj["settings"]["cutoff"] == 0 and full_obj["settings"]["rollout"] == "smart"
+    # another cut-off is another search: the cache of the first run is not reused for it
+    assert full_obj["decisions"][0]["money_all"] != obj["decisions"][0]["money_all"]
+    assert _run("review", game, "--cutoff", -1).exit_code == 2
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "kwsearch-game/1", "players": 2, "events": ["tile 99"]}')
     for target, fragment in ((bad, "event 0: 'tile 99'"), (ROOT / "examples" / "midgame-4p.json", "a game record"),

@@ -399,7 +399,8 @@ def test_tempo_rollout_policy():
     plain = search(st, SearchLimits(iterations=3000), SearchConfig(rollout="random"), seed=4)
     assert _stats(a) == _stats(b)  # reproducible
     assert _stats(a) != _stats(plain)  # the policy changes the playouts
-    assert SearchConfig().rollout == "tempo" and from_spec("ismcts").config.rollout == "tempo"  # the default
+    assert SearchConfig().rollout is None and from_spec("ismcts").config.rollout is None  # by player count
+    assert SearchConfig().for_players(4).rollout == "tempo" and SearchConfig().for_players(3).rollout == "tempo"
     assert a.best_action in st.legal_actions()
     with pytest.raises(ValueError, match="rollout"):
         SearchConfig(rollout="greedy")
@@ -488,20 +489,45 @@ def test_search_never_depends_on_the_true_specialty_order():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_player_count_defaults(players):
-    from kwsearch.search import DEFAULT_C_UCT, DEFAULT_MONEY_WEIGHT
+    from kwsearch.search import DEFAULT_C_UCT, DEFAULT_CUTOFF, DEFAULT_MONEY_WEIGHT, DEFAULT_ROLLOUT
     st = Game(players).new_initial_state(2)
     res = search(st, SearchLimits(iterations=300), seed=1)
     assert res.config.c_uct == DEFAULT_C_UCT[players] and res.config.money_weight == DEFAULT_MONEY_WEIGHT[players]
+    assert res.config.rollout == DEFAULT_ROLLOUT[players] and res.config.cutoff == DEFAULT_CUTOFF[players]
     # The defaults are the same search as the values spelled out; explicit values are kept.
     spelled = search(st, SearchLimits(iterations=300), SearchConfig(c_uct=DEFAULT_C_UCT[players],
-                                                                     money_weight=DEFAULT_MONEY_WEIGHT[players]), seed=1)
+                                                                     money_weight=DEFAULT_MONEY_WEIGHT[players],
+                                                                     rollout=DEFAULT_ROLLOUT[players],
+                                                                     cutoff=DEFAULT_CUTOFF[players]), seed=1)
     assert _stats(res) == _stats(spelled)
-    other = search(st, SearchLimits(iterations=300), SearchConfig(c_uct=1.3, money_weight=0.2), seed=1)
-    assert (other.config.c_uct, other.config.money_weight) == (1.3, 0.2)
+    other = search(st, SearchLimits(iterations=300), SearchConfig(c_uct=1.3, money_weight=0.3, rollout="random",
+                                                                  cutoff=0), seed=1)
+    assert (other.config.c_uct, other.config.money_weight, other.config.rollout, other.config.cutoff) == \
+        (1.3, 0.3, "random", 0)
     bot = from_spec("ismcts:iterations=300,c=1.3", seed=0)
-    assert bot.config.c_uct == 1.3 and bot.config.money_weight is None
-    assert DEFAULT_C_UCT[2] == 0.7 and DEFAULT_MONEY_WEIGHT[2] == 0.0
-    assert DEFAULT_C_UCT[4] == 0.4 and DEFAULT_MONEY_WEIGHT[4] == 0.5
+    assert bot.config.c_uct == 1.3 and bot.config.money_weight is None and bot.config.cutoff is None
+    # Chosen by matches (docs/strength.md): two players, smart playouts cut off after 15 decisions and
+    # money weight 0.2; three and four players, tempo playouts to the end and money weight 0.5.
+    assert (DEFAULT_C_UCT[2], DEFAULT_MONEY_WEIGHT[2], DEFAULT_ROLLOUT[2], DEFAULT_CUTOFF[2]) == (0.7, 0.2, "smart", 15)
+    for n in (3, 4):
+        assert (DEFAULT_C_UCT[n], DEFAULT_MONEY_WEIGHT[n], DEFAULT_ROLLOUT[n], DEFAULT_CUTOFF[n]) == (0.4, 0.5, "tempo", 0)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_former_default_is_reachable_by_a_spec(players):
+    """The default before issue 17 (search.FORMER_DEFAULT) is the search the plain spec gave then."""
+    from kwsearch.search import FORMER_DEFAULT
+    st = Game(players).new_initial_state(3)
+    bot = from_spec(f"ismcts:iterations=200,{FORMER_DEFAULT[players]}", seed=0)
+    used = bot.config.for_players(players)
+    assert (used.rollout, used.cutoff, used.c_uct) == ("tempo", 0, 0.7 if players == 2 else 0.4)
+    assert used.money_weight == (0.0 if players == 2 else 0.5)
+    res = search(st, SearchLimits(iterations=200), bot.config, seed=5)
+    assert res.config.evaluation is None and res.config.cutoff == 0
+    if players > 2:  # unchanged there: the plain default is the same search, draw for draw
+        assert _stats(res) == _stats(search(st, SearchLimits(iterations=200), seed=5))
+    else:
+        assert _stats(res) != _stats(search(st, SearchLimits(iterations=200), seed=5))
 
 
 @pytest.mark.parametrize("engine", ["reference", "fast"])

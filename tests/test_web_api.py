@@ -458,6 +458,8 @@ def test_analysis_streams_growing_updates_and_stops(client):
     its = [u["iterations"] for u in updates]
     assert its == sorted(its) and its[0] < its[-1]
     assert final["final"] and final["interrupted"] and final["iterations"] >= its[-1]
+    # the two-player default stops playouts after 15 decisions: the page labels money as at the cut-off
+    assert final["cutoff"] == 15 and all(u["cutoff"] == 15 for u in updates)
     c = final["candidates"][0]
     assert c["plan"][0] == c["text"] and 0 <= c["win"] <= 1 and c["visits"] > 0
     assert sum(x["share"] for x in final["candidates"]) <= 1.0 + 1e-9

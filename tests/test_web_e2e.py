@@ -125,6 +125,9 @@ def test_live_analysis_updates_and_stops(board):
     rows = js(board, "return [...document.querySelectorAll('#candidates .cand .first')].map(e => e.textContent)")
     legal = js(board, "return S.view.legal.map(o => o.text)")
     assert rows and set(rows) <= set(legal)
+    # the two-player default cuts playouts off: the money shown is the money there, and says so
+    money = js(board, "const m = document.querySelector('#candidates .cand .money'); return [m.textContent, m.title]")
+    assert money[0].startswith("money@cut ") and "15 decisions on" in money[1]
     assert len(js(board, "return window.kwsLatencies")) >= 1
     board.find_element("id", "btn-analyse").click()  # stop
     wait(board, lambda d: "stopped" in d.find_element("id", "engine-status").text, what="the final statistics")

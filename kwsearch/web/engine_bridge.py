@@ -44,7 +44,8 @@ def result_json(state, result, top: int = TOP_CANDIDATES, final: bool = False) -
     """One analysis update for the page: the root statistics of a :class:`~kwsearch.search.SearchResult`.
 
     ``state`` is the searched state (for the plans' one-line texts). Money is
-    the mover's expected final money; ``money_all`` every seat's.
+    the mover's expected final money; ``money_all`` every seat's. With a playout
+    cut-off (``cutoff`` > 0) they are the money where the playouts stopped.
     """
     mover = result.mover
     cands = []
@@ -78,6 +79,7 @@ def result_json(state, result, top: int = TOP_CANDIDATES, final: bool = False) -
         "interrupted": bool(result.interrupted),
         "pool_full": bool(result.pool_full),
         "final": final,
+        "cutoff": result.config.cutoff,
     }
 
 

@@ -115,9 +115,9 @@ def _check_built(spec, bot) -> None:
                 assert all(math.isfinite(x) for x in v), (str(spec), v)
     config = getattr(bot, "config", None)
     if spec.name in ("ismcts", "cheat", "pimc"):  # a search bot's config (the heuristic has its own)
-        assert config.cutoff >= 0 and config.prior >= 0
+        assert (config.cutoff is None or config.cutoff >= 0) and config.prior >= 0  # None: by player count
         if config.evaluation is not None:
-            assert config.cutoff > 0 and F.load_evaluation(config.evaluation).nplayers in (2, 3, 4)
+            assert config.cutoff != 0 and F.load_evaluation(config.evaluation).nplayers in (2, 3, 4)
         if config.prior_weights is not None:
             assert config.prior > 0 and P.load_prior(config.prior_weights).nplayers in (2, 3, 4)
 

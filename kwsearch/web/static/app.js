@@ -531,7 +531,9 @@ function renderCandidates(r, final) {
     fill.style.background = colour;
     row.querySelector(".share").style.width = `${100 * c.share}%`;
     row.querySelector(".label").textContent = `win ${pct(c.win)}`;
-    row.querySelector(".money").innerHTML = `money <b>${c.money.toFixed(1)}</b> ± ${c.money_sd.toFixed(1)}` +
+    const money = row.querySelector(".money");
+    money.title = r.cutoff ? `the money where the playouts stopped, ${r.cutoff} decisions on (not at the game's end)` : "expected money at the game's end";
+    money.innerHTML = `${r.cutoff ? "money@cut" : "money"} <b>${c.money.toFixed(1)}</b> ± ${c.money_sd.toFixed(1)}` +
       (c.availability < 0.999 ? ` · legal ${Math.round(100 * c.availability)}%` : "");
     row.querySelector(".visits").innerHTML = `<b>${fmt(c.visits)}</b> visits · ${pct(c.share)}`;
   });
