@@ -30,13 +30,14 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from kwsearch.benchmarks import machine, write_results  # noqa: E402
+from kwsearch.search import FORMER_DEFAULT  # noqa: E402
 
 BEGIN, END = "<!-- BEGIN strength -->", "<!-- END strength -->"
 GAMES_FILE = HERE / "strength-games.jsonl"
 
 #: The two-player searches spell out ``FORMER``: the search default of the recorded games
 #: (search.FORMER_DEFAULT[2]); the two-player default changed in issue 17 (docs/strength.md).
-FORMER = "rollout=tempo,cutoff=0,money=0"
+FORMER = FORMER_DEFAULT[2]
 #: name -> (players, [tested bot spec, opponent specs...], what it measures)
 MATCHES = {
     "ismcts-vs-3-heuristic": (4, ["ismcts:iterations=10000", "heuristic", "heuristic", "heuristic"],

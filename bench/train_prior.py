@@ -48,9 +48,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
+from dataclasses import replace  # noqa: E402
+
 from kwsearch import _eval  # noqa: E402
+from kwsearch.bots import BotSpec  # noqa: E402
 from kwsearch.prior import NPRIOR, prior_document, shipped_path  # noqa: E402
-from kwsearch.search import SearchConfig, SearchLimits, search  # noqa: E402
+from kwsearch.search import FORMER_DEFAULT, SearchConfig, SearchLimits, search  # noqa: E402
 from kwsearch.seeds import derive_seed  # noqa: E402
 from trainlib import command_line, start_state, write_weights  # noqa: E402
 
@@ -140,8 +143,8 @@ def train(players: int, seed: int, games: int, iterations: int = 600, sample: fl
     t0 = time.process_time()
     # The search the shipped prior was generated with: the default before the two-player change
     # (search.FORMER_DEFAULT), spelled out so that the shipped weights regenerate.
-    config = SearchConfig(rollout="tempo", cutoff=0, money_weight=0.0 if players == 2 else None, prior=prior,
-                          prior_weights=prior_weights)
+    _, former = BotSpec.parse(f"ismcts:{FORMER_DEFAULT[players]}").search_settings()
+    config = replace(former, prior=prior, prior_weights=prior_weights)
     max_decisions = max_decisions or 120 * players
     decisions, stalled = play(players, seed, games, iterations, sample, v6_share, config, max_decisions)
     cut = games - max(1, int(round(games * holdout)))

@@ -362,8 +362,7 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
     click.echo(f"{file}: round {state.round}, {state.phase} phase — {who} to decide: {DECISION_TEXT.get(kind, kind)}")
     note = " (stopped early)" if an.interrupted else " (node pool full)" if r.pool_full else ""
     click.echo(f"ISMCTS: {r.iterations:,} iterations in {r.elapsed:.1f} s ({r.iterations_per_second:,.0f}/s), "
-               f"seed {seed}, {workers} worker{'s' if workers > 1 else ''}, "
-               f"{_search_text(config.for_players(state.game.num_players))}{note}")
+               f"seed {seed}, {workers} worker{'s' if workers > 1 else ''}, {_search_text(r.config)}{note}")
     click.echo("")
     rows = []
     for c in an.candidates:
