@@ -1,0 +1,45 @@
+"""Fit the 28-feature softmax to search-value targets (valtargets.py output).
+
+    python fitvt.py OUTDIR LAMBDA FILES.npz...    # target = LAMBDA * search value + (1 - LAMBDA) * outcome
+"""
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+from kwsearch.features import FEATURES, weights_document, load_evaluation  # noqa: E402
+from train_eval import fit, metrics  # noqa: E402
+
+out, lam, files = Path(sys.argv[1]), float(sys.argv[2]), sys.argv[3:]
+d = [np.load(f) for f in files]
+X = np.concatenate([x["X"] for x in d]); V = np.concatenate([x["V"] for x in d])
+Y = np.concatenate([x["Y"] for x in d]); G = np.concatenate([x["G"] for x in d])
+V = V / V.sum(axis=1, keepdims=True)
+T = lam * V + (1 - lam) * Y
+games = np.unique(G)
+cut = games[int(len(games) * 0.8)]
+tr, te = G < cut, G >= cut
+w = fit(X[tr], T[tr], 1e-3)
+cur = json.load(open(ROOT / "kwsearch" / "data" / "eval-searched-4p.json"))["weights"]
+w0 = np.array(cur)
+def ll(P, Yt):
+    return float(-(Yt * np.log(np.clip(P, 1e-15, 1))).sum(axis=1).mean())
+from train_eval import probabilities
+for name, ww in (("new", w), ("searched", w0)):
+    P = probabilities(X[te], ww)
+    print(f"{name}: held-out log-loss vs outcome {ll(P, Y[te]):.4f}, vs search value {ll(P, V[te]):.4f}, "
+          f"acc {metrics(X[te], Y[te], ww)['accuracy']:.3f}")
+print("value entropy", ll(V[te], V[te]))
+for f, a, b in zip(FEATURES, w, w0):
+    print(f"  {f:28s} {a:8.3f} {b:8.3f}")
+out.mkdir(parents=True, exist_ok=True)
+training = {"script": "bench/strength17/valtargets/fitvt.py (experiment)", "lambda": lam, "files": files,
+            "positions": {"train": int(tr.sum()), "holdout": int(te.sum())}}
+doc = weights_document(4, [float(v) for v in w], training, X[te][0].tolist())
+(out / "eval-4p.json").write_text(json.dumps(doc, indent=1))
+load_evaluation(str(out / "eval-4p.json"), 4)
+print("wrote", out / "eval-4p.json")
