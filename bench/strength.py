@@ -35,12 +35,13 @@ from kwsearch.search import FORMER_DEFAULT  # noqa: E402
 BEGIN, END = "<!-- BEGIN strength -->", "<!-- END strength -->"
 GAMES_FILE = HERE / "strength-games.jsonl"
 
-#: The two-player searches spell out ``FORMER``: the search default of the recorded games
-#: (search.FORMER_DEFAULT[2]); the two-player default changed in issue 17 (docs/strength.md).
+#: The searches spell out ``FORMER`` / ``FORMER4``: the search default of the recorded games
+#: (search.FORMER_DEFAULT); the two- and four-player defaults changed in issue 17 (docs/strength.md).
 FORMER = FORMER_DEFAULT[2]
+FORMER4 = FORMER_DEFAULT[4]
 #: name -> (players, [tested bot spec, opponent specs...], what it measures)
 MATCHES = {
-    "ismcts-vs-3-heuristic": (4, ["ismcts:iterations=10000", "heuristic", "heuristic", "heuristic"],
+    "ismcts-vs-3-heuristic": (4, [f"ismcts:iterations=10000,{FORMER4}", "heuristic", "heuristic", "heuristic"],
                               "target: ISMCTS wins >= 50% (parity 25%); played with --seed 300000, decks not "
                               "used for tuning"),
     "ismcts-vs-heuristic": (2, [f"ismcts:iterations=10000,{FORMER}", "heuristic"], "target: ISMCTS wins >= 80%"),

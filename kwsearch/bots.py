@@ -26,17 +26,19 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
                                             ``reuse=1`` (keep the subtree between decisions),
                                             ``loop=open`` (or ``closed``: branch on reveals),
                                             ``rollout=`` (by player count, ``search.DEFAULT_ROLLOUT``:
-                                            ``smart`` with two players, ``tempo`` with more;
+                                            ``smart`` with two and four players, ``tempo`` with three;
                                             ``tempo``: a cheap playout policy; or ``random``,
                                             or ``smart``: the heuristic's hand rules, with the knobs
                                             ``rule=``, ``tempo=``, ``sell=``, ``develop=``,
                                             ``engineer=``, see ``search.PLAYOUT_FIELDS``),
                                             ``cutoff=`` (by player count, ``search.DEFAULT_CUTOFF``: 15
-                                            with two players, 0 with more; stop playouts after that
-                                            many decisions and score them with the learned
-                                            evaluation) and ``eval=FILE``
-                                            (its weights; or a shipped one by name: ``tempo``, the
-                                            default, or ``searched``; docs/evaluation.md),
+                                            with two players, 30 with four, 0 with three; stop
+                                            playouts after that many decisions and score them with
+                                            the learned evaluation) and ``eval=FILE``
+                                            (its weights; or a shipped one by name: ``tempo`` or
+                                            ``searched``; by default ``searched`` with four players,
+                                            ``tempo`` otherwise, ``search.DEFAULT_EVALUATION``;
+                                            docs/evaluation.md),
                                             ``prior=0`` (weight of the learned move prior's bias in
                                             selection; 0 = none) and ``priorw=FILE`` (its weights;
                                             default the shipped ones, docs/evaluation.md)

@@ -236,7 +236,9 @@ def _search_text(config: SearchConfig) -> str:
     """How a search runs, in a few words: its loop, playouts and cut-off (the suggest header)."""
     words = [f"{'closed' if config.closed_loop else 'open'} loop", f"{config.rollout} playouts"]
     if config.cutoff:
-        words.append(f"cut off after {config.cutoff} decisions")
+        from .features import SHIPPED
+        scorer = config.evaluation if config.evaluation in SHIPPED else Path(str(config.evaluation)).name
+        words.append(f"cut off after {config.cutoff} decisions ({scorer} evaluation)")
     if config.prior:
         words.append(f"prior {config.prior:g}")
     return ", ".join(words)
@@ -270,10 +272,11 @@ def _search_text(config: SearchConfig) -> str:
 @click.option("--cutoff", type=click.IntRange(min=0, max=100_000), default=None,
               help="Stop each playout after this many decisions and score it with the learned evaluation "
                    "(docs/evaluation.md); 0 plays every playout to the end. Default: by player count, 15 with two "
-                   "players, 0 with three or four.")
+                   "players, 30 with four, 0 with three.")
 @click.option("--eval", "evaluation", type=str, default=None, metavar="FILE|NAME",
-              help="Weights file of the evaluation used with --cutoff, or a shipped one by name: tempo (the "
-                   "default) or searched (fitted to ISMCTS games; docs/evaluation.md).")
+              help="Weights file of the evaluation used with --cutoff, or a shipped one by name: tempo or "
+                   "searched (fitted to ISMCTS games; docs/evaluation.md). Default: searched with four players, "
+                   "tempo with two or three.")
 @click.option("--prior", type=FiniteFloat(min=0, max=1000.0), default=None,
               help="Weight of the learned move prior's bias in selection (docs/evaluation.md, \"The move "
                    "prior\"); 0 (the default) searches without it.")
@@ -505,7 +508,7 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
 @click.option("--cutoff", type=click.IntRange(min=0, max=100_000), default=None,
               help="Stop each playout after this many decisions (the learned evaluation scores it); 0 plays "
                    "them to the end, so the money figures are the game's end. Default: by player count, 15 "
-                   "with two players, 0 with three or four.")
+                   "with two players, 30 with four, 0 with three.")
 def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: float | None, workers: int,
            seed: int, as_json: bool, html_file: str | None, cache_file: str | None, no_cache: bool,
            cutoff: int | None) -> None:

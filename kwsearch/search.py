@@ -27,11 +27,13 @@ Every iteration
    to P, and the UCB score gains the progressive bias ``W * P / (1 + n)``
    (docs/evaluation.md, "The move prior"); ``W = 0``, the default, is the search
    without it, draw for draw.
-3. **plays out** the rest of the game at C level. With three and four players the
+3. **plays out** the rest of the game at C level. With three players the
    default is the cheap *tempo* policy to the end of the game
    (``SearchConfig.rollout = "tempo"``, ``k_playout_tempo``); with two players it is
-   the *smart* policy below, cut off after 15 decisions (``DEFAULT_ROLLOUT``,
-   ``DEFAULT_CUTOFF``; docs/strength.md). The tempo policy: at a turn, three
+   the *smart* policy below, cut off after 15 decisions, and with four the smart
+   policy cut off after 30 decisions and scored by the evaluation fitted to searched
+   games (``DEFAULT_ROLLOUT``, ``DEFAULT_CUTOFF``, ``DEFAULT_EVALUATION``;
+   docs/strength.md). The tempo policy: at a turn, three
    times in four the seat takes one of the tiles that let the fewest other
    workers past it, and at the market step it offers a car seven times in eight
    when it can; a new engine not higher than the GP car's goes into the car only
@@ -197,21 +199,28 @@ class SearchLimits:
 
 #: Defaults by player count, each chosen by matches. ``c_uct`` and ``money_weight`` (docs/design.md):
 #: with three and four players, where a seat's win share is mostly 0 in random playouts, a lower
-#: exploration constant and half the reward from the money margin. ``rollout`` and ``cutoff``
-#: (docs/strength.md, "The acceptance protocol"): with two players smart playouts stopped after 15
-#: decisions and scored by the shipped evaluation, with a money weight of 0.2 -- it scored 62.7%
-#: [58.1, 67.4] against the former default (tempo playouts to the end, money weight 0) over 400
-#: games at 0.2 s a decision, and won every game against ``random``; with three and four players
-#: the tempo playout to the end, since no cut-off search has yet passed the four-player matches.
-#: The former two-player default stays reachable: ``SearchConfig(rollout="tempo", cutoff=0,
-#: money_weight=0.0)``, the spec ``ismcts:rollout=tempo,cutoff=0,money=0`` (``FORMER_DEFAULT``).
+#: exploration constant and half the reward from the money margin. ``rollout``, ``cutoff`` and
+#: ``evaluation`` (docs/strength.md, "The acceptance protocol"): with two players smart playouts
+#: stopped after 15 decisions and scored by the shipped (``tempo``) evaluation, with a money weight
+#: of 0.2 -- it scored 62.7% [58.1, 67.4] against the former default (tempo playouts to the end,
+#: money weight 0) over 400 games at 0.2 s a decision, and won every game against ``random``; with
+#: four players smart playouts stopped after 30 decisions and scored by the evaluation fitted to
+#: searched games (``searched``) -- 51.7% [47.2, 56.1] against three of the former default over 400
+#: games at 0.2 s (parity 25%), and more search helps it (4x the iterations against three copies
+#: at 1x: docs/strength.md). With three players the tempo playout to the end: no three-player
+#: match has been played for a cut-off search. The former defaults stay reachable by spec
+#: (``FORMER_DEFAULT``).
 DEFAULT_C_UCT = {2: 0.7, 3: 0.4, 4: 0.4}
 DEFAULT_MONEY_WEIGHT = {2: 0.2, 3: 0.5, 4: 0.5}
-DEFAULT_ROLLOUT = {2: "smart", 3: "tempo", 4: "tempo"}
-DEFAULT_CUTOFF = {2: 15, 3: 0, 4: 0}
-#: The search default before issue 17, by player count, as a spec's options: the search plain ``ismcts``
-#: was until the two-player default changed (``bench/strength.py``'s two-player matches and
-#: ``bench/train_prior.py`` spell it out, so their recorded games and shipped weights stay what they were).
+DEFAULT_ROLLOUT = {2: "smart", 3: "tempo", 4: "smart"}
+DEFAULT_CUTOFF = {2: 15, 3: 0, 4: 30}
+#: The evaluation that scores a playout stopped at a cut-off when ``SearchConfig.evaluation`` is
+#: None: a shipped one by name (``kwsearch.features.SHIPPED``), by player count.
+DEFAULT_EVALUATION = {2: "tempo", 3: "tempo", 4: "searched"}
+#: The search default before issue 17, by player count, as a spec's options: the search plain
+#: ``ismcts`` was until the two- and four-player defaults changed (``bench/strength.py``'s matches
+#: and ``bench/train_prior.py`` spell it out, so their recorded games and shipped weights stay what
+#: they were).
 FORMER_DEFAULT = {2: "rollout=tempo,cutoff=0,money=0", 3: "rollout=tempo,cutoff=0,money=0.5",
                   4: "rollout=tempo,cutoff=0,money=0.5"}
 #: The largest exploration constant accepted (UCB terms beyond it only drown the rewards).
@@ -288,19 +297,25 @@ class SearchConfig:
                                   "give prior (above 0) too")
 
     def for_players(self, n: int) -> "SearchConfig":
-        """This configuration with the player-count defaults filled in.
+        """This configuration with the player-count defaults filled in (with a cut-off, the
+        evaluation too: ``DEFAULT_EVALUATION``).
 
         An evaluation named with the cut-off left to the default is an error for a player
         count whose default has no cut-off (the evaluation would never be used)."""
-        if None not in (self.c_uct, self.money_weight, self.rollout, self.cutoff):
+        if None not in (self.c_uct, self.money_weight, self.rollout, self.cutoff) and (
+                self.cutoff == 0 or self.evaluation is not None):
             return self
         cutoff = DEFAULT_CUTOFF[n] if self.cutoff is None else self.cutoff
         if self.evaluation is not None and cutoff == 0:
             raise SearchError(f"SearchConfig.evaluation: the evaluation scores playouts stopped at a cut-off, and "
                               f"the {n}-player default has none; give cutoff (decisions) too")
+        evaluation = self.evaluation
+        if evaluation is None and cutoff > 0:
+            evaluation = DEFAULT_EVALUATION[n]
         return replace(self, c_uct=DEFAULT_C_UCT[n] if self.c_uct is None else self.c_uct,
                        money_weight=DEFAULT_MONEY_WEIGHT[n] if self.money_weight is None else self.money_weight,
-                       rollout=DEFAULT_ROLLOUT[n] if self.rollout is None else self.rollout, cutoff=cutoff)
+                       rollout=DEFAULT_ROLLOUT[n] if self.rollout is None else self.rollout, cutoff=cutoff,
+                       evaluation=evaluation)
 
     def as_dict(self) -> dict[str, Any]:
         return {"c_uct": self.c_uct, "money_weight": self.money_weight, "determinize": self.determinize,
@@ -313,10 +328,11 @@ class SearchConfig:
         """The evaluation that scores playouts stopped at the cut-off (a ``kwsearch._eval.Evaluator``
         for ``n`` players), or None without a cut-off. A missing or bad weights file is a
         :class:`kwsearch.features.EvaluationError` naming the file and field."""
-        if self.for_players(n).cutoff == 0:
+        resolved = self.for_players(n)
+        if resolved.cutoff == 0:
             return None
         from .features import load_evaluation
-        return load_evaluation(self.evaluation, n)
+        return load_evaluation(resolved.evaluation, n)
 
     def prior_model(self, n: int):
         """The move prior that biases selection (a ``kwsearch._eval.Prior`` for ``n`` players), or

@@ -283,10 +283,14 @@ def test_a_human_seat_has_no_cap(tmp_path, monkeypatch):
 
 def test_two_player_hints_say_their_money_is_at_the_playout_cut_off(tmp_path):
     """The two-player default search stops its playouts after 15 decisions (docs/strength.md):
-    the hints' money is the money there, and they say so; with four players it is the final money."""
+    the hints' money is the money there, and they say so; so does the four-player default (30 decisions);
+    with three players it is the final money."""
     two = run("play", "--seats", f"{HUMAN},heuristic", "--seed", 4, "--record", tmp_path / "a.json",
               "--hint-iterations", 150, input="?\nquit\n")
     assert "money at the playout cut-off, 15 decisions on" in two.output and "money@cut " in two.output
     four = run("play", "--seats", f"{HUMAN},heuristic,heuristic,heuristic", "--seed", 4, "--record",
                tmp_path / "b.json", "--hint-iterations", 150, input="?\nquit\n")
-    assert "hints (150 iterations):" in four.output and "money@cut" not in four.output
+    assert "money at the playout cut-off, 30 decisions on" in four.output and "money@cut " in four.output
+    three = run("play", "--seats", f"{HUMAN},heuristic,heuristic", "--seed", 4, "--record",
+                tmp_path / "c.json", "--hint-iterations", 150, input="?\nquit\n")
+    assert "hints (150 iterations):" in three.output and "money@cut" not in three.output

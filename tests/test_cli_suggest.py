@@ -21,6 +21,7 @@ pytestmark = pytest.mark.one_engine  # the command searches on the fast engine
 ROOT = Path(__file__).resolve().parent.parent
 MID = str(ROOT / "examples" / "midgame-4p.json")
 GAME2 = str(ROOT / "examples" / "game-2p.json")
+MID3 = str(ROOT / "tests" / "data" / "scoring-3p.json")
 
 #: docs/formats.md, "Analysis output": field -> type(s)
 ROOT_INFO = {"currentPlayer": int, "visits": int, "winrate": float, "money": float, "moneyAll": list,
@@ -57,7 +58,8 @@ def check_schema(obj, players):
     assert set(config) == {"c_uct", "money_weight", "determinize", "workers", "max_nodes",
                            "closed_loop", "rollout", "cutoff", "evaluation"} | smart
     # the player-count defaults filled in (docs/strength.md)
-    assert (config["rollout"], config["cutoff"]) == (("smart", 15) if players == 2 else ("tempo", 0))
+    assert (config["rollout"], config["cutoff"], config["evaluation"]) == \
+        {2: ("smart", 15, "tempo"), 3: ("tempo", 0, None), 4: ("smart", 30, "searched")}[players]
 
 
 def without_timings(text: str) -> str:
@@ -73,7 +75,8 @@ def test_suggest_text():
     assert r.stderr.startswith("searching: 3,000 iterations, 1 worker, seed 0")
     lines = r.stdout.splitlines()
     assert "seat 0" in lines[0] and "take an action tile" in lines[0]
-    assert "3,000 iterations" in lines[1] and lines[1].endswith("1 worker, open loop, tempo playouts")
+    assert "3,000 iterations" in lines[1]
+    assert lines[1].endswith("1 worker, open loop, smart playouts, cut off after 30 decisions (searched evaluation)")
     table = [ln for ln in lines if ln[:1].isdigit()]
     assert len(table) == 3 and table[0].split()[1] == "tile"
     assert lines[-1].startswith("PV: tile ")
@@ -121,8 +124,10 @@ def test_money_is_labelled_as_at_the_cut_off_when_playouts_stop_early():
     full = run("suggest", GAME2, "--ply", 12, "--iterations", 1500, "--cutoff", 0)
     assert full.exit_code == 0, full.output
     assert "money ± sd" in full.stdout and "money@cut" not in full.stdout and "cut off" not in full.stdout
-    four = run("suggest", MID, "--iterations", 800)  # the four-player default plays playouts out
-    assert four.exit_code == 0 and "money ± sd" in four.stdout and "money@cut" not in four.stdout
+    four = run("suggest", MID, "--iterations", 800)  # the four-player default cuts off after 30
+    assert four.exit_code == 0 and "money@cut ± sd" in four.stdout and "cut off after 30 decisions" in four.stdout
+    three = run("suggest", MID3, "--iterations", 800)  # the three-player default plays playouts out
+    assert three.exit_code == 0 and "money ± sd" in three.stdout and "money@cut" not in three.stdout
 
 
 def test_suggest_two_workers_and_closed_loop():
@@ -153,14 +158,14 @@ def test_suggest_searches_as_the_bot_spec_says():
     assert config["cutoff"] == 15 and config["playout"]["rule"] == 0.8
     assert a["rootInfo"]["iterations"] == 3000 and a["rootInfo"]["limits"]["iterations"] == 3000
     header = run("suggest", MID, "--bot", spec, "--loop", "closed").stdout.splitlines()[1]
-    assert header.endswith("closed loop, smart playouts, cut off after 15 decisions")  # the search it ran
+    assert header.endswith("closed loop, smart playouts, cut off after 15 decisions (searched evaluation)")  # as run
     b = json.loads(run("suggest", MID, "--json", "--bot", spec, "--iterations", 1000, "--cutoff", 0,
                        "--loop", "closed").stdout)
     assert b["rootInfo"]["iterations"] == 1000
     assert b["rootInfo"]["config"]["cutoff"] == 0 and b["rootInfo"]["config"]["closed_loop"] is True
     assert b["rootInfo"]["config"]["c_uct"] == 0.9  # the rest of the spec stays
     plain = json.loads(run("suggest", MID, "--json", "--iterations", 1000).stdout)
-    assert plain["rootInfo"]["config"]["rollout"] == "tempo" and plain["rootInfo"]["config"]["cutoff"] == 0
+    assert plain["rootInfo"]["config"]["rollout"] == "smart" and plain["rootInfo"]["config"]["cutoff"] == 30
     again = json.loads(run("suggest", MID, "--json", "--bot", spec).stdout)
     for k in TIMINGS:
         a["rootInfo"].pop(k), again["rootInfo"].pop(k)

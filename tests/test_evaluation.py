@@ -251,9 +251,9 @@ def test_bot_spec_with_evaluation_file(tmp_path):
     # without cutoff= the player count's default cut-off applies: 15 decisions with two players...
     bot = from_spec(f"ismcts:iterations=30,eval={path}", seed=1)
     assert bot.step(st) in st.legal_actions()
-    # ...and none with four, where an evaluation would never be used: a clear error, not ignored
-    with pytest.raises(SearchError, match="4-player default has none; give cutoff"):
-        bot.step(Game(4).new_initial_state(1))
+    # ...and none with three, where an evaluation would never be used: a clear error, not ignored
+    with pytest.raises(SearchError, match="3-player default has none; give cutoff"):
+        bot.step(Game(3).new_initial_state(1))
     with pytest.raises(BotSpecError, match="cutoff"):
         from_spec(f"ismcts:iterations=30,cutoff=0,eval={path}")
     with pytest.raises(EvaluationError, match="the game has 3"):  # weights of another player count
@@ -300,9 +300,9 @@ def test_bad_cutoff_settings():
     with pytest.raises(SearchError, match="SearchConfig.evaluation"):
         SearchConfig(cutoff=0, evaluation="w.json")  # an evaluation without a cut-off would be ignored
     assert SearchConfig(evaluation="w.json").for_players(2).cutoff == 15  # the two-player default cut-off
-    for n in (3, 4):  # whose defaults have none
-        with pytest.raises(SearchError, match=f"SearchConfig.evaluation: .* the {n}-player default has none"):
-            SearchConfig(evaluation="w.json").for_players(n)
+    assert SearchConfig(evaluation="w.json").for_players(4).cutoff == 30  # the four-player default cut-off
+    with pytest.raises(SearchError, match="SearchConfig.evaluation: .* the 3-player default has none"):
+        SearchConfig(evaluation="w.json").for_players(3)  # whose default has none
     with pytest.raises(SearchError, match="SearchConfig.evaluation"):
         SearchConfig(cutoff=5, evaluation="")
     with pytest.raises(EvaluationError, match="no such file"):
@@ -315,7 +315,8 @@ def test_cli_suggest_with_cutoff(tmp_path):
     r = run_cli("suggest", MID, "--iterations", 600, "--cutoff", 10, "--json", "--seed", 2)
     assert r.exit_code == 0, r.output
     obj = json.loads(r.stdout)
-    assert obj["rootInfo"]["config"]["cutoff"] == 10 and obj["rootInfo"]["config"]["evaluation"] is None
+    # the four-player default evaluation scores the cut-off (docs/strength.md)
+    assert obj["rootInfo"]["config"]["cutoff"] == 10 and obj["rootInfo"]["config"]["evaluation"] == "searched"
     err = assert_one_line_error(run_cli("suggest", MID, "--iterations", 100, "--cutoff", 10, "--eval",
                                         tmp_path / "missing.json"), "missing.json", "no such file")
     assert "Traceback" not in err

@@ -400,7 +400,7 @@ def test_tempo_rollout_policy():
     assert _stats(a) == _stats(b)  # reproducible
     assert _stats(a) != _stats(plain)  # the policy changes the playouts
     assert SearchConfig().rollout is None and from_spec("ismcts").config.rollout is None  # by player count
-    assert SearchConfig().for_players(4).rollout == "tempo" and SearchConfig().for_players(3).rollout == "tempo"
+    assert SearchConfig().for_players(4).rollout == "smart" and SearchConfig().for_players(3).rollout == "tempo"
     assert a.best_action in st.legal_actions()
     with pytest.raises(ValueError, match="rollout"):
         SearchConfig(rollout="greedy")
@@ -489,7 +489,7 @@ def test_search_never_depends_on_the_true_specialty_order():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_player_count_defaults(players):
-    from kwsearch.search import DEFAULT_C_UCT, DEFAULT_CUTOFF, DEFAULT_MONEY_WEIGHT, DEFAULT_ROLLOUT
+    from kwsearch.search import DEFAULT_C_UCT, DEFAULT_CUTOFF, DEFAULT_EVALUATION, DEFAULT_MONEY_WEIGHT, DEFAULT_ROLLOUT
     st = Game(players).new_initial_state(2)
     res = search(st, SearchLimits(iterations=300), seed=1)
     assert res.config.c_uct == DEFAULT_C_UCT[players] and res.config.money_weight == DEFAULT_MONEY_WEIGHT[players]
@@ -506,11 +506,21 @@ def test_player_count_defaults(players):
         (1.3, 0.3, "random", 0)
     bot = from_spec("ismcts:iterations=300,c=1.3", seed=0)
     assert bot.config.c_uct == 1.3 and bot.config.money_weight is None and bot.config.cutoff is None
-    # Chosen by matches (docs/strength.md): two players, smart playouts cut off after 15 decisions and
-    # money weight 0.2; three and four players, tempo playouts to the end and money weight 0.5.
-    assert (DEFAULT_C_UCT[2], DEFAULT_MONEY_WEIGHT[2], DEFAULT_ROLLOUT[2], DEFAULT_CUTOFF[2]) == (0.7, 0.2, "smart", 15)
-    for n in (3, 4):
-        assert (DEFAULT_C_UCT[n], DEFAULT_MONEY_WEIGHT[n], DEFAULT_ROLLOUT[n], DEFAULT_CUTOFF[n]) == (0.4, 0.5, "tempo", 0)
+    # Chosen by matches (docs/strength.md): two players, smart playouts cut off after 15 decisions,
+    # scored by the tempo evaluation, and money weight 0.2; four players, smart playouts cut off after
+    # 30 decisions, scored by the evaluation fitted to searched games; three players, tempo playouts to
+    # the end (money weight 0.5 with three and four).
+    assert (DEFAULT_C_UCT[2], DEFAULT_MONEY_WEIGHT[2], DEFAULT_ROLLOUT[2], DEFAULT_CUTOFF[2],
+            DEFAULT_EVALUATION[2]) == (0.7, 0.2, "smart", 15, "tempo")
+    assert (DEFAULT_C_UCT[3], DEFAULT_MONEY_WEIGHT[3], DEFAULT_ROLLOUT[3], DEFAULT_CUTOFF[3]) == (0.4, 0.5, "tempo", 0)
+    assert (DEFAULT_C_UCT[4], DEFAULT_MONEY_WEIGHT[4], DEFAULT_ROLLOUT[4], DEFAULT_CUTOFF[4],
+            DEFAULT_EVALUATION[4]) == (0.4, 0.5, "smart", 30, "searched")
+    # The evaluation is filled in only where playouts stop early, and an explicit one is kept.
+    assert res.config.evaluation == (DEFAULT_EVALUATION[players] if DEFAULT_CUTOFF[players] else None)
+    assert SearchConfig(cutoff=0).for_players(4).evaluation is None
+    assert SearchConfig(cutoff=20).for_players(4).evaluation == "searched"
+    assert SearchConfig(cutoff=20).for_players(2).evaluation == "tempo"
+    assert SearchConfig(cutoff=20, evaluation="tempo").for_players(4).evaluation == "tempo"
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -524,7 +534,7 @@ def test_former_default_is_reachable_by_a_spec(players):
     assert used.money_weight == (0.0 if players == 2 else 0.5)
     res = search(st, SearchLimits(iterations=200), bot.config, seed=5)
     assert res.config.evaluation is None and res.config.cutoff == 0
-    if players > 2:  # unchanged there: the plain default is the same search, draw for draw
+    if players == 3:  # unchanged there: the plain default is the same search, draw for draw
         assert _stats(res) == _stats(search(st, SearchLimits(iterations=200), seed=5))
     else:
         assert _stats(res) != _stats(search(st, SearchLimits(iterations=200), seed=5))
@@ -587,7 +597,7 @@ def test_a_reused_tree_never_offers_or_walks_an_option_illegal_here(monkeypatch)
         return result
 
     monkeypatch.setattr(S, "_make_result", checked)
-    bot = "ismcts:cutoff=15,iterations="
+    bot = "ismcts:rollout=tempo,cutoff=15,eval=tempo,iterations="  # as it was when the crash was found
     spec = TournamentSpec(bots=(bot + "1000",) + (bot + "250",) * 3, players=4, games=60, seed=915)
     line = play_scheduled_game(spec, 5)
     assert seen["stale"] > 0, "the game no longer reaches a node with stale children: pick another"
