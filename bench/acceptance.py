@@ -5,7 +5,7 @@
     python bench/acceptance.py --label smart-v1 --report       # the summary of what is played so far
 
 The candidate and the baseline (default ``ismcts``: today's default; the files of
-the ``smart-cut15`` label were played when it meant ``search.FORMER_DEFAULT``) play with
+the ``smart-cut15`` and ``smart-cut30*`` labels were played when it meant ``search.FORMER_DEFAULT``) play with
 the same limit per decision (default ``seconds=0.2``; ``--iterations N`` for a
 reproducible run), set on both specs:
 

@@ -13,8 +13,8 @@ the whole call, process start-up included).
 
 Speed in CPU time (:func:`cpu_speed`, part of the search benchmark): the
 process's CPU time (``time.process_time()``), which a shared machine disturbs far
-less than the wall clock — ISMCTS iterations per CPU-second with the default
-configuration, random and tempo-policy playouts per CPU-second and nanoseconds
+less than the wall clock — ISMCTS iterations per CPU-second with tempo playouts
+to the end (``BENCH_CONFIG``), random and tempo-policy playouts per CPU-second and nanoseconds
 per playout decision (a decision = one action chosen in the playout; forced,
 single-option steps are not counted), from the 4-player opening and the mid-game.
 When open-spiel is installed, the same run measures OpenSpiel's C++ ISMCTS
@@ -36,6 +36,7 @@ import json
 import platform
 import random
 import time
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Callable
@@ -244,6 +245,13 @@ def write_results(path: str | Path, section: str, begin: str, end: str) -> None:
 
 
 
+#: The search the benchmark times: tempo playouts to the end of the game (the four-player default
+#: before issue 17, ``search.FORMER_DEFAULT[4]``), so that an iteration is a whole playout and the
+#: figures stay comparable with earlier runs and with OpenSpiel's (a cut-off iteration, today's
+#: default, is cheaper and measures something else). c and the money weight: the player count's.
+BENCH_CONFIG = SearchConfig(rollout="tempo", cutoff=0)
+
+
 def search_positions() -> dict[str, object]:
     mid = json.loads(midgame_text())
     return {"4-player opening": Game(4).new_initial_state(1),
@@ -259,7 +267,7 @@ def search_bench(quick: bool = False, repeat: int = 3, echo: Callable[[str], Non
         best = 0.0
         nodes = 0
         for r in range(repeat):
-            res = search(st, SearchLimits(iterations=iters), seed=r)
+            res = search(st, SearchLimits(iterations=iters), BENCH_CONFIG, seed=r)
             best = max(best, res.iterations_per_second)
             nodes = res.nodes
         rows.append((name, f"1 worker, {iters:,} iterations", best, None))
@@ -267,7 +275,7 @@ def search_bench(quick: bool = False, repeat: int = 3, echo: Callable[[str], Non
         per_worker = {}
         for workers in (1, 2):
             t0 = time.perf_counter()
-            res = search(st, SearchLimits(seconds=seconds), SearchConfig(workers=workers), seed=1)
+            res = search(st, SearchLimits(seconds=seconds), replace(BENCH_CONFIG, workers=workers), seed=1)
             wall = time.perf_counter() - t0
             per_worker[workers] = res.iterations / wall
             label = (f"{workers} worker processes, {seconds:g} s" if workers > 1
@@ -330,7 +338,7 @@ def cpu_speed(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] 
 
     for name, st in search_positions().items():
         fast = convert(st, "fast")
-        rate = best_cpu_rate(lambda: search(fast, SearchLimits(iterations=iters), seed=1), iters, repeat)
+        rate = best_cpu_rate(lambda: search(fast, SearchLimits(iterations=iters), BENCH_CONFIG, seed=1), iters, repeat)
         add(name, "ISMCTS iterations per CPU-second", rate, "it/CPU-s")
         per = {}
         for policy in ("random", "tempo"):
@@ -359,8 +367,9 @@ def search_markdown(res: dict, quick: bool) -> str:
     m = res["machine"]
     lines = [SEARCH_BEGIN, "## Search (`kwsearch bench`, `bench/bench_search.py`)", "",
              f"Measured {m['date']} on {m['cpu']}, Python {m['python']}, Cython {m['cython']}"
-             f"{' — quick run' if quick else ''}. ISMCTS with the default configuration (tempo playouts; for "
-             "these four-player positions c = 0.4 and a money weight of 0.5). Worker rows: summed iterations over the wall-clock time of the whole "
+             f"{' — quick run' if quick else ''}. ISMCTS with tempo playouts to the end of the game "
+             "(`benchmarks.BENCH_CONFIG`, the four-player default before issue 17; for these four-player positions "
+             "c = 0.4 and a money weight of 0.5). Worker rows: summed iterations over the wall-clock time of the whole "
              "call, process start-up included (in brackets: over the searching time alone).", "",
              f"A node takes {res['node_bytes']} bytes (the node pool is one array of them).", "",
              "| position | setting | iterations/s |", "| --- | --- | ---: |"]
