@@ -242,10 +242,10 @@ PLAYOUT_RANGES = ((0.0, 1.0), (0.0, 1.0), (0.0, 1.0), (0.0, 10.0), (0.0, 20.0))
 class SearchConfig:
     """Search settings. ``determinize=False`` searches the true deck order (the ``cheat`` bot).
 
-    ``c_uct``, ``money_weight``, ``rollout`` and ``cutoff`` left at ``None`` take the
-    defaults for the game's player count (``DEFAULT_C_UCT``, ``DEFAULT_MONEY_WEIGHT``,
-    ``DEFAULT_ROLLOUT``, ``DEFAULT_CUTOFF``); the result of a search carries the values
-    used (:meth:`for_players`). ``max_nodes`` bounds each
+    ``c_uct``, ``money_weight``, ``rollout``, ``cutoff`` and (with a cut-off) ``evaluation``
+    left at ``None`` take the defaults for the game's player count (``DEFAULT_C_UCT``,
+    ``DEFAULT_MONEY_WEIGHT``, ``DEFAULT_ROLLOUT``, ``DEFAULT_CUTOFF``, ``DEFAULT_EVALUATION``);
+    the result of a search carries the values used (:meth:`for_players`). ``max_nodes`` bounds each
     worker's node pool (64 bytes a node).
     """
 
@@ -258,7 +258,7 @@ class SearchConfig:
     rollout: str | None = None  # playout policy: "tempo", "random" or "smart" (module docstring; None: by players)
     playout: tuple = DEFAULT_PLAYOUT  # the smart rollout's knobs (PLAYOUT_FIELDS order; other rollouts ignore them)
     cutoff: int | None = None  # playout decisions before the evaluation scores it (0: to the end; None: by players)
-    evaluation: str | None = None  # weights file of that evaluation (None: the shipped one for the player count)
+    evaluation: str | None = None  # weights file or shipped name of that evaluation (None: by players)
     prior: float = 0.0         # weight W of the move prior's progressive bias W * P / (1 + visits) (0: no prior)
     prior_weights: str | None = None  # weights file of the move prior (None: the shipped one for the player count)
 
@@ -302,9 +302,6 @@ class SearchConfig:
 
         An evaluation named with the cut-off left to the default is an error for a player
         count whose default has no cut-off (the evaluation would never be used)."""
-        if None not in (self.c_uct, self.money_weight, self.rollout, self.cutoff) and (
-                self.cutoff == 0 or self.evaluation is not None):
-            return self
         cutoff = DEFAULT_CUTOFF[n] if self.cutoff is None else self.cutoff
         if self.evaluation is not None and cutoff == 0:
             raise SearchError(f"SearchConfig.evaluation: the evaluation scores playouts stopped at a cut-off, and "

@@ -11,7 +11,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-from kwsearch.features import FEATURES, weights_document, load_evaluation  # noqa: E402
+from kwsearch.features import FEATURES, load_evaluation, shipped_path, weights_document  # noqa: E402
 from train_eval import fit, metrics  # noqa: E402
 
 out, lam, files = Path(sys.argv[1]), float(sys.argv[2]), sys.argv[3:]
@@ -24,16 +24,12 @@ games = np.unique(G)
 cut = games[int(len(games) * 0.8)]
 tr, te = G < cut, G >= cut
 w = fit(X[tr], T[tr], 1e-3)
-cur = json.load(open(ROOT / "kwsearch" / "data" / "eval-searched-4p.json"))["weights"]
-w0 = np.array(cur)
-def ll(P, Yt):
-    return float(-(Yt * np.log(np.clip(P, 1e-15, 1))).sum(axis=1).mean())
-from train_eval import probabilities
+w0 = np.array(json.loads(shipped_path(4, "searched").read_text())["weights"])
 for name, ww in (("new", w), ("searched", w0)):
-    P = probabilities(X[te], ww)
-    print(f"{name}: held-out log-loss vs outcome {ll(P, Y[te]):.4f}, vs search value {ll(P, V[te]):.4f}, "
-          f"acc {metrics(X[te], Y[te], ww)['accuracy']:.3f}")
-print("value entropy", ll(V[te], V[te]))
+    outcome, value = metrics(X[te], Y[te], ww), metrics(X[te], V[te], ww)
+    print(f"{name}: held-out log-loss vs outcome {outcome['log_loss']:.4f}, vs search value "
+          f"{value['log_loss']:.4f}, acc {outcome['accuracy']:.3f}")
+print("value entropy", float(-(V[te] * np.log(np.clip(V[te], 1e-15, 1))).sum(axis=1).mean()))
 for f, a, b in zip(FEATURES, w, w0):
     print(f"  {f:28s} {a:8.3f} {b:8.3f}")
 out.mkdir(parents=True, exist_ok=True)

@@ -58,7 +58,7 @@ for path in args.files:
             fast = convert(state, "fast")
             r = search(state, SearchLimits(iterations=args.iterations), config,
                        seed=derive_seed(args.seed, "vt-search", path.name, number, at) & MASK64)
-            best = r.actions[0] if hasattr(r, "actions") else r.options[0]
+            best = r.actions[0]  # the most visited option
             X.append(_eval.features(fast))
             V.append(list(best.mean_reward))
             Y.append(list(out))
