@@ -335,7 +335,7 @@ cdef inline int32_t step_into(Tree t, KState* s, const Comp* c, int32_t child, i
 cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money_weight,
                  int determinize, uint64_t* rng, int closed_loop, int rollout,
                  int cutoff, const EvalModel* model, const PlayoutParams* pp,
-                 double prior_weight, const PriorModel* prior) noexcept nogil:
+                 double prior_weight, const PriorModel* prior, int root_action) noexcept nogil:
     """One iteration: determinize, select with availability counts, expand one node,
     play out at random, back up. Returns 0, or -1 when the node pool is full.
 
@@ -348,7 +348,11 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
 
     With ``cutoff > 0`` the playout stops after that many decisions and, if the game is not
     over by then, ``model`` scores the state (``cutoff_rewards``); the money statistics
-    then back up the seats' current money."""
+    then back up the seats' current money.
+
+    With ``root_action >= 0`` the iteration takes that option at the root (the root's
+    sequential halving, ``kwsearch.search``), whenever this determinization allows it; the
+    other options' availability is not counted then. -1 selects by UCB as everywhere."""
     cdef KState s = root[0]
     cdef int16_t buf[MAX_LEGAL]
     cdef int16_t root_legal[MAX_LEGAL]
@@ -374,6 +378,12 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
         if node == 0 and depth == 1:  # the root: remember what this determinization allows there
             memcpy(root_legal, buf, n * sizeof(int16_t))
             nroot = n
+            if root_action >= 0:  # forced: the option alone, when this determinization allows it
+                for i in range(n):
+                    if buf[i] == root_action:
+                        buf[0] = buf[i]
+                        n = 1
+                        break
         mover = s.actor
         # Availability: every child whose action is legal in this determinization. The children
         # are walked once: a bit set of the legal actions finds them, and slot[] remembers each
@@ -461,7 +471,7 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
 def run_slice(Tree tree, FastState state, long iterations, double seconds, double c_uct,
               double money_weight, bint determinize, uint64_t rng_state, bint closed_loop=False,
               str rollout="tempo", int cutoff=0, Evaluator evaluator=None, tuple playout=None,
-              double prior_weight=0.0, Prior prior=None):
+              double prior_weight=0.0, Prior prior=None, int root_action=-1):
     """Run iterations on ``tree`` from ``state`` until ``iterations`` are done or ``seconds``
     have passed (0 = no limit of that kind), or the node pool is full.
 
@@ -472,7 +482,9 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
     for this player count, required then); 0 plays every playout to the end. ``playout`` holds
     the smart rollout's knobs (``PLAYOUT_FIELDS``; None: ``kwsearch.search.DEFAULT_PLAYOUT``).
     ``prior_weight > 0`` biases selection by the move prior ``prior`` (a ``kwsearch._eval.Prior``
-    for this player count, required then; see ``iterate``); 0 searches without it. Returns
+    for this player count, required then; see ``iterate``); 0 searches without it.
+    ``root_action >= 0`` takes that option at the root in every iteration that allows it
+    (``iterate``); -1 chooses there by UCB. Returns
     ``(iterations done, rng_state)``; ``tree.pool_full`` tells whether the pool ended it.
     """
     if rollout not in ROLLOUTS:
@@ -512,7 +524,7 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
             if seconds > 0 and (done & (CLOCK_EVERY - 1)) == 0 and now() >= deadline:
                 break
             if iterate(tree, &root, c, c_uct, money_weight, determinize, &rng, closed_loop, policy,
-                       cutoff, model, &pp, prior_weight, pm) < 0:
+                       cutoff, model, &pp, prior_weight, pm, root_action) < 0:
                 break
             done += 1
     return done, rng

@@ -70,7 +70,7 @@ from typing import Any, Callable, Protocol
 
 from .errors import IllegalMoveError, KwsearchError
 from .search import (DEFAULT_PLAYOUT, MAX_C_UCT, MAX_CUTOFF, MAX_ITERATIONS, MAX_PRIOR, MAX_SECONDS, MAX_WORKERS,
-                     PLAYOUT_FIELDS, PLAYOUT_RANGES, SearchConfig, SearchLimits, Searcher, determinized, search)
+                     PLAYOUT_FIELDS, PLAYOUT_RANGES, ROOT_RULES, SearchConfig, SearchLimits, Searcher, determinized, search)
 from .seeds import derive_seed
 
 
@@ -153,7 +153,7 @@ class PIMCBot:
         uct = SearchConfig(c_uct=self.config.c_uct, money_weight=self.config.money_weight, determinize=False,
                            max_nodes=self.config.max_nodes, rollout=self.config.rollout, playout=self.config.playout,
                            cutoff=self.config.cutoff, evaluation=self.config.evaluation,
-                           prior=self.config.prior, prior_weights=self.config.prior_weights)
+                           prior=self.config.prior, prior_weights=self.config.prior_weights, root=self.config.root)
         votes: dict[int, int] = {}
         visits: dict[int, int] = {}
         for k in range(self.worlds):
@@ -215,6 +215,7 @@ _SEARCH = {"iterations": _ITERATIONS, "seconds": _SECONDS, "c": _Option("float",
            "money": _Option("float", 0, 1), "rollout": _Option("choice", choices=("random", "tempo", "smart")),
            "cutoff": _Option("int", 0, MAX_CUTOFF), "eval": _Option("text"),
            "prior": _Option("float", 0, MAX_PRIOR), "priorw": _Option("text"),
+           "root": _Option("choice", choices=ROOT_RULES),
            # the smart rollout's knobs (SearchConfig.playout), allowed only with rollout=smart
            **{name: _Option("float", lo, hi) for name, (lo, hi) in zip(PLAYOUT_FIELDS, PLAYOUT_RANGES)}}
 #: Every bot and its options (what a spec may say).
@@ -325,7 +326,8 @@ class BotSpec:
                                   closed_loop=(self.get("loop", "open") == "closed"),
                                   rollout=self.get("rollout"), playout=playout,  # None: player-count default
                                   cutoff=self.get("cutoff"), evaluation=self.get("eval"),
-                                  prior=float(self.get("prior", 0.0)), prior_weights=self.get("priorw"))
+                                  prior=float(self.get("prior", 0.0)), prior_weights=self.get("priorw"),
+                                  root=self.get("root"))  # None: player-count default
             from .features import SHIPPED, load_evaluation
             if config.evaluation is not None and config.evaluation not in SHIPPED:
                 load_evaluation(config.evaluation)  # a bad weights file fails when the spec is read

@@ -217,6 +217,11 @@ DEFAULT_CUTOFF = {2: 15, 3: 0, 4: 30}
 #: The evaluation that scores a playout stopped at a cut-off when ``SearchConfig.evaluation`` is
 #: None: a shipped one by name (``kwsearch.features.SHIPPED``), by player count.
 DEFAULT_EVALUATION = {2: "tempo", 3: "tempo", 4: "searched"}
+#: How the root spends the budget (``SearchConfig.root``): ``uct`` selects there by UCB like
+#: everywhere else; ``halving`` runs sequential halving over the root's options (see the module
+#: docstring, "The root").
+ROOT_RULES = ("uct", "halving")
+DEFAULT_ROOT = {2: "uct", 3: "uct", 4: "uct"}
 #: The search default before issue 17, by player count, as a spec's options: the search plain
 #: ``ismcts`` was until the two- and four-player defaults changed (``bench/strength.py``'s matches
 #: and ``bench/train_prior.py`` spell it out, so their recorded games and shipped weights stay what
@@ -261,6 +266,7 @@ class SearchConfig:
     evaluation: str | None = None  # weights file or shipped name of that evaluation (None: by players)
     prior: float = 0.0         # weight W of the move prior's progressive bias W * P / (1 + visits) (0: no prior)
     prior_weights: str | None = None  # weights file of the move prior (None: the shipped one for the player count)
+    root: str | None = None  # how the root spends its budget: "uct" or "halving" (None: by players)
 
     def __post_init__(self) -> None:
         if self.c_uct is not None:
@@ -288,6 +294,8 @@ class SearchConfig:
                 raise SearchError("SearchConfig.evaluation: the evaluation scores playouts stopped at a cut-off; "
                                   "give cutoff (decisions) too")
         _number("SearchConfig", "prior", self.prior, 0, MAX_PRIOR)
+        if self.root is not None and self.root not in ROOT_RULES:
+            raise SearchError(f"SearchConfig.root: expected {' or '.join(ROOT_RULES)}, got {self.root!r}")
         if self.prior_weights is not None:
             if not isinstance(self.prior_weights, str) or not self.prior_weights.strip():
                 raise SearchError(f"SearchConfig.prior_weights: expected the path of a weights file, "
@@ -312,12 +320,12 @@ class SearchConfig:
         return replace(self, c_uct=DEFAULT_C_UCT[n] if self.c_uct is None else self.c_uct,
                        money_weight=DEFAULT_MONEY_WEIGHT[n] if self.money_weight is None else self.money_weight,
                        rollout=DEFAULT_ROLLOUT[n] if self.rollout is None else self.rollout, cutoff=cutoff,
-                       evaluation=evaluation)
+                       evaluation=evaluation, root=DEFAULT_ROOT[n] if self.root is None else self.root)
 
     def as_dict(self) -> dict[str, Any]:
         return {"c_uct": self.c_uct, "money_weight": self.money_weight, "determinize": self.determinize,
                 "workers": self.workers, "max_nodes": self.max_nodes, "closed_loop": self.closed_loop,
-                "rollout": self.rollout, "cutoff": self.cutoff, "evaluation": self.evaluation,
+                "rollout": self.rollout, "cutoff": self.cutoff, "evaluation": self.evaluation, "root": self.root,
                 **({"playout": dict(zip(PLAYOUT_FIELDS, self.playout))} if self.rollout == "smart" else {}),
                 **({"prior": self.prior, "prior_weights": self.prior_weights} if self.prior > 0 else {})}
 
@@ -517,7 +525,8 @@ def _next_slice(tree, done: int, iterations: int | None, seconds: float | None, 
 
 
 def _make_result(fast, stats: dict[str, Any], *, seed: int, config: SearchConfig, limits: SearchLimits,
-                 elapsed: float, interrupted: bool, reused: int = 0, final: bool = True) -> SearchResult:
+                 elapsed: float, interrupted: bool, reused: int = 0, final: bool = True,
+                 order: list[int] | None = None) -> SearchResult:
     from . import _search
     n = fast.game.num_players
     mover = fast.current_player()
@@ -549,6 +558,9 @@ def _make_result(fast, stats: dict[str, Any], *, seed: int, config: SearchConfig
     # a few iterations per option, visits tie often, and breaking ties by action id alone made every
     # seat repeat the lowest tile: a game of search bots at 60 iterations never ended), then the id.
     infos.sort(key=lambda i: (-i.visits, -(i.mean_reward[mover] if 0 <= mover < n else 0.0), i.action))
+    if order is not None:  # sequential halving's ranking (_Halving.order): the options it names first
+        rank = {a: k for k, a in enumerate(order)}
+        infos.sort(key=lambda i: rank.get(i.action, len(rank)))  # stable: the rest keep the order above
     if not infos:  # no iteration ran (stopped at once, or a pool too small): the first legal option
         a = fast.legal_actions()[0]
         infos = [ActionInfo(a, fast.action_to_text(a), 0, 0.0, 0, 0.0, 0.0, (0.0,) * n, (0.0,) * n, 0.0,
@@ -584,6 +596,90 @@ def split_iterations(total: int | None, workers: int) -> list[int | None]:
 # ---------------------------------------------------------------------------
 # The search
 # ---------------------------------------------------------------------------
+
+
+#: Iterations a halving round gives each remaining option in turn (its round-robin step); a timed
+#: round checks the clock after every pass over the options.
+HALVING_STEP = 32
+
+
+class _Halving:
+    """Sequential halving over the root's options (``SearchConfig.root = "halving"``; the module
+    docstring, "The root").
+
+    The budget is cut into ``ceil(log2 K)`` rounds for K options. A round gives every remaining
+    option the same number of iterations (an iteration limit: the budget left over the rounds
+    left, shared out; a time limit: the time left over the rounds left, in round-robin passes of
+    ``HALVING_STEP`` iterations each), each iteration taking that option at the root; then the
+    better half by the mover's mean reward stays. The last round leaves one option, the choice.
+    """
+
+    def __init__(self, fast, reused: int):
+        self.mover = fast.current_player()
+        self.options = sorted(fast.legal_actions())
+        self.rounds = max(1, math.ceil(math.log2(len(self.options))))
+        self.alive = list(self.options)
+        self.out: list[list[int]] = []  # the options dropped, round by round (each best first)
+        self.reused = reused
+
+    def _ranked(self, tree, actions: list[int]) -> list[int]:
+        """``actions`` by the mover's mean reward (unvisited last), then visits, then id."""
+        stats = {a: (v, r[self.mover]) for a, _p, v, _av, _w, r, _m, _i, _sq in tree.children(0)}
+
+        def key(a: int):
+            v, r = stats.get(a, (0, 0.0))
+            return (0, -r / v, -v, a) if v > 0 else (1, 0.0, 0, a)
+        return sorted(actions, key=key)
+
+    def order(self, tree) -> list[int]:
+        """The ranking so far: the options still in, best first, then those dropped, latest round first."""
+        return self._ranked(tree, self.alive) + [a for batch in reversed(self.out) for a in batch]
+
+    def run(self, tree, fast, config: SearchConfig, iterations: int | None, seconds: float | None, rng: int,
+            evaluator, prior, t0: float, stop, tick: Callable[[], None]) -> tuple[int, bool]:
+        """Spend the budget (``iterations`` and/or ``seconds`` since ``t0``; None: no limit of that
+        kind); returns ``(rng, interrupted)``. ``tick()`` is called after every pass."""
+        from . import _search
+        for r in range(self.rounds):
+            left_rounds = self.rounds - r
+            k = len(self.alive)
+            quota = None
+            if iterations is not None:
+                spent = tree.root_visits() - self.reused
+                share = max(0, min(iterations, MAX_ITERATIONS - self.reused) - spent) // left_rounds
+                quota = [share // k + (1 if i < share % k else 0) for i in range(k)]
+            deadline = None
+            if seconds:
+                deadline = time.perf_counter() + (seconds - (time.perf_counter() - t0)) / left_rounds
+            done = [0] * k
+            while True:
+                if stop is not None and stop.is_set():
+                    return rng, True
+                ran = 0
+                for i, a in enumerate(self.alive):
+                    step = HALVING_STEP if quota is None else min(HALVING_STEP, quota[i] - done[i])
+                    if step <= 0:
+                        continue
+                    n, rng = _search.run_slice(tree, fast, step, 0.0, config.c_uct, config.money_weight,
+                                               config.determinize, rng, config.closed_loop, config.rollout,
+                                               config.cutoff, evaluator, tuple(map(float, config.playout)),
+                                               float(config.prior), prior, a)
+                    done[i] += n
+                    ran += n
+                    if tree.pool_full:
+                        return rng, False
+                tick()
+                if ran == 0 or (deadline is not None and time.perf_counter() >= deadline):
+                    break
+            if r == self.rounds - 1:
+                keep = 1
+            else:
+                keep = (k + 1) // 2
+            ranked = self._ranked(tree, self.alive)
+            self.alive, dropped = ranked[:keep], ranked[keep:]
+            if dropped:
+                self.out.append(dropped)
+        return rng, False
 
 
 class Searcher:
@@ -700,12 +796,23 @@ class Searcher:
         t0 = last = time.perf_counter()
         interrupted = False
 
+        halving = _Halving(fast, reused) if config.root == "halving" else None
+
         def result(final: bool) -> SearchResult:
             return _make_result(fast, _tree_stats(tree, reused), seed=seed, config=config, limits=limits,
                                 elapsed=time.perf_counter() - t0, interrupted=interrupted, reused=reused,
-                                final=final)
+                                final=final, order=halving.order(tree) if halving is not None else None)
+
+        def tick() -> None:
+            nonlocal last
+            if progress is not None and time.perf_counter() - last >= interval:
+                progress(result(False))
+                last = time.perf_counter()
         try:
-            while True:
+            if halving is not None:
+                rng, interrupted = halving.run(tree, fast, config, limits.iterations, limits.seconds, rng, evaluator,
+                                               prior, t0, stop, tick)
+            while halving is None:
                 budget = _next_slice(tree, tree.root_visits() - reused, limits.iterations, limits.seconds, t0,
                                      stop)
                 if budget is _STOPPED:
@@ -716,9 +823,7 @@ class Searcher:
                 rng = _run_slice(tree, fast, left, span, rng, config, evaluator, prior)
                 if tree.pool_full:
                     break
-                if progress is not None and time.perf_counter() - last >= interval:
-                    progress(result(False))
-                    last = time.perf_counter()
+                tick()
         except KeyboardInterrupt:
             interrupted = True  # the tree is whole: the C loop is never cut inside an iteration
         self.tree = tree
@@ -761,6 +866,10 @@ def determinized(state, seed: int):
 # ---------------------------------------------------------------------------
 
 
+class _Orphaned(Exception):
+    """A worker's parent is gone (raised between slices, so the worker stops)."""
+
+
 def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iterations: int | None,
                  seconds: float | None, stop, conn, report_every: float, parent: int) -> None:
     """One root-parallel worker: search in slices, send ("stats", summary) every ``report_every``
@@ -777,7 +886,18 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
         evaluator = config.evaluator(state.game.num_players)
         prior = config.prior_model(state.game.num_players)
         t0 = last = time.perf_counter()
-        while not stop.is_set():
+
+        def tick() -> None:
+            nonlocal last
+            if os.getppid() != parent:
+                raise _Orphaned
+            if report_every and time.perf_counter() - last >= report_every:
+                conn.send(("stats", _tree_stats(tree)))
+                last = time.perf_counter()
+        if config.root == "halving":
+            rng, _ = _Halving(state, 0).run(tree, state, config, iterations, seconds, rng, evaluator, prior, t0,
+                                            stop, tick)
+        while config.root != "halving" and not stop.is_set():
             if os.getppid() != parent:
                 return  # the parent is gone: nobody wants the result
             budget = _next_slice(tree, tree.root_visits(), iterations, seconds, t0, stop)
@@ -787,10 +907,10 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
             rng = _run_slice(tree, state, left, span, rng, config, evaluator, prior)
             if tree.pool_full:
                 break
-            if report_every and time.perf_counter() - last >= report_every:
-                conn.send(("stats", _tree_stats(tree)))
-                last = time.perf_counter()
+            tick()
         conn.send(("final", _tree_stats(tree)))
+    except _Orphaned:
+        return  # the parent is gone: nobody wants the result
     except Exception as exc:  # reported to the parent, which raises it as a SearchError
         try:
             conn.send(("error", f"search worker {index}: {type(exc).__name__}: {exc}"))
