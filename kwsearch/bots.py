@@ -41,7 +41,9 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
                                             docs/evaluation.md),
                                             ``prior=0`` (weight of the learned move prior's bias in
                                             selection; 0 = none) and ``priorw=FILE`` (its weights;
-                                            default the shipped ones, docs/evaluation.md)
+                                            default the shipped ones, docs/evaluation.md);
+                                            ``root=uct`` (or ``halving``: sequential halving over
+                                            the root's options, ``search.DEFAULT_ROOT``)
 ``pimc:worlds=K,iterations=N``              determinized UCT: K sampled decks, a UCT search of N/K
                                             iterations on each, the worlds vote (ties: total visits)
 ``cheat:iterations=N``                      UCT that sees the true deck order (to measure what hidden

@@ -241,6 +241,8 @@ def _search_text(config: SearchConfig) -> str:
         words.append(f"cut off after {config.cutoff} decisions ({scorer} evaluation)")
     if config.prior:
         words.append(f"prior {config.prior:g}")
+    if config.root == "halving":
+        words.append("sequential halving at the root")
     return ", ".join(words)
 
 
@@ -283,10 +285,16 @@ def _search_text(config: SearchConfig) -> str:
 @click.option("--prior-weights", type=str, default=None, metavar="FILE",
               help="Weights file of the move prior used with --prior (default: the shipped one for the "
                    "player count).")
+@click.option("--root", type=click.Choice(["uct", "halving"]), default=None,
+              help="How the root spends the budget: uct (the default) selects there as everywhere; halving "
+                   "runs sequential halving over the options: rounds of equal iterations each, keeping the "
+                   "better half, so the finalists are compared on equal searches (docs/strength.md, \"Stable "
+                   "advice\").")
 @click.option("--json", "as_json", is_flag=True, help="Print a kwsearch-analysis/1 object (docs/formats.md).")
 def suggest(file: str, ply: int | None, iterations: int | None, seconds: float | None, workers: int, top: int,
             seed: int, loop: str | None, max_nodes: int, bot: str | None, cutoff: int | None,
-            evaluation: str | None, prior: float | None, prior_weights: str | None, as_json: bool) -> None:
+            evaluation: str | None, prior: float | None, prior_weights: str | None, root: str | None,
+            as_json: bool) -> None:
     """Suggest a move: search the position of a game record or a position file.
 
     Prints the seat to move and the best options as whole-turn plans, with
@@ -330,6 +338,8 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
         overrides["prior"] = prior
     if prior_weights is not None:
         overrides["prior_weights"] = prior_weights
+    if root is not None:
+        overrides["root"] = root
     config = replace(config, **overrides)
     config.evaluator(state.game.num_players)  # a bad weights file is one line, before the search starts
     config.prior_model(state.game.num_players)

@@ -70,8 +70,25 @@ the money margin over the best other seat: ``(1 - w) * win + w * (0.5 + 0.5 *
 tanh(margin / 20))``. Every node stores the summed reward of every seat; its
 ``player`` is the seat whose point of view the UCB formula takes at its parent.
 
-The final choice is the most visited root action (ties: the higher mean reward of the mover, then
-the lower action id). The iteration loop, the node
+The root
+--------
+With ``SearchConfig.root = "uct"`` (the default, ``DEFAULT_ROOT``) the root is selected like every
+other node, and the final choice is the most visited root action (ties: the higher mean reward of
+the mover, then the lower action id). With ``"halving"`` the root runs *sequential halving* (Karnin,
+Koren & Somekh 2013; at the root of an MCTS as in Pepels, Cazenave, Winands & Lanctot 2014): for K
+options the budget is cut into ``ceil(log2 K)`` rounds; a round gives every remaining option the
+same number of iterations, each iteration taking that option at the root (UCB below it as usual),
+and keeps the better half by the mover's mean reward; the last round keeps one, the choice. An
+iteration limit is shared out exactly (the budget left over the rounds left); a time limit gives
+each round the time left over the rounds left, spent in round-robin passes of ``HALVING_STEP``
+iterations per option. The options are then listed in that ranking (the choice, the other
+finalist, then each round's dropped options, best first), and their visits show how far each
+came. Why: under UCB the most visited option is also the one whose subtree was searched most, and
+an option's mean rises as the play below it improves, so the options are compared on unequal
+searches and five seeds can settle on five different options (docs/strength.md, "Stable advice").
+Root-parallel workers each run their own halving; their summed visits rank the options.
+
+The iteration loop, the node
 pool (``kwsearch._search.Tree``, a preallocated array grown by doubling up to
 ``SearchConfig.max_nodes``) and the playouts run in Cython without the GIL and
 without Python objects.

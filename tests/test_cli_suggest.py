@@ -56,7 +56,8 @@ def check_schema(obj, players):
     config = obj["rootInfo"]["config"]
     smart = {"playout"} if config["rollout"] == "smart" else set()  # the smart rollout's knobs
     assert set(config) == {"c_uct", "money_weight", "determinize", "workers", "max_nodes",
-                           "closed_loop", "rollout", "cutoff", "evaluation"} | smart
+                           "closed_loop", "rollout", "cutoff", "evaluation", "root"} | smart
+    assert config["root"] == "uct"  # the default at every player count
     # the player-count defaults filled in (docs/strength.md)
     assert (config["rollout"], config["cutoff"], config["evaluation"]) == \
         {2: ("smart", 15, "tempo"), 3: ("tempo", 0, None), 4: ("smart", 30, "searched")}[players]
@@ -172,8 +173,33 @@ def test_suggest_searches_as_the_bot_spec_says():
     assert a == again
 
 
+def test_suggest_root_halving():
+    """--root halving (or root=halving in --bot) searches by sequential halving: the header says so, the
+    JSON names it, the finalists have equal visits, and it is the library's search, draw for draw."""
+    from kwsearch.records import load_file
+    from kwsearch.search import SearchConfig, SearchLimits, search
+    r = run("suggest", MID, "--iterations", 4000, "--root", "halving", "--json")
+    assert r.exit_code == 0, r.output
+    obj = json.loads(r.stdout)
+    assert obj["rootInfo"]["config"]["root"] == "halving" and obj["rootInfo"]["iterations"] == 4000
+    first, second = obj["moveInfos"][:2]
+    assert abs(first["visits"] - second["visits"]) <= 1 and first["winrate"] >= 0
+    state, _ = load_file(MID)
+    lib = search(state, SearchLimits(iterations=4000), SearchConfig(root="halving"), seed=0)
+    assert [m["action"] for m in obj["moveInfos"]] == [a.action for a in lib.actions[:len(obj["moveInfos"])]]
+    assert [m["visits"] for m in obj["moveInfos"]] == [a.visits for a in lib.actions[:len(obj["moveInfos"])]]
+    via_bot = json.loads(run("suggest", MID, "--bot", "ismcts:iterations=4000,root=halving", "--json").stdout)
+    assert via_bot["moveInfos"] == obj["moveInfos"]
+    header = run("suggest", MID, "--iterations", 2000, "--root", "halving").stdout.splitlines()[1]
+    assert header.endswith("(searched evaluation), sequential halving at the root")
+    plain = run("suggest", MID, "--iterations", 2000).stdout.splitlines()[1]
+    assert "halving" not in plain
+
+
 @pytest.mark.parametrize("args, fragment", [
     (["suggest", "missing.json"], "missing.json: no such file"),
+    (["suggest", MID, "--root", "best"], "--root"),
+    (["suggest", MID, "--bot", "ismcts:root=best"], "root expects uct or halving, got 'best'"),
     (["suggest", GAME2], "the game is over"),
     (["suggest", MID, "--iterations", 0], "--iterations"),
     (["suggest", MID, "--iterations", 2**31], "--iterations"),
