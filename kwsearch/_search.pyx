@@ -335,7 +335,7 @@ cdef inline int32_t step_into(Tree t, KState* s, const Comp* c, int32_t child, i
 cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money_weight,
                  int determinize, uint64_t* rng, int closed_loop, int rollout,
                  int cutoff, const EvalModel* model, const PlayoutParams* pp,
-                 double prior_weight, const PriorModel* prior, int root_action) noexcept nogil:
+                 double prior_weight, const PriorModel* prior, int root_action, double c_other) noexcept nogil:
     """One iteration: determinize, select with availability counts, expand one node,
     play out at random, back up. Returns 0, or -1 when the node pool is full.
 
@@ -352,7 +352,10 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
 
     With ``root_action >= 0`` the iteration takes that option at the root (the root's
     sequential halving, ``kwsearch.search``), whenever this determinization allows it; the
-    other options' availability is not counted then. -1 selects by UCB as everywhere."""
+    other options' availability is not counted then. -1 selects by UCB as everywhere.
+
+    ``c_other`` is the exploration constant at the nodes where a seat other than the root's mover
+    chooses (``c_uct`` at the root mover's own nodes)."""
     cdef KState s = root[0]
     cdef int16_t buf[MAX_LEGAL]
     cdef int16_t root_legal[MAX_LEGAL]
@@ -360,7 +363,8 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
     cdef int32_t path[MAX_PATH]
     cdef int depth = 1, n, i, untried, pick, mover
     cdef int32_t node = 0, ch, best, newn
-    cdef double score, best_score, ln_avail, mass, draw
+    cdef double score, best_score, ln_avail, mass, draw, cexp
+    cdef int root_mover = root.actor
     cdef double prob[MAX_LEGAL]
     cdef bint biased = prior_weight > 0 and prior != NULL
     cdef double r[4]
@@ -434,11 +438,12 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
         # UCB1 with availability counts among the available children.
         best = -1
         best_score = -1e300
+        cexp = c_uct if mover == root_mover else c_other
         for i in range(n):
             ch = slot[buf[i]]
             nd = &t.nodes[ch]
             ln_avail = LOG_OF[nd.avail] if nd.avail < LOG_TABLE else log(<double>nd.avail)
-            score = nd.reward[mover] / nd.visits + c_uct * sqrt(ln_avail / nd.visits)
+            score = nd.reward[mover] / nd.visits + cexp * sqrt(ln_avail / nd.visits)
             if biased:
                 score += prior_weight * prob[i] / (1 + nd.visits)
             if score > best_score:
@@ -471,7 +476,7 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
 def run_slice(Tree tree, FastState state, long iterations, double seconds, double c_uct,
               double money_weight, bint determinize, uint64_t rng_state, bint closed_loop=False,
               str rollout="tempo", int cutoff=0, Evaluator evaluator=None, tuple playout=None,
-              double prior_weight=0.0, Prior prior=None, int root_action=-1):
+              double prior_weight=0.0, Prior prior=None, int root_action=-1, double c_other=-1.0):
     """Run iterations on ``tree`` from ``state`` until ``iterations`` are done or ``seconds``
     have passed (0 = no limit of that kind), or the node pool is full.
 
@@ -484,7 +489,8 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
     ``prior_weight > 0`` biases selection by the move prior ``prior`` (a ``kwsearch._eval.Prior``
     for this player count, required then; see ``iterate``); 0 searches without it.
     ``root_action >= 0`` takes that option at the root in every iteration that allows it
-    (``iterate``); -1 chooses there by UCB. Returns
+    (``iterate``); -1 chooses there by UCB. ``c_other >= 0`` is the exploration constant where
+    another seat than the root's mover chooses; -1: ``c_uct`` everywhere. Returns
     ``(iterations done, rng_state)``; ``tree.pool_full`` tells whether the pool ended it.
     """
     if rollout not in ROLLOUTS:
@@ -515,6 +521,7 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
     cdef uint64_t rng = rng_state
     cdef long done = 0
     cdef double deadline = now() + seconds
+    cdef double cexp = c_uct if c_other < 0 else c_other
     if tree.pool_full:
         return 0, rng
     with nogil:
@@ -524,7 +531,7 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
             if seconds > 0 and (done & (CLOCK_EVERY - 1)) == 0 and now() >= deadline:
                 break
             if iterate(tree, &root, c, c_uct, money_weight, determinize, &rng, closed_loop, policy,
-                       cutoff, model, &pp, prior_weight, pm, root_action) < 0:
+                       cutoff, model, &pp, prior_weight, pm, root_action, cexp) < 0:
                 break
             done += 1
     return done, rng

@@ -217,7 +217,7 @@ _SEARCH = {"iterations": _ITERATIONS, "seconds": _SECONDS, "c": _Option("float",
            "money": _Option("float", 0, 1), "rollout": _Option("choice", choices=("random", "tempo", "smart")),
            "cutoff": _Option("int", 0, MAX_CUTOFF), "eval": _Option("text"),
            "prior": _Option("float", 0, MAX_PRIOR), "priorw": _Option("text"),
-           "root": _Option("choice", choices=ROOT_RULES),
+           "root": _Option("choice", choices=ROOT_RULES), "copp": _Option("float", 0, MAX_C_UCT),
            # the smart rollout's knobs (SearchConfig.playout), allowed only with rollout=smart
            **{name: _Option("float", lo, hi) for name, (lo, hi) in zip(PLAYOUT_FIELDS, PLAYOUT_RANGES)}}
 #: Every bot and its options (what a spec may say).
@@ -329,7 +329,8 @@ class BotSpec:
                                   rollout=self.get("rollout"), playout=playout,  # None: player-count default
                                   cutoff=self.get("cutoff"), evaluation=self.get("eval"),
                                   prior=float(self.get("prior", 0.0)), prior_weights=self.get("priorw"),
-                                  root=self.get("root"))  # None: player-count default
+                                  root=self.get("root"),  # None: player-count default
+                                  c_opponents=self.get("copp"))
             from .features import SHIPPED, load_evaluation
             if config.evaluation is not None and config.evaluation not in SHIPPED:
                 load_evaluation(config.evaluation)  # a bad weights file fails when the spec is read

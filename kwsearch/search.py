@@ -284,6 +284,7 @@ class SearchConfig:
     prior: float = 0.0         # weight W of the move prior's progressive bias W * P / (1 + visits) (0: no prior)
     prior_weights: str | None = None  # weights file of the move prior (None: the shipped one for the player count)
     root: str | None = None  # how the root spends its budget: "uct" or "halving" (None: by players)
+    c_opponents: float | None = None  # exploration constant where another seat than the root's mover chooses (None: c_uct)
 
     def __post_init__(self) -> None:
         if self.c_uct is not None:
@@ -311,6 +312,8 @@ class SearchConfig:
                 raise SearchError("SearchConfig.evaluation: the evaluation scores playouts stopped at a cut-off; "
                                   "give cutoff (decisions) too")
         _number("SearchConfig", "prior", self.prior, 0, MAX_PRIOR)
+        if self.c_opponents is not None:
+            _number("SearchConfig", "c_opponents", self.c_opponents, 0, MAX_C_UCT)
         if self.root is not None and self.root not in ROOT_RULES:
             raise SearchError(f"SearchConfig.root: expected {' or '.join(ROOT_RULES)}, got {self.root!r}")
         if self.prior_weights is not None:
@@ -680,7 +683,7 @@ class _Halving:
                     n, rng = _search.run_slice(tree, fast, step, 0.0, config.c_uct, config.money_weight,
                                                config.determinize, rng, config.closed_loop, config.rollout,
                                                config.cutoff, evaluator, tuple(map(float, config.playout)),
-                                               float(config.prior), prior, a)
+                                               float(config.prior), prior, a, _c_opponents(config))
                     done[i] += n
                     ran += n
                     if tree.pool_full:
@@ -855,8 +858,13 @@ def _run_slice(tree, state, left: int, span: float, rng: int, config: SearchConf
     _, rng = _search.run_slice(tree, state, left, span, config.c_uct, config.money_weight,
                                config.determinize, rng, config.closed_loop, config.rollout,
                                config.cutoff, evaluator, tuple(map(float, config.playout)),
-                               float(config.prior), prior)
+                               float(config.prior), prior, -1, _c_opponents(config))
     return rng
+
+
+def _c_opponents(config: SearchConfig) -> float:
+    """The C loop's ``c_other``: the opponents' exploration constant, or -1 for ``c_uct`` everywhere."""
+    return -1.0 if config.c_opponents is None else float(config.c_opponents)
 
 
 def search(state, limits: SearchLimits = SearchLimits(iterations=1000), config: SearchConfig = SearchConfig(),
