@@ -43,7 +43,9 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
                                             selection; 0 = none) and ``priorw=FILE`` (its weights;
                                             default the shipped ones, docs/evaluation.md);
                                             ``root=uct`` (or ``halving``: sequential halving over
-                                            the root's options, ``search.DEFAULT_ROOT``)
+                                            the root's options, ``search.DEFAULT_ROOT``) and
+                                            ``copp=`` (the exploration constant at the other seats'
+                                            nodes; default ``c`` everywhere)
 ``pimc:worlds=K,iterations=N``              determinized UCT: K sampled decks, a UCT search of N/K
                                             iterations on each, the worlds vote (ties: total visits)
 ``cheat:iterations=N``                      UCT that sees the true deck order (to measure what hidden

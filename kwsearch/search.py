@@ -20,7 +20,9 @@ Every iteration
    is followed, where ``n`` is the child's visit count, ``R_p`` its summed reward
    for ``p``, the seat that chose the child's action (each seat maximises its own
    reward), and ``c`` is ``SearchConfig.c_uct`` (by default 0.7 with two players, 0.4 with
-   three or four: ``DEFAULT_C_UCT``). With ``SearchConfig.prior = W > 0`` a
+   three or four: ``DEFAULT_C_UCT``), or ``SearchConfig.c_opponents`` at the nodes where a
+   seat other than the root's mover chooses, when it is set (by default it is not: one ``c``
+   everywhere). With ``SearchConfig.prior = W > 0`` a
    learned move prior (a softmax policy over the options, :mod:`kwsearch.prior`,
    weights ``SearchConfig.prior_weights`` or the shipped ones) gives every option
    legal here a probability P: the untried option expanded is drawn in proportion

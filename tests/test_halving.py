@@ -163,3 +163,56 @@ def test_spec_and_errors():
         BotSpec.parse("ismcts:root=best")
     with pytest.raises(SearchError, match="SearchConfig.root: expected uct or halving"):
         SearchConfig(root="best")
+
+
+# ---------------------------------------------------------------------------
+# The opponents' exploration constant (SearchConfig.c_opponents, spec copp=)
+# ---------------------------------------------------------------------------
+
+
+def test_opponents_constant_equal_to_c_is_the_same_search():
+    st = state_from_json(MIDGAME, seed=1)
+    plain = search(st, SearchLimits(iterations=3000), seed=6)
+    same = search(st, SearchLimits(iterations=3000), SearchConfig(c_opponents=plain.config.c_uct), seed=6)
+    other = search(st, SearchLimits(iterations=3000), SearchConfig(c_opponents=2.0), seed=6)
+    stats = lambda r: [(a.action, a.visits, a.mean_reward) for a in r.actions]  # noqa: E731
+    assert stats(same) == stats(plain)
+    assert stats(other) != stats(plain)
+    assert plain.config.c_opponents is None and other.config.c_opponents == 2.0
+
+
+def test_opponents_constant_spreads_the_other_seats_visits():
+    """A huge c_opponents spreads the other seats' visits over their options (their most visited
+    option holds a smaller share of their node's visits)."""
+    st = convert(turn_state(), "fast")
+    mover = st.current_player()
+    tree_a, tree_b = _search.Tree(), _search.Tree()
+    for tree, c_other in ((tree_a, -1.0), (tree_b, 50.0)):
+        _search.run_slice(tree, st, 3000, 0.0, 0.4, 0.5, True, 9, False, "tempo", 0, None, None, 0.0, None,
+                          -1, c_other)
+
+    def opponent_spread(tree):
+        """Share of the most visited child, over the well-visited nodes where another seat chooses."""
+        shares = []
+        queue = [0]
+        while queue:
+            node = queue.pop()
+            kids = tree.children(node)
+            if not kids:
+                continue
+            total = sum(k[2] for k in kids)
+            if kids[0][1] not in (-1, mover) and total >= 50:
+                shares.append(max(k[2] for k in kids) / total)
+            queue.extend(k[7] for k in kids if k[2] >= 50)
+        return sum(shares) / len(shares)
+    assert opponent_spread(tree_b) < opponent_spread(tree_a)
+
+
+def test_opponents_constant_spec_and_errors():
+    spec = BotSpec.parse("ismcts:iterations=300,copp=1.5")
+    assert str(spec) == "ismcts:iterations=300,copp=1.5"
+    assert from_spec("ismcts:iterations=300,copp=1.5").config.c_opponents == 1.5
+    with pytest.raises(Exception, match="copp expects a finite number from 0 to 1,000"):
+        BotSpec.parse("ismcts:copp=-1")
+    with pytest.raises(SearchError, match="SearchConfig.c_opponents"):
+        SearchConfig(c_opponents=float("nan"))
