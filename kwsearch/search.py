@@ -661,7 +661,6 @@ class _Halving:
             evaluator, prior, t0: float, stop, tick: Callable[[], None]) -> tuple[int, bool]:
         """Spend the budget (``iterations`` and/or ``seconds`` since ``t0``; None: no limit of that
         kind); returns ``(rng, interrupted)``. ``tick()`` is called after every pass."""
-        from . import _search
         for r in range(self.rounds):
             left_rounds = self.rounds - r
             k = len(self.alive)
@@ -682,10 +681,7 @@ class _Halving:
                     step = HALVING_STEP if quota is None else min(HALVING_STEP, quota[i] - done[i])
                     if step <= 0:
                         continue
-                    n, rng = _search.run_slice(tree, fast, step, 0.0, config.c_uct, config.money_weight,
-                                               config.determinize, rng, config.closed_loop, config.rollout,
-                                               config.cutoff, evaluator, tuple(map(float, config.playout)),
-                                               float(config.prior), prior, a, _c_opponents(config))
+                    n, rng = _run_slice(tree, fast, step, 0.0, rng, config, evaluator, prior, root_action=a)
                     done[i] += n
                     ran += n
                     if tree.pool_full:
@@ -842,7 +838,7 @@ class Searcher:
                 if not isinstance(budget, tuple):
                     break
                 left, span = budget
-                rng = _run_slice(tree, fast, left, span, rng, config, evaluator, prior)
+                _, rng = _run_slice(tree, fast, left, span, rng, config, evaluator, prior)
                 if tree.pool_full:
                     break
                 tick()
@@ -853,20 +849,16 @@ class Searcher:
         return result(True)
 
 
-def _run_slice(tree, state, left: int, span: float, rng: int, config: SearchConfig, evaluator, prior) -> int:
+def _run_slice(tree, state, left: int, span: float, rng: int, config: SearchConfig, evaluator, prior, *,
+               root_action: int = -1) -> tuple[int, int]:
     """One slice of :func:`_next_slice`'s ``(left, span)`` budget on ``tree`` with ``config``'s
-    settings, for the in-process loop and the workers' alike; returns the random state to go on with."""
+    settings, for the in-process loop, the workers and the halving rounds alike (``root_action >= 0``:
+    every iteration takes that root option); returns ``(iterations done, random state to go on with)``."""
     from . import _search
-    _, rng = _search.run_slice(tree, state, left, span, config.c_uct, config.money_weight,
-                               config.determinize, rng, config.closed_loop, config.rollout,
-                               config.cutoff, evaluator, tuple(map(float, config.playout)),
-                               float(config.prior), prior, -1, _c_opponents(config))
-    return rng
-
-
-def _c_opponents(config: SearchConfig) -> float:
-    """The C loop's ``c_other``: the opponents' exploration constant, or -1 for ``c_uct`` everywhere."""
-    return -1.0 if config.c_opponents is None else float(config.c_opponents)
+    c_other = -1.0 if config.c_opponents is None else float(config.c_opponents)  # -1: c_uct everywhere
+    return _search.run_slice(tree, state, left, span, config.c_uct, config.money_weight, config.determinize, rng,
+                             config.closed_loop, config.rollout, config.cutoff, evaluator,
+                             tuple(map(float, config.playout)), float(config.prior), prior, root_action, c_other)
 
 
 def search(state, limits: SearchLimits = SearchLimits(iterations=1000), config: SearchConfig = SearchConfig(),
@@ -931,7 +923,7 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
             if not isinstance(budget, tuple):
                 break
             left, span = budget
-            rng = _run_slice(tree, state, left, span, rng, config, evaluator, prior)
+            _, rng = _run_slice(tree, state, left, span, rng, config, evaluator, prior)
             if tree.pool_full:
                 break
             tick()
