@@ -764,7 +764,7 @@ def report(file: str, as_json: bool) -> None:
 @click.option("--param", "-p", "params", multiple=True, metavar="NAME=V1,V2,...",
               help="A parameter and its values (repeat), instead of or on top of SPACE's params, "
                    "e.g. -p rollout=tempo,smart -p money=0,0.1,0.2. Names: the options of an ismcts spec "
-                   "but its limits (c, money, rollout, rule, tempo, sell, develop, engineer, loop...).")
+                   "but its limits (c, money, rollout, rule, tempo, sell, develop, engineer, loop, root, copp...).")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False), required=True,
               help="The run's log (JSON Lines, one line per game, fsynced); an existing log is resumed.")
 @click.option("--games", "-g", type=click.IntRange(1, 1_000_000), required=True,
