@@ -187,3 +187,40 @@ def test_stability_cli_writes_json_and_section(stability, tmp_path, capsys):
                       (["--spec", "ismcts:bogus=1"], "unknown option")):
         assert stability.main(bad + ["--positions", "1", "--no-results"]) == 2
         assert what in capsys.readouterr().err
+
+
+def test_near_ties_searches_each_named_option_alone(stability, tmp_path, capsys):
+    """bench/strength17/stability/near_ties.py: every disagreement of a stability result, each option a
+    seed named searched alone (forced at the root) on a few seeds; repeatable for its seeds."""
+    saved = list(sys.path)
+    try:
+        spec = importlib.util.spec_from_file_location(
+            "near_ties", ROOT / "bench" / "strength17" / "stability" / "near_ties.py")
+        near_ties = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(near_ties)
+    finally:
+        sys.path[:] = saved
+    res = stability.measure("ismcts", positions=5, seeds=3, iterations=30, players=4, seed=5, echo=lambda *a: None)
+    differ = [r for r in res["rows"] if not r["agree"]]
+    assert differ, "30 iterations should leave some disagreement to look at"
+    src = tmp_path / "s.json"
+    src.write_text(json.dumps(res))
+    outs = []
+    for k in range(2):
+        out = tmp_path / f"n{k}.json"
+        assert near_ties.main([str(src), "--iterations", "60", "--seeds", "2", "--out", str(out)]) == 0
+        outs.append(json.loads(out.read_text()))
+    a, b = outs
+    a.pop("cpu_seconds"), b.pop("cpu_seconds")
+    assert a == b
+    assert a["disagreements"] == len(differ) and a["positions"] == 5 and a["agree"] == 5 - len(differ)
+    for row, src_row in zip(a["rows"], differ):
+        assert row["position"] == src_row["position"]
+        named = {r["top"] for r in src_row["runs"]}
+        assert {o["option"] for o in row["options"]} == named
+        assert sum(o["named_by"] for o in row["options"]) == 3
+        means = [o["mean"] for o in row["options"]]
+        assert means == sorted(means, reverse=True) and all(len(o["values"]) == 2 for o in row["options"])
+        assert row["gap"] == pytest.approx(means[0] - means[1], abs=2e-4)
+        assert row["near_tie"] == (row["gap"] < row["spread"]) and (row["practical_tie"] or not row["near_tie"])
+    assert "disagreements are near ties" in capsys.readouterr().out
