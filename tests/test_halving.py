@@ -216,3 +216,11 @@ def test_opponents_constant_spec_and_errors():
         BotSpec.parse("ismcts:copp=-1")
     with pytest.raises(SearchError, match="SearchConfig.c_opponents"):
         SearchConfig(c_opponents=float("nan"))
+
+
+def test_both_limits_and_a_full_pool():
+    st = turn_state()
+    r = search(st, SearchLimits(iterations=3000, seconds=60), HALVING, seed=2)
+    assert r.iterations == 3000 and r.elapsed < 30  # the iteration limit came first
+    small = search(st, SearchLimits(iterations=50_000), SearchConfig(root="halving", max_nodes=300), seed=2)
+    assert small.pool_full and small.iterations < 50_000 and small.best_action in st.legal_actions()
