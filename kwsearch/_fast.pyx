@@ -1848,13 +1848,7 @@ cdef int k_playout(KState* s, const Comp* c, uint64_t* rng, int max_decisions) n
     """Play uniformly random legal actions until the game is over, or (``max_decisions > 0``) until
     that many decisions are taken (the state is then at the next decision); return the number of
     decisions."""
-    cdef int16_t buf[MAX_LEGAL]
-    cdef int n = k_legal(s, c, buf), steps = 0
-    while n > 0 and (max_decisions <= 0 or steps < max_decisions):  # options computed once per decision
-        resolve(s, c, buf[<int>(k_next(rng) % <uint64_t>n)])
-        steps += 1
-        n = run_opts(s, c, buf)
-    return steps
+    return k_play(s, c, rng, 0, NULL, 0, max_decisions, NULL, NULL, NULL, 0.0)
 
 cdef inline int tempo_tile(KState* s, uint64_t* rng) noexcept nogil:
     """The tempo policy's tile at a turn: uniformly one of the tiles that let the fewest other
@@ -1906,33 +1900,7 @@ cdef int k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace
     other decision is uniformly random. ``trace`` (if given) receives the first
     ``cap`` actions taken (for tests).
     """
-    cdef int16_t buf[MAX_LEGAL]
-    cdef int16_t good[MAX_LEGAL]
-    cdef int n = k_legal(s, c, buf)  # the first options sorted, as k_playout
-    cdef int kind, i, m, pick, steps = 0
-    while n > 0 and (max_decisions <= 0 or steps < max_decisions):
-        kind = s.tasks[s.ntasks - 1][0]
-        pick = buf[<int>(k_next(rng) % <uint64_t>n)]
-        if kind == TK_TURN and (k_next(rng) & 3) != 0:
-            pick = tempo_tile(s, rng)
-        elif kind == TK_ENGINE_DEST and s.tasks[s.ntasks - 1][1] <= s.seats[s.turn_seat].gp_engine:
-            if s.tasks[s.ntasks - 1][1] == s.seats[s.turn_seat].gp_engine and s.seats[s.turn_seat].nwork >= 3:
-                pick = A_ENGINE_GP
-            else:
-                pick = A_ENGINE_WORKSHOP
-        elif kind == TK_MARKET and n > 1 and pick == A_MARKET_PASS and (k_next(rng) & 7) != 0:
-            m = 0
-            for i in range(n):
-                if buf[i] != A_MARKET_PASS:
-                    good[m] = buf[i]
-                    m += 1
-            pick = good[<int>(k_next(rng) % <uint64_t>m)]
-        if trace != NULL and steps < cap:
-            trace[steps] = <int16_t>pick
-        steps += 1
-        resolve(s, c, pick)
-        n = run_opts(s, c, buf)
-    return steps
+    return k_play(s, c, rng, 1, trace, cap, max_decisions, NULL, NULL, NULL, 0.0)
 
 # ---------------------------------------------------------------------------
 # Python wrappers
@@ -2825,21 +2793,70 @@ cdef int k_playout_smart(KState* s, const Comp* c, uint64_t* rng, int16_t* trace
     choice). ``trace`` (if given) receives the first ``cap`` actions taken;
     ``max_decisions > 0`` stops after that many decisions (the state is then not over).
     """
-    cdef int16_t buf[MAX_LEGAL]
-    cdef int n = k_legal(s, c, buf)
-    cdef int kind, i, pick, rule, steps = 0
-    while n > 0 and (max_decisions <= 0 or steps < max_decisions):
-        kind = s.tasks[s.ntasks - 1][0]
-        pick = buf[<int>(k_next(rng) % <uint64_t>n)]
-        if kind == TK_TURN:
-            if smart_unit(rng) < pp.tempo:
-                pick = tempo_tile(s, rng)
-        elif smart_unit(rng) < pp.rule:
-            rule = smart_rule(s, c, kind, buf, n, rng, pp)
+    return k_play(s, c, rng, 2, trace, cap, max_decisions, pp, NULL, NULL, 0.0)
+
+
+#: The rollout policies, in the order of k_rollout's ``kind`` (SearchConfig.rollout, the
+#: evaluation's training games); "smart" plays the heuristic's cheap rules (k_playout_smart).
+ROLLOUTS = ("random", "tempo", "smart")
+
+
+cdef inline int k_pick(KState* s, const Comp* c, uint64_t* rng, int kind, const int16_t* buf, int n,
+                       const PlayoutParams* pp) noexcept nogil:
+    """One decision of the rollout policy ``kind`` (its index in ROLLOUTS) among the n options in
+    ``buf`` (run_opts' order): random, tempo (k_playout_tempo's rules) or smart (k_playout_smart's).
+    Every policy draws a uniform option first, so the streams of the three stay aligned with it."""
+    cdef int16_t good[MAX_LEGAL]
+    cdef int i, m, rule, tk
+    cdef int pick = buf[<int>(k_next(rng) % <uint64_t>n)]
+    if kind == 0:
+        return pick
+    tk = s.tasks[s.ntasks - 1][0]
+    if kind == 1:
+        if tk == TK_TURN and (k_next(rng) & 3) != 0:
+            pick = tempo_tile(s, rng)
+        elif tk == TK_ENGINE_DEST and s.tasks[s.ntasks - 1][1] <= s.seats[s.turn_seat].gp_engine:
+            if s.tasks[s.ntasks - 1][1] == s.seats[s.turn_seat].gp_engine and s.seats[s.turn_seat].nwork >= 3:
+                pick = A_ENGINE_GP
+            else:
+                pick = A_ENGINE_WORKSHOP
+        elif tk == TK_MARKET and n > 1 and pick == A_MARKET_PASS and (k_next(rng) & 7) != 0:
+            m = 0
             for i in range(n):
-                if buf[i] == rule:
-                    pick = rule
-                    break
+                if buf[i] != A_MARKET_PASS:
+                    good[m] = buf[i]
+                    m += 1
+            pick = good[<int>(k_next(rng) % <uint64_t>m)]
+        return pick
+    if tk == TK_TURN:
+        if smart_unit(rng) < pp.tempo:
+            pick = tempo_tile(s, rng)
+    elif smart_unit(rng) < pp.rule:
+        rule = smart_rule(s, c, tk, buf, n, rng, pp)
+        for i in range(n):
+            if buf[i] == rule:
+                pick = rule
+                break
+    return pick
+
+
+cdef int k_play(KState* s, const Comp* c, uint64_t* rng, int kind, int16_t* trace, int cap, int max_decisions,
+                const PlayoutParams* pp, GuideFn guide, const void* ctx, double share) noexcept nogil:
+    """The one playout loop: ``kind``'s policy (k_pick) at every decision, except that with a
+    ``guide`` and ``share > 0`` a decision is, with chance ``share``, the guide's pick instead (one
+    uniform draw per decision decides; none is drawn without a guide, so the unguided playouts'
+    streams are the guided ones' at share 0 minus that draw). ``trace`` (if given) receives the
+    first ``cap`` actions; ``max_decisions > 0`` stops after that many decisions. Returns the
+    number of decisions taken."""
+    cdef int16_t buf[MAX_LEGAL]
+    cdef int n = k_legal(s, c, buf)  # the first options sorted, later ones in run_opts' order
+    cdef int pick, steps = 0
+    cdef bint guided = guide != NULL and share > 0
+    while n > 0 and (max_decisions <= 0 or steps < max_decisions):
+        if guided and smart_unit(rng) < share:
+            pick = guide(ctx, s, c, buf, n, rng)
+        else:
+            pick = k_pick(s, c, rng, kind, buf, n, pp)
         if trace != NULL and steps < cap:
             trace[steps] = <int16_t>pick
         steps += 1
@@ -2848,18 +2865,14 @@ cdef int k_playout_smart(KState* s, const Comp* c, uint64_t* rng, int16_t* trace
     return steps
 
 
-#: The rollout policies, in the order of k_rollout's ``kind`` (SearchConfig.rollout, the
-#: evaluation's training games); "smart" plays the heuristic's cheap rules (k_playout_smart).
-ROLLOUTS = ("random", "tempo", "smart")
-
-
 cdef int k_rollout(KState* s, const Comp* c, uint64_t* rng, int kind, int max_decisions,
                    const PlayoutParams* pp) noexcept nogil:
-    if kind == 2:
-        return k_playout_smart(s, c, rng, NULL, 0, max_decisions, pp)
-    if kind == 1:
-        return k_playout_tempo(s, c, rng, NULL, 0, max_decisions)
-    return k_playout(s, c, rng, max_decisions)
+    return k_play(s, c, rng, kind, NULL, 0, max_decisions, pp, NULL, NULL, 0.0)
+
+
+cdef int k_rollout_guided(KState* s, const Comp* c, uint64_t* rng, int kind, int max_decisions,
+                          const PlayoutParams* pp, GuideFn guide, const void* ctx, double share) noexcept nogil:
+    return k_play(s, c, rng, kind, NULL, 0, max_decisions, pp, guide, ctx, share)
 
 
 def smart_playout_trace(FastState state, uint64_t seed, params, int cap=20000, int max_decisions=0):

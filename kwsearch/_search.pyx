@@ -13,7 +13,8 @@ from libc.string cimport memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from kwsearch._fast cimport (MAX_LEGAL, MAX_TYPES, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal, k_next,
-                             k_playout_tempo, PlayoutParams, k_playout_smart, k_rollout)
+                             k_playout_tempo, PlayoutParams, k_playout_smart, k_rollout,
+                             k_rollout_guided)
 from kwsearch._eval cimport EvalModel, Evaluator, Prior, PriorModel, k_evaluate, k_policy
 
 cdef extern from "stdlib.h" nogil:
@@ -332,10 +333,27 @@ cdef inline int32_t step_into(Tree t, KState* s, const Comp* c, int32_t child, i
     return node
 
 
+cdef int prior_guide(const void* ctx, const KState* s, const Comp* c, const int16_t* buf, int n,
+                     uint64_t* rng) noexcept nogil:
+    """The move prior's pick in a playout (a ``GuideFn``; ``ctx`` is the ``PriorModel``): an option
+    drawn in proportion to its probability."""
+    cdef double prob[MAX_LEGAL]
+    cdef double draw
+    cdef int i
+    k_policy(s, c, <const PriorModel*>ctx, buf, n, prob)
+    draw = (k_next(rng) >> 11) * (1.0 / 9007199254740992.0)
+    for i in range(n):
+        draw -= prob[i]
+        if draw < 0:
+            return buf[i]
+    return buf[n - 1]
+
+
 cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money_weight,
                  int determinize, uint64_t* rng, int closed_loop, int rollout,
                  int cutoff, const EvalModel* model, const PlayoutParams* pp,
-                 double prior_weight, const PriorModel* prior, int root_action, double c_other) noexcept nogil:
+                 double prior_weight, const PriorModel* prior, int root_action, double c_other,
+                 double guide_share) noexcept nogil:
     """One iteration: determinize, select with availability counts, expand one node,
     play out at random, back up. Returns 0, or -1 when the node pool is full.
 
@@ -355,7 +373,11 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
     other options' availability is not counted then. -1 selects by UCB as everywhere.
 
     ``c_other`` is the exploration constant at the nodes where a seat other than the root's mover
-    chooses (``c_uct`` at the root mover's own nodes)."""
+    chooses (``c_uct`` at the root mover's own nodes).
+
+    With ``guide_share > 0`` the playout takes each decision, with that chance, from the move prior
+    ``prior`` (an option drawn in proportion to its probability, ``prior_guide``) and the others
+    from the rollout policy; 0 is the unguided playout, draw for draw."""
     cdef KState s = root[0]
     cdef int16_t buf[MAX_LEGAL]
     cdef int16_t root_legal[MAX_LEGAL]
@@ -453,7 +475,10 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
         if node < 0:
             return -1
     if s.phase != PH_OVER:
-        k_rollout(&s, c, rng, rollout, cutoff, pp)
+        if guide_share > 0:
+            k_rollout_guided(&s, c, rng, rollout, cutoff, pp, prior_guide, <const void*>prior, guide_share)
+        else:
+            k_rollout(&s, c, rng, rollout, cutoff, pp)
     if s.phase != PH_OVER and model != NULL:  # stopped at the cut-off (or at MAX_PATH with one)
         cutoff_rewards(&s, c, model, money_weight, r, w)
     else:
@@ -476,7 +501,8 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
 def run_slice(Tree tree, FastState state, long iterations, double seconds, double c_uct,
               double money_weight, bint determinize, uint64_t rng_state, bint closed_loop=False,
               str rollout="tempo", int cutoff=0, Evaluator evaluator=None, tuple playout=None,
-              double prior_weight=0.0, Prior prior=None, int root_action=-1, double c_other=-1.0):
+              double prior_weight=0.0, Prior prior=None, int root_action=-1, double c_other=-1.0,
+              double guide_share=0.0):
     """Run iterations on ``tree`` from ``state`` until ``iterations`` are done or ``seconds``
     have passed (0 = no limit of that kind), or the node pool is full.
 
@@ -490,7 +516,9 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
     for this player count, required then; see ``iterate``); 0 searches without it.
     ``root_action >= 0`` takes that option at the root in every iteration that allows it
     (``iterate``); -1 chooses there by UCB. ``c_other >= 0`` is the exploration constant where
-    another seat than the root's mover chooses; -1: ``c_uct`` everywhere. Returns
+    another seat than the root's mover chooses; -1: ``c_uct`` everywhere. ``guide_share`` in [0, 1]
+    is the chance that a playout decision is drawn from ``prior`` (required then) instead of the
+    rollout policy (``iterate``); 0: unguided. Returns
     ``(iterations done, rng_state)``; ``tree.pool_full`` tells whether the pool ended it.
     """
     if rollout not in ROLLOUTS:
@@ -509,9 +537,11 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
     cdef const PriorModel* pm = NULL
     if not prior_weight >= 0:
         raise ValueError(f"prior_weight: expected 0 or more, got {prior_weight}")
-    if prior_weight > 0:
+    if not 0 <= guide_share <= 1:
+        raise ValueError(f"guide_share: expected a chance from 0 to 1, got {guide_share}")
+    if prior_weight > 0 or guide_share > 0:
         if prior is None:
-            raise ValueError("prior_weight: a move prior weight needs a prior")
+            raise ValueError("prior_weight, guide_share: the move prior's weight or playout share needs a prior")
         if prior.model.nplayers != state.st.nplayers:
             raise ValueError(f"prior: fitted for {prior.model.nplayers} players, the state has {state.st.nplayers}")
         pm = &prior.model
@@ -531,7 +561,7 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
             if seconds > 0 and (done & (CLOCK_EVERY - 1)) == 0 and now() >= deadline:
                 break
             if iterate(tree, &root, c, c_uct, money_weight, determinize, &rng, closed_loop, policy,
-                       cutoff, model, &pp, prior_weight, pm, root_action, cexp) < 0:
+                       cutoff, model, &pp, prior_weight, pm, root_action, cexp, guide_share) < 0:
                 break
             done += 1
     return done, rng

@@ -40,8 +40,10 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
                                             ``tempo`` otherwise, ``search.DEFAULT_EVALUATION``;
                                             docs/evaluation.md),
                                             ``prior=0`` (weight of the learned move prior's bias in
-                                            selection; 0 = none) and ``priorw=FILE`` (its weights;
-                                            default the shipped ones, docs/evaluation.md);
+                                            selection; 0 = none), ``pprior=0`` (the chance that a
+                                            playout decision is drawn from the same prior; 0 =
+                                            none) and ``priorw=FILE`` (its weights; default the
+                                            shipped ones, docs/evaluation.md);
                                             ``root=uct`` (or ``halving``: sequential halving over
                                             the root's options, ``search.DEFAULT_ROOT``) and
                                             ``copp=`` (the exploration constant at the other seats'
@@ -60,7 +62,7 @@ Limits: ``iterations`` from 1 to 2^31 - 1 (what the search counts), ``seconds``
 a finite number above 0 (at most a year), ``c`` from 0 to 1000, ``money`` from 0
 to 1, ``workers`` from 1 to 256, ``worlds`` from 1 to 100,000, ``cutoff`` from 0 to
 100,000 (``eval`` needs a cut-off; its path cannot hold ``,``), ``prior`` from 0 to
-1000 (``priorw`` needs a prior above 0; its path cannot hold ``,``). Every random
+1000, ``pprior`` from 0 to 1 (``priorw`` needs one of them above 0; its path cannot hold ``,``). Every random
 choice of a bot flows from its seed: the n-th search of a search bot uses
 ``derive_seed(seed, "run", n)`` (:mod:`kwsearch.seeds`).
 """
@@ -218,7 +220,7 @@ _SECONDS = _Option("float", 0, MAX_SECONDS, lo_open=True)
 _SEARCH = {"iterations": _ITERATIONS, "seconds": _SECONDS, "c": _Option("float", 0, MAX_C_UCT),
            "money": _Option("float", 0, 1), "rollout": _Option("choice", choices=("random", "tempo", "smart")),
            "cutoff": _Option("int", 0, MAX_CUTOFF), "eval": _Option("text"),
-           "prior": _Option("float", 0, MAX_PRIOR), "priorw": _Option("text"),
+           "prior": _Option("float", 0, MAX_PRIOR), "pprior": _Option("float", 0, 1), "priorw": _Option("text"),
            "root": _Option("choice", choices=ROOT_RULES), "copp": _Option("float", 0, MAX_C_UCT),
            # the smart rollout's knobs (SearchConfig.playout), allowed only with rollout=smart
            **{name: _Option("float", lo, hi) for name, (lo, hi) in zip(PLAYOUT_FIELDS, PLAYOUT_RANGES)}}
@@ -331,6 +333,7 @@ class BotSpec:
                                   rollout=self.get("rollout"), playout=playout,  # None: player-count default
                                   cutoff=self.get("cutoff"), evaluation=self.get("eval"),
                                   prior=float(self.get("prior", 0.0)), prior_weights=self.get("priorw"),
+                                  prior_playout=float(self.get("pprior", 0.0)),
                                   root=self.get("root"),  # None: player-count default
                                   c_opponents=self.get("copp"))
             from .features import SHIPPED, load_evaluation

@@ -241,6 +241,8 @@ def _search_text(config: SearchConfig) -> str:
         words.append(f"cut off after {config.cutoff} decisions ({scorer} evaluation)")
     if config.prior:
         words.append(f"prior {config.prior:g}")
+    if config.prior_playout:
+        words.append(f"{config.prior_playout:.0%} of playout decisions from the prior")
     if config.root == "halving":
         words.append("sequential halving at the root")
     return ", ".join(words)
@@ -282,9 +284,12 @@ def _search_text(config: SearchConfig) -> str:
 @click.option("--prior", type=FiniteFloat(min=0, max=1000.0), default=None,
               help="Weight of the learned move prior's bias in selection (docs/evaluation.md, \"The move "
                    "prior\"); 0 (the default) searches without it.")
+@click.option("--prior-playout", type=FiniteFloat(min=0, max=1.0), default=None,
+              help="Chance that a playout decision is drawn from the learned move prior instead of the rollout "
+                   "policy (docs/evaluation.md, \"The move prior\"); 0 (the default) plays out without it.")
 @click.option("--prior-weights", type=str, default=None, metavar="FILE",
-              help="Weights file of the move prior used with --prior (default: the shipped one for the "
-                   "player count).")
+              help="Weights file of the move prior used with --prior or --prior-playout (default: the shipped "
+                   "one for the player count).")
 @click.option("--root", type=click.Choice(["uct", "halving"]), default=None,
               help="How the root spends the budget: uct (the default) selects there as everywhere; halving "
                    "runs sequential halving over the options: rounds of equal iterations each, keeping the "
@@ -293,8 +298,8 @@ def _search_text(config: SearchConfig) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print a kwsearch-analysis/1 object (docs/formats.md).")
 def suggest(file: str, ply: int | None, iterations: int | None, seconds: float | None, workers: int, top: int,
             seed: int, loop: str | None, max_nodes: int, bot: str | None, cutoff: int | None,
-            evaluation: str | None, prior: float | None, prior_weights: str | None, root: str | None,
-            as_json: bool) -> None:
+            evaluation: str | None, prior: float | None, prior_playout: float | None, prior_weights: str | None,
+            root: str | None, as_json: bool) -> None:
     """Suggest a move: search the position of a game record or a position file.
 
     Prints the seat to move and the best options as whole-turn plans, with
@@ -336,6 +341,8 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
         overrides["evaluation"] = evaluation
     if prior is not None:
         overrides["prior"] = prior
+    if prior_playout is not None:
+        overrides["prior_playout"] = prior_playout
     if prior_weights is not None:
         overrides["prior_weights"] = prior_weights
     if root is not None:

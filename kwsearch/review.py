@@ -259,8 +259,14 @@ def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchCon
         settings["playout"] = list(config.playout)
     if config.cutoff:  # so do the cut-off and its evaluation, and the prior (absent: the keys are as before)
         settings["cutoff"], settings["evaluation"] = config.cutoff, config.evaluation
-    if config.prior:
+    if config.uses_prior:
         settings["prior"], settings["prior_weights"] = config.prior, config.prior_weights
+    if config.prior_playout:
+        settings["prior_playout"] = config.prior_playout
+    if config.root not in (None, "uct"):  # the root's rule and the opponents' constant, when not the usual ones
+        settings["root"] = config.root
+    if config.c_opponents is not None:
+        settings["c_opponents"] = config.c_opponents
     blob = json.dumps({"game": game, "settings": settings}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
 

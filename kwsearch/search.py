@@ -28,7 +28,10 @@ Every iteration
    legal here a probability P: the untried option expanded is drawn in proportion
    to P, and the UCB score gains the progressive bias ``W * P / (1 + n)``
    (docs/evaluation.md, "The move prior"); ``W = 0``, the default, is the search
-   without it, draw for draw.
+   without it, draw for draw. ``SearchConfig.prior_playout = q > 0`` lets the same
+   prior guide the playouts too: each playout decision is, with chance q, an option
+   drawn in proportion to P, and the rollout policy's choice otherwise (``q = 0``, the
+   default: unguided, draw for draw).
 3. **plays out** the rest of the game at C level. With three players the
    default is the cheap *tempo* policy to the end of the game
    (``SearchConfig.rollout = "tempo"``, ``k_playout_tempo``); with two players it is
@@ -287,6 +290,7 @@ class SearchConfig:
     prior_weights: str | None = None  # weights file of the move prior (None: the shipped one for the player count)
     root: str | None = None  # how the root spends its budget: "uct" or "halving" (None: by players)
     c_opponents: float | None = None  # exploration constant where another seat than the root's mover chooses (None: c_uct)
+    prior_playout: float = 0.0  # chance that a playout decision is drawn from the move prior (0: unguided)
 
     def __post_init__(self) -> None:
         if self.c_uct is not None:
@@ -314,6 +318,7 @@ class SearchConfig:
                 raise SearchError("SearchConfig.evaluation: the evaluation scores playouts stopped at a cut-off; "
                                   "give cutoff (decisions) too")
         _number("SearchConfig", "prior", self.prior, 0, MAX_PRIOR)
+        _number("SearchConfig", "prior_playout", self.prior_playout, 0, 1)
         if self.c_opponents is not None:
             _number("SearchConfig", "c_opponents", self.c_opponents, 0, MAX_C_UCT)
         if self.root is not None and self.root not in ROOT_RULES:
@@ -322,9 +327,9 @@ class SearchConfig:
             if not isinstance(self.prior_weights, str) or not self.prior_weights.strip():
                 raise SearchError(f"SearchConfig.prior_weights: expected the path of a weights file, "
                                   f"got {self.prior_weights!r}")
-            if self.prior == 0:
-                raise SearchError("SearchConfig.prior_weights: the move prior is used only with a prior weight; "
-                                  "give prior (above 0) too")
+            if self.prior == 0 and self.prior_playout == 0:
+                raise SearchError("SearchConfig.prior_weights: the move prior is used only with a prior weight or a "
+                                  "playout share; give prior or prior_playout (above 0) too")
 
     def for_players(self, n: int) -> "SearchConfig":
         """This configuration with the player-count defaults filled in (with a cut-off, the
@@ -349,7 +354,13 @@ class SearchConfig:
                 "workers": self.workers, "max_nodes": self.max_nodes, "closed_loop": self.closed_loop,
                 "rollout": self.rollout, "cutoff": self.cutoff, "evaluation": self.evaluation, "root": self.root,
                 **({"playout": dict(zip(PLAYOUT_FIELDS, self.playout))} if self.rollout == "smart" else {}),
-                **({"prior": self.prior, "prior_weights": self.prior_weights} if self.prior > 0 else {})}
+                **({"prior": self.prior, "prior_playout": self.prior_playout, "prior_weights": self.prior_weights}
+                   if self.uses_prior else {})}
+
+    @property
+    def uses_prior(self) -> bool:
+        """Whether the search reads the move prior (a prior weight, or a playout share above 0)."""
+        return self.prior > 0 or self.prior_playout > 0
 
     def evaluator(self, n: int):
         """The evaluation that scores playouts stopped at the cut-off (a ``kwsearch._eval.Evaluator``
@@ -362,10 +373,10 @@ class SearchConfig:
         return load_evaluation(resolved.evaluation, n)
 
     def prior_model(self, n: int):
-        """The move prior that biases selection (a ``kwsearch._eval.Prior`` for ``n`` players), or
-        None with ``prior == 0``. A missing or bad weights file is a
-        :class:`kwsearch.prior.PriorError` naming the file and field."""
-        if self.prior == 0:
+        """The move prior that biases selection and guides playouts (a ``kwsearch._eval.Prior`` for ``n``
+        players), or None when neither ``prior`` nor ``prior_playout`` is above 0. A missing or bad
+        weights file is a :class:`kwsearch.prior.PriorError` naming the file and field."""
+        if not self.uses_prior:
             return None
         from .prior import load_prior
         return load_prior(self.prior_weights, n)
@@ -858,7 +869,8 @@ def _run_slice(tree, state, left: int, span: float, rng: int, config: SearchConf
     c_other = -1.0 if config.c_opponents is None else float(config.c_opponents)  # -1: c_uct everywhere
     return _search.run_slice(tree, state, left, span, config.c_uct, config.money_weight, config.determinize, rng,
                              config.closed_loop, config.rollout, config.cutoff, evaluator,
-                             tuple(map(float, config.playout)), float(config.prior), prior, root_action, c_other)
+                             tuple(map(float, config.playout)), float(config.prior), prior, root_action, c_other,
+                             float(config.prior_playout))
 
 
 def search(state, limits: SearchLimits = SearchLimits(iterations=1000), config: SearchConfig = SearchConfig(),
