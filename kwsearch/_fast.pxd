@@ -310,13 +310,15 @@ cdef int k_playout_smart(KState* s, const Comp* c, uint64_t* rng, int16_t* trace
 cdef int k_rollout(KState* s, const Comp* c, uint64_t* rng, int kind, int max_decisions,
                    const PlayoutParams* pp) noexcept nogil
 # A playout guide: picks one of the n options in ``buf`` (the search's move prior, drawing from
-# ``rng``); ``ctx`` is its model. k_rollout_guided gives it each decision with chance ``share`` (one
-# uniform draw per decision) and the rollout policy the others; k_rollout is it at share 0 without
-# that draw.
+# ``rng``); ``ctx`` is its model.
 ctypedef int (*GuideFn)(const void* ctx, const KState* s, const Comp* c, const int16_t* buf, int n,
                         uint64_t* rng) noexcept nogil
-cdef int k_rollout_guided(KState* s, const Comp* c, uint64_t* rng, int kind, int max_decisions,
-                          const PlayoutParams* pp, GuideFn guide, const void* ctx, double share) noexcept nogil
+# The one playout loop behind all of the above: rollout policy ``kind`` at every decision, except
+# that with a ``guide`` and ``share > 0`` a decision is the guide's with chance ``share`` (one
+# uniform draw per decision decides; none without a guide, so k_rollout is k_play with guide NULL).
+# trace may be NULL; ``pp`` is read only by the smart policy.
+cdef int k_play(KState* s, const Comp* c, uint64_t* rng, int kind, int16_t* trace, int cap, int max_decisions,
+                const PlayoutParams* pp, GuideFn guide, const void* ctx, double share) noexcept nogil
 
 
 cdef class FastGame:

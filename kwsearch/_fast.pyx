@@ -2870,10 +2870,6 @@ cdef int k_rollout(KState* s, const Comp* c, uint64_t* rng, int kind, int max_de
     return k_play(s, c, rng, kind, NULL, 0, max_decisions, pp, NULL, NULL, 0.0)
 
 
-cdef int k_rollout_guided(KState* s, const Comp* c, uint64_t* rng, int kind, int max_decisions,
-                          const PlayoutParams* pp, GuideFn guide, const void* ctx, double share) noexcept nogil:
-    return k_play(s, c, rng, kind, NULL, 0, max_decisions, pp, guide, ctx, share)
-
 
 def smart_playout_trace(FastState state, uint64_t seed, params, int cap=20000, int max_decisions=0):
     """The actions a smart playout from ``state`` takes with ``params`` (rule, tempo, sell,

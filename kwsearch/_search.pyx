@@ -14,7 +14,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from kwsearch._fast cimport (MAX_LEGAL, MAX_TYPES, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal, k_next,
                              k_playout_tempo, PlayoutParams, k_playout_smart, k_rollout,
-                             k_rollout_guided)
+                             k_play)
 from kwsearch._eval cimport EvalModel, Evaluator, Prior, PriorModel, k_evaluate, k_policy
 
 cdef extern from "stdlib.h" nogil:
@@ -476,7 +476,7 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
             return -1
     if s.phase != PH_OVER:
         if guide_share > 0:
-            k_rollout_guided(&s, c, rng, rollout, cutoff, pp, prior_guide, <const void*>prior, guide_share)
+            k_play(&s, c, rng, rollout, NULL, 0, cutoff, pp, prior_guide, <const void*>prior, guide_share)
         else:
             k_rollout(&s, c, rng, rollout, cutoff, pp)
     if s.phase != PH_OVER and model != NULL:  # stopped at the cut-off (or at MAX_PATH with one)
@@ -621,6 +621,37 @@ def smart_playout_actions(FastState state, uint64_t seed, tuple playout=None, in
         k_next(&rng)
         with nogil:
             steps = k_playout_smart(&s, &state.fg.comp, &rng, trace, cap, max_decisions, &pp)
+        return [trace[i] for i in range(min(steps, cap))]
+    finally:
+        free(trace)
+
+
+def guided_playout_actions(FastState state, uint64_t seed, Prior prior, double share, str rollout="smart",
+                           tuple playout=None, int cap=20000, int max_decisions=0):
+    """The actions of a playout from ``state`` guided by the move prior ``prior`` (each decision, with
+    chance ``share``, an option drawn in proportion to the prior's probability; the others by the
+    rollout policy ``rollout``), as the search plays them with ``SearchConfig.prior_playout``; for
+    tests and inspection. ``max_decisions > 0`` stops after that many decisions."""
+    if rollout not in ROLLOUTS:
+        raise ValueError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+    if not 0 <= share <= 1:
+        raise ValueError(f"share: expected a chance from 0 to 1, got {share}")
+    if prior is None or prior.model.nplayers != state.st.nplayers:
+        raise ValueError(f"prior: expected a move prior for {state.st.nplayers} players")
+    cdef KState s = state.st
+    cdef uint64_t rng = seed
+    cdef PlayoutParams pp = playout_params(playout)
+    cdef int kind = ROLLOUTS.index(rollout)
+    cdef int16_t* trace = <int16_t*>malloc(cap * sizeof(int16_t))
+    cdef const PriorModel* pm = &prior.model
+    cdef int i, steps
+    if trace == NULL:
+        raise MemoryError()
+    try:
+        k_next(&rng)
+        with nogil:
+            steps = k_play(&s, &state.fg.comp, &rng, kind, trace, cap, max_decisions, &pp, prior_guide,
+                           <const void*>pm, share)
         return [trace[i] for i in range(min(steps, cap))]
     finally:
         free(trace)

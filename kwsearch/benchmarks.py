@@ -16,7 +16,11 @@ process's CPU time (``time.process_time()``), which a shared machine disturbs fa
 less than the wall clock — ISMCTS iterations per CPU-second with tempo playouts
 to the end (``BENCH_CONFIG``), random and tempo-policy playouts per CPU-second and nanoseconds
 per playout decision (a decision = one action chosen in the playout; forced,
-single-option steps are not counted), from the 4-player opening and the mid-game.
+single-option steps are not counted), from the 4-player opening and the mid-game;
+and the player-count default search (smart playouts, cut-off and evaluation) with
+0%, 30% and 100% of its playout decisions drawn from the move prior
+(``SearchConfig.prior_playout``, ``GUIDED_SHARES``), with their ratios to the
+unguided search measured in the same run.
 When open-spiel is installed, the same run measures OpenSpiel's C++ ISMCTS
 (``pyspiel.ISMCTSBot`` with a ``RandomRolloutEvaluator`` of one rollout) on its
 built-in ``hearts``: the CPU time of a fixed number of simulations from the first
@@ -325,6 +329,10 @@ def openspiel_hearts(simulations: int, repeat: int, seed: int = 1) -> dict | Non
             "ns_per_playout_decision": best / simulations / per_playout * 1e9}
 
 
+#: The playout shares of the move prior that ``cpu_speed`` times (0: the default, unguided).
+GUIDED_SHARES = (0.0, 0.3, 1.0)
+
+
 def cpu_speed(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] = print) -> dict:
     """The CPU-time figures of the module docstring: {"rows": [(position, measurement, value, unit)],
     "openspiel_hearts": dict or None}."""
@@ -334,7 +342,8 @@ def cpu_speed(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] 
 
     def add(name: str, what: str, value: float, unit: str) -> None:
         rows.append((name, what, value, unit))
-        echo(f"{name:40s} {what:44s} {value:14,.1f} {unit}")
+        echo(f"{name:40s} {what:44s} {value:14,.2f} {unit}" if unit == "x" else
+             f"{name:40s} {what:44s} {value:14,.1f} {unit}")
 
     for name, st in search_positions().items():
         fast = convert(st, "fast")
@@ -353,6 +362,16 @@ def cpu_speed(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] 
             add(name, f"{policy} playout: ns per decision ({per[policy]:.0f} per playout)",
                 1e9 / prate / per[policy], "ns")
         add(name, "ISMCTS: ns per tempo-playout decision", 1e9 / rate / per["tempo"], "ns")
+        # The player-count default search, unguided and with playouts guided by the move prior
+        # (SearchConfig.prior_playout), side by side: what a playout share costs in speed.
+        guided = {}
+        for share in GUIDED_SHARES:
+            config = SearchConfig(prior_playout=share)
+            guided[share] = best_cpu_rate(lambda c=config: search(fast, SearchLimits(iterations=iters), c, seed=1),
+                                          iters, repeat)
+            add(name, f"default search, {share:.0%} of playout decisions from the prior", guided[share], "it/CPU-s")
+        for share in GUIDED_SHARES[1:]:
+            add(name, f"  speed at {share:.0%} guided / unguided", guided[share] / guided[0.0], "x")
     hearts = openspiel_hearts(300 if quick else 2000, repeat)
     if hearts:
         echo(f"{'OpenSpiel hearts (C++ ISMCTSBot)':40s} {'ns per playout decision':44s} "
@@ -386,7 +405,8 @@ def search_markdown(res: dict, quick: bool) -> str:
                   "the method (a decision is one action chosen in a playout).", "",
                   "| position | measurement | value |", "| --- | --- | ---: |"]
         for name, what, value, unit in cpu["rows"]:
-            lines.append(f"| {name} | {what} | {value:,.0f} {unit} |")
+            shown = f"{value:.2f}×" if unit == "x" else f"{value:,.0f} {unit}"
+            lines.append(f"| {name} | {what} | {shown} |")
         h = cpu.get("openspiel_hearts")
         if h:
             lines.append(f"| OpenSpiel `hearts`, C++ `ISMCTSBot` + `RandomRolloutEvaluator` | ns per playout "

@@ -84,16 +84,19 @@ def test_cut_off_search_is_named_and_its_money_labelled():
 
 def test_cache_key_names_every_setting_that_changes_the_search():
     """A cached decision is reused only by a review with the same settings: the cut-off, its
-    evaluation and the prior count, and a default spelled out is the same key as the default."""
+    evaluation, the prior (in selection and in the playouts), the root's rule and the opponents'
+    constant count, and a default spelled out is the same key as the default."""
     from kwsearch.review import cache_key
     from kwsearch.search import SearchConfig
     rec = _record()
     key = lambda c: cache_key(rec, LIMITS, c, 0)  # noqa: E731
     default = key(SearchConfig())
-    assert default == key(SearchConfig(rollout="smart", cutoff=15, c_uct=0.7, money_weight=0.2))
+    assert default == key(SearchConfig(rollout="smart", cutoff=15, c_uct=0.7, money_weight=0.2, root="uct"))
     variants = [SearchConfig(cutoff=0), SearchConfig(cutoff=20), SearchConfig(evaluation="searched"),
                 SearchConfig(prior=1.0), SearchConfig(prior=1.0, prior_weights="p.json"),
-                SearchConfig(rollout="tempo", cutoff=0, money_weight=0.0)]
+                SearchConfig(rollout="tempo", cutoff=0, money_weight=0.0), SearchConfig(prior_playout=0.3),
+                SearchConfig(prior_playout=0.3, prior_weights="p.json"), SearchConfig(root="halving"),
+                SearchConfig(c_opponents=0.7)]
     keys = [key(c) for c in variants]
     assert len(set(keys)) == len(keys) and default not in keys
 
