@@ -13,8 +13,7 @@ from libc.string cimport memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from kwsearch._fast cimport (MAX_LEGAL, MAX_TYPES, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal, k_next,
-                             k_playout_tempo, PlayoutParams, k_playout_smart, k_rollout,
-                             k_play)
+                             k_playout_tempo, PlayoutParams, k_rollout, k_play, GuideFn)
 from kwsearch._eval cimport EvalModel, Evaluator, Prior, PriorModel, k_evaluate, k_policy
 
 cdef extern from "stdlib.h" nogil:
@@ -606,24 +605,35 @@ cdef PlayoutParams playout_params(tuple playout):
     return pp
 
 
-def smart_playout_actions(FastState state, uint64_t seed, tuple playout=None, int cap=20000,
-                          int max_decisions=0):
-    """The actions a smart-policy playout from ``state`` takes (for tests and inspection), with the
-    knobs ``playout`` (None: the defaults); ``max_decisions > 0`` stops after that many."""
+cdef list _traced_playout(FastState state, uint64_t seed, int kind, tuple playout, int cap, int max_decisions,
+                          const PriorModel* pm, double share):
+    """The actions of one playout (``k_play``) from a copy of ``state``: policy ``kind``, guided by
+    ``pm`` with chance ``share`` when ``pm`` is not NULL."""
     cdef KState s = state.st
     cdef uint64_t rng = seed
     cdef PlayoutParams pp = playout_params(playout)
     cdef int16_t* trace = <int16_t*>malloc(cap * sizeof(int16_t))
+    cdef GuideFn guide = NULL
     cdef int i, steps
+    if pm != NULL:
+        guide = prior_guide
     if trace == NULL:
         raise MemoryError()
     try:
         k_next(&rng)
         with nogil:
-            steps = k_playout_smart(&s, &state.fg.comp, &rng, trace, cap, max_decisions, &pp)
+            steps = k_play(&s, &state.fg.comp, &rng, kind, trace, cap, max_decisions, &pp, guide, <const void*>pm,
+                           share)
         return [trace[i] for i in range(min(steps, cap))]
     finally:
         free(trace)
+
+
+def smart_playout_actions(FastState state, uint64_t seed, tuple playout=None, int cap=20000,
+                          int max_decisions=0):
+    """The actions a smart-policy playout from ``state`` takes (for tests and inspection), with the
+    knobs ``playout`` (None: the defaults); ``max_decisions > 0`` stops after that many."""
+    return _traced_playout(state, seed, ROLLOUTS.index("smart"), playout, cap, max_decisions, NULL, 0.0)
 
 
 def guided_playout_actions(FastState state, uint64_t seed, Prior prior, double share, str rollout="smart",
@@ -638,20 +648,4 @@ def guided_playout_actions(FastState state, uint64_t seed, Prior prior, double s
         raise ValueError(f"share: expected a chance from 0 to 1, got {share}")
     if prior is None or prior.model.nplayers != state.st.nplayers:
         raise ValueError(f"prior: expected a move prior for {state.st.nplayers} players")
-    cdef KState s = state.st
-    cdef uint64_t rng = seed
-    cdef PlayoutParams pp = playout_params(playout)
-    cdef int kind = ROLLOUTS.index(rollout)
-    cdef int16_t* trace = <int16_t*>malloc(cap * sizeof(int16_t))
-    cdef const PriorModel* pm = &prior.model
-    cdef int i, steps
-    if trace == NULL:
-        raise MemoryError()
-    try:
-        k_next(&rng)
-        with nogil:
-            steps = k_play(&s, &state.fg.comp, &rng, kind, trace, cap, max_decisions, &pp, prior_guide,
-                           <const void*>pm, share)
-        return [trace[i] for i in range(min(steps, cap))]
-    finally:
-        free(trace)
+    return _traced_playout(state, seed, ROLLOUTS.index(rollout), playout, cap, max_decisions, &prior.model, share)

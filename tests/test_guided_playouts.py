@@ -11,12 +11,12 @@ search with guided playouts stays legal and reproducible, with a cut-off and wit
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import pytest
 
 from helpers import assert_one_line_error, run_cli
+from test_smart_playout import _random_states
 from kwsearch import _eval, _search
 from kwsearch import prior as P
 from kwsearch.bots import BotSpec, BotSpecError, from_spec, play_game
@@ -33,15 +33,8 @@ PASS = P.PRIOR_FEATURES.index("pass")
 
 
 def _states(players: int, seed: int, every: int = 20):
-    """Fast states along one random game (every ``every``-th decision)."""
-    rnd = random.Random(seed)
-    st = Game(players).new_initial_state(seed, engine="fast")
-    k = 0
-    while not st.is_terminal():
-        if k % every == 0:
-            yield st.copy()
-        st.apply(rnd.choice(st.legal_actions()))
-        k += 1
+    """Fast states along one random game (every ``every``-th decision; test_smart_playout's walk)."""
+    return _random_states(players, False, seed, every)
 
 
 def _passing_prior(players: int):
