@@ -7,8 +7,9 @@ Expert iteration, one generation: for each player count it plays ``--games``
 self-play games from seeded set-ups (a share ``--v6`` of them with the V6
 specialty tiles), every decision chosen by the search (tempo playouts to the end of the game, the
 player-count c and money weight of before issue 17's two-player default change --
-``search.FORMER_DEFAULT``, so the shipped prior regenerates -- with ``--iterations`` iterations; ``--prior W`` with
-``--prior-weights FILE`` searches with an earlier generation's prior instead).
+``search.FORMER_DEFAULT``, so the shipped prior regenerates -- with ``--iterations`` iterations; ``--search SPEC``
+names another search by its ``ismcts:`` spec, e.g. ``--search ismcts`` for today's player-count default; ``--prior W``
+with ``--prior-weights FILE`` searches with an earlier generation's prior instead).
 At a share ``--sample`` of the decisions it records the root's visit
 distribution over the legal options (the target) and each option's features
 (``kwsearch._eval.prior_features``, the C version the search uses). A game
@@ -51,7 +52,7 @@ sys.path.insert(0, str(HERE))
 from dataclasses import replace  # noqa: E402
 
 from kwsearch import _eval  # noqa: E402
-from kwsearch.bots import BotSpec  # noqa: E402
+from kwsearch.bots import BotSpec, BotSpecError  # noqa: E402
 from kwsearch.prior import NPRIOR, prior_document, shipped_path  # noqa: E402
 from kwsearch.search import FORMER_DEFAULT, SearchConfig, SearchLimits, search  # noqa: E402
 from kwsearch.seeds import derive_seed  # noqa: E402
@@ -138,13 +139,16 @@ def metrics(b: Batch, w: np.ndarray) -> dict[str, float]:
 
 def train(players: int, seed: int, games: int, iterations: int = 600, sample: float = 0.5, v6_share: float = 0.25,
           l2: float = 1e-3, holdout: float = 0.2, prior: float = 0.0, prior_weights: str | None = None,
-          max_decisions: int | None = None) -> dict:
+          max_decisions: int | None = None, search_spec: str | None = None) -> dict:
     """Play, fit and measure for one player count; returns the weights file's content."""
     t0 = time.process_time()
     # The search the shipped prior was generated with: the default before the two-player change
-    # (search.FORMER_DEFAULT), spelled out so that the shipped weights regenerate.
-    _, former = BotSpec.parse(f"ismcts:{FORMER_DEFAULT[players]}").search_settings()
-    config = replace(former, prior=prior, prior_weights=prior_weights)
+    # (search.FORMER_DEFAULT), spelled out so that the shipped weights regenerate; or the spec given.
+    spec = search_spec or f"ismcts:{FORMER_DEFAULT[players]}"
+    _, base = BotSpec.parse(spec).search_settings()
+    config = replace(base, prior=prior, prior_weights=prior_weights)
+    if search_spec:  # recorded with the player-count defaults filled in, as they were when it ran
+        config = config.for_players(players)
     max_decisions = max_decisions or 120 * players
     decisions, stalled = play(players, seed, games, iterations, sample, v6_share, config, max_decisions)
     cut = games - max(1, int(round(games * holdout)))
@@ -183,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prior", type=float, default=0.0,
                     help="self-play with this move-prior weight (an earlier generation; 0: the default search)")
     ap.add_argument("--prior-weights", default=None, help="that generation's weights file (default: shipped)")
+    ap.add_argument("--search", default=None, metavar="SPEC",
+                    help="the self-play search as an ismcts: spec, its limit replaced by --iterations (default: "
+                         "search.FORMER_DEFAULT of the player count, which the shipped weights were fitted with)")
     ap.add_argument("--max-decisions", type=int, default=None,
                     help="decisions after which a (stalled) game stops (default: 120 a player)")
     ap.add_argument("--out", type=Path, default=None,
@@ -193,10 +200,16 @@ def main(argv: list[str] | None = None) -> int:
             or (args.max_decisions is not None and args.max_decisions < 1)):
         ap.error("expected --games >= 2, --iterations >= 1, --sample in (0, 1], --v6 in [0, 1], --holdout in (0, 1), "
                  "--l2 >= 0, --prior >= 0, --max-decisions >= 1")
+    if args.search is not None:
+        try:
+            if BotSpec.parse(args.search).name != "ismcts":
+                ap.error(f"--search: expected an ismcts: spec, got {args.search!r}")
+        except BotSpecError as exc:
+            ap.error(f"--search: {exc}")
     command = command_line("bench/train_prior.py", argv)
     for n in args.players:
         doc = train(n, args.seed, args.games, args.iterations, args.sample, args.v6, args.l2, args.holdout,
-                    args.prior, args.prior_weights, args.max_decisions)
+                    args.prior, args.prior_weights, args.max_decisions, args.search)
         path = write_weights(doc, command, args.out, f"prior-{n}p.json", shipped_path(n), "move prior weights file")
         t = doc["training"]
         m = t["holdout_metrics"]

@@ -153,6 +153,24 @@ def test_training_is_reproducible_from_its_seed(tmp_path):
     assert pr.nplayers == 3 and pr.meta["training"]["seed"] == 5
 
 
+@pytest.mark.one_engine
+def test_training_with_another_search_spec(tmp_path):
+    """``--search SPEC``: self-play by that search (recorded with the player-count defaults filled in);
+    reproducible from its seed like the default; a spec of another bot is a usage error."""
+    train = _train_module()
+    a = train.train(2, seed=8, games=3, iterations=60, sample=0.3, search_spec="ismcts")
+    again = train.train(2, seed=8, games=3, iterations=60, sample=0.3, search_spec="ismcts")
+    assert (a["weights"], a["test"], a["training"]["decisions"]) == \
+        (again["weights"], again["test"], again["training"]["decisions"])
+    search = a["training"]["search"]
+    assert (search["rollout"], search["cutoff"], search["c_uct"]) == ("smart", 15, 0.7)  # today's 2p default
+    former = train.train(2, seed=8, games=3, iterations=60, sample=0.3)
+    assert former["training"]["search"]["rollout"] == "tempo" and former["weights"] != a["weights"]
+    for bad in ("heuristic", "ismcts:c=-1"):
+        with pytest.raises(SystemExit):
+            train.main(["--seed", "1", "--games", "2", "--search", bad, "--out", str(tmp_path)])
+
+
 # ---------------------------------------------------------------------------
 # The search with a prior
 # ---------------------------------------------------------------------------
