@@ -29,8 +29,10 @@ player decisions of uniformly random hearts playouts from that state (measured
 with pyspiel in the same run). Ours on the same footing: the CPU time of an ISMCTS
 iteration divided by the mean decisions of a tempo playout from the root.
 
-Each figure is the best of ``repeat`` timed runs. Timing is never asserted
-anywhere; these functions report what they measured, on which machine.
+Each figure is the best of ``repeat`` timed runs; the guided and unguided searches
+are timed in interleaved rounds (at least 5), so their ratios compare runs made at
+the same time. Timing is never asserted anywhere; these functions report what they
+measured, on which machine.
 """
 
 from __future__ import annotations
@@ -91,6 +93,19 @@ def best_cpu_rate(fn, count: int, repeat: int) -> float:
         fn()
         best = min(best, max(time.process_time() - t0, 1e-9))
     return count / best
+
+
+def best_cpu_rates(fns: dict, count: int, repeat: int) -> dict:
+    """``best_cpu_rate`` of several functions, interleaved: each round runs every function once, so a
+    change in the machine's load during the measurement falls on all of them alike (a side-by-side
+    ratio stays fair). Returns {key: operations per CPU-second, best of ``repeat`` rounds}."""
+    best = {key: float("inf") for key in fns}
+    for _ in range(repeat):
+        for key, fn in fns.items():
+            t0 = time.process_time()
+            fn()
+            best[key] = min(best[key], max(time.process_time() - t0, 1e-9))
+    return {key: count / t for key, t in best.items()}
 
 
 def best_rate(fn, count: int, repeat: int) -> float:
@@ -364,11 +379,11 @@ def cpu_speed(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] 
         add(name, "ISMCTS: ns per tempo-playout decision", 1e9 / rate / per["tempo"], "ns")
         # The player-count default search, unguided and with playouts guided by the move prior
         # (SearchConfig.prior_playout), side by side: what a playout share costs in speed.
-        guided = {}
+        # Interleaved rounds, so the ratios compare runs made at the same time.
+        guided = best_cpu_rates({share: (lambda c=SearchConfig(prior_playout=share):
+                                         search(fast, SearchLimits(iterations=iters), c, seed=1))
+                                 for share in GUIDED_SHARES}, iters, max(repeat, 5))
         for share in GUIDED_SHARES:
-            config = SearchConfig(prior_playout=share)
-            guided[share] = best_cpu_rate(lambda c=config: search(fast, SearchLimits(iterations=iters), c, seed=1),
-                                          iters, repeat)
             add(name, f"default search, {share:.0%} of playout decisions from the prior", guided[share], "it/CPU-s")
         for share in GUIDED_SHARES[1:]:
             add(name, f"  speed at {share:.0%} guided / unguided", guided[share] / guided[0.0], "x")

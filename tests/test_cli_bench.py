@@ -37,3 +37,19 @@ def test_version():
     from kwsearch import __version__
     r = CliRunner().invoke(main, ["--version"])
     assert r.exit_code == 0 and __version__ in r.output
+
+
+def test_best_cpu_rates_interleaves_the_functions():
+    """Side-by-side figures: every round runs each function once, in order, so load changes hit all alike."""
+    from kwsearch.benchmarks import best_cpu_rates
+    calls = []
+
+    def work(key):
+        def fn():
+            calls.append(key)
+            sum(i * i for i in range(20_000))
+        return fn
+
+    rates = best_cpu_rates({"a": work("a"), "b": work("b"), "c": work("c")}, 100, 3)
+    assert calls == ["a", "b", "c"] * 3
+    assert set(rates) == {"a", "b", "c"} and all(r > 0 for r in rates.values())
