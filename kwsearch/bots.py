@@ -268,7 +268,10 @@ class BotSpec:
     options: tuple[tuple[str, Any], ...] = ()
 
     @classmethod
-    def parse(cls, text: "str | BotSpec") -> "BotSpec":
+    def parse(cls, text: "str | BotSpec", check_files: bool = True) -> "BotSpec":
+        """The spec of ``text``, every option checked; with ``check_files`` (the default) the weights
+        files it names are loaded and checked too. A reader that only names the bot (a results file
+        shown or reported) passes ``check_files=False``; building the bot checks them in any case."""
         if isinstance(text, BotSpec):
             return text
         if not isinstance(text, str) or not text.strip():
@@ -293,7 +296,7 @@ class BotSpec:
                 raise BotSpecError(f"bot spec {text!r}: option {key!r} is given twice")
             options.append((key, allowed[key].parse(text, key, value.strip())))
         spec = cls(name, tuple(options))
-        spec._limits()  # a search bot's limits and settings are checked here, not at the first move
+        spec._limits(check_files)  # a search bot's limits and settings are checked here, not at the first move
         return spec
 
     def __str__(self) -> str:
@@ -314,7 +317,7 @@ class BotSpec:
                                f"got {self.name}")
         return out
 
-    def _limits(self) -> tuple[SearchLimits, SearchConfig] | None:
+    def _limits(self, check_files: bool = True) -> tuple[SearchLimits, SearchConfig] | None:
         if self.name not in ("ismcts", "cheat", "pimc"):
             return None
         iterations, seconds = self.get("iterations"), self.get("seconds")
@@ -337,9 +340,9 @@ class BotSpec:
                                   root=self.get("root"),  # None: player-count default
                                   c_opponents=self.get("copp"))
             from .features import SHIPPED, load_evaluation
-            if config.evaluation is not None and config.evaluation not in SHIPPED:
+            if check_files and config.evaluation is not None and config.evaluation not in SHIPPED:
                 load_evaluation(config.evaluation)  # a bad weights file fails when the spec is read
-            if config.prior_weights is not None:
+            if check_files and config.prior_weights is not None:
                 from .prior import load_prior
                 load_prior(config.prior_weights)  # the same for the prior's weights
         except KwsearchError as exc:

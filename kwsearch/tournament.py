@@ -191,6 +191,9 @@ class TournamentSpec:
     sprt: SPRT | None = None
     #: The decision cap after which a game is adjudicated (None: kwsearch.bots.MAX_MATCH_DECISIONS).
     max_decisions: int | None = None
+    #: Load and check the weights files the specs name (False: a spec read back from a results file
+    #: to show or report it; a bot built from it checks them when it is built).
+    check_files: bool = field(default=True, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         from .bots import MAX_MATCH_DECISIONS, BotSpec
@@ -207,7 +210,7 @@ class TournamentSpec:
         canonical = []
         for b in self.bots:
             try:
-                canonical.append(str(BotSpec.parse(b)))
+                canonical.append(str(BotSpec.parse(b, check_files=self.check_files)))
             except KwsearchError as exc:
                 raise TournamentError(str(exc), "bots") from None
         object.__setattr__(self, "bots", tuple(canonical))
@@ -330,13 +333,15 @@ def play_scheduled_game(spec: TournamentSpec, index: int) -> dict[str, Any]:
 
 
 def spec_from_header(h: dict[str, Any], games: int | None = None) -> TournamentSpec:
+    """The tournament a results file's header describes. Its specs' weights files are not loaded:
+    showing or reporting the games needs none, and a bot built to play (a resumed run) checks them."""
     sprt = h.get("sprt")
     if sprt is not None and (not isinstance(sprt, dict) or set(sprt) - {"elo0", "elo1", "alpha", "beta"}):
         raise TournamentError(f"sprt: expected an object with elo0, elo1, alpha, beta, got {json.dumps(sprt)}")
     # A file without max_decisions (older kwsearch) played with the default cap.
     return TournamentSpec(bots=tuple(h["bots"]), players=h["players"], games=games or h["games"],
                           seed=h["seed"], v6=h.get("v6", False), sprt=SPRT(**sprt) if sprt else None,
-                          max_decisions=h.get("max_decisions"))
+                          max_decisions=h.get("max_decisions"), check_files=False)
 
 
 #: The keys of a results file's header line and of a game line (anything else is an error).

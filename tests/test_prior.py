@@ -322,3 +322,31 @@ def test_cli_suggest_with_prior(tmp_path):
     assert_one_line_error(run_cli("suggest", MID, "--iterations", 100, "--prior-weights", bad), "prior")
     r = run_cli("suggest", MID, "--iterations", 100, "--prior", -1)  # a usage error (click's own form)
     assert r.exit_code == 2 and "'--prior'" in r.stderr and "Traceback" not in r.output
+
+
+def test_results_file_reads_without_its_weights_file_but_resume_needs_it(tmp_path):
+    """Showing or reporting the games of a results file needs no weights file; playing on does."""
+    from click.testing import CliRunner
+
+    from kwsearch.cli import main
+    from kwsearch.tournament import TournamentError, TournamentSpec, load_results, make_report, run_tournament
+    path = tmp_path / "p.json"
+    path.write_text(P.shipped_path(2).read_text())
+    out = tmp_path / "t.jsonl"
+    spec = TournamentSpec(bots=(f"ismcts:iterations=20,prior=2,priorw={path}", "random"), players=2, games=2,
+                          seed=5)
+    run_tournament(spec, out, workers=1)
+    with pytest.raises(TournamentError, match="no such file"):  # a new tournament still checks the file
+        TournamentSpec(bots=(f"ismcts:iterations=20,prior=2,priorw={tmp_path / 'gone.json'}", "random"),
+                       players=2, games=2)
+    path.unlink()
+    header, games, _ = load_results(out)
+    assert len(games) == 2 and make_report(header, games)
+    r = CliRunner().invoke(main, ["show", str(out), "--game", "1"])
+    assert r.exit_code == 0 and "Game over" in r.output, r.output
+    r = CliRunner().invoke(main, ["report", str(out)])
+    assert r.exit_code == 0 and "2 of 2 games" in r.output, r.output
+    before = out.read_bytes()
+    r = CliRunner().invoke(main, ["tournament", "--resume", "-o", str(out), "-g", "4"])
+    assert r.exit_code != 0 and "no such file" in r.output and "Traceback" not in r.output, r.output
+    assert out.read_bytes() == before  # nothing the user wrote is lost
