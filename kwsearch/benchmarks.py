@@ -87,12 +87,7 @@ def machine() -> dict[str, str]:
 
 def best_cpu_rate(fn, count: int, repeat: int) -> float:
     """Operations per CPU-second of this process: ``count`` operations done by ``fn()``, best of ``repeat``."""
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.process_time()
-        fn()
-        best = min(best, max(time.process_time() - t0, 1e-9))
-    return count / best
+    return best_cpu_rates({None: fn}, count, repeat)[None]
 
 
 def best_cpu_rates(fns: dict, count: int, repeat: int) -> dict:
