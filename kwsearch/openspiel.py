@@ -51,6 +51,10 @@ Model (docs/openspiel.md)
   encode the engine's observation as one-hots and counts; :func:`tensor_layout`
   names the parts (docs/openspiel.md, "Observations"), so
   ``open_spiel.python.rl_environment.Environment("kraftwagen")`` works.
+* **Illegal ids are refused**: an id that is not a legal action of a decision node
+  or an outcome of a chance node (or not an integer, or applied after the end)
+  raises :class:`IllegalActionError` (a ``pyspiel.SpielError`` and a ``ValueError``,
+  one line naming the id and the legal ones) and changes nothing.
 * **Serialization**: states pickle (``random_sim_test(..., serialize=True)``);
   the engine state pickles as its exact JSON form (registered with ``copyreg``).
 """
@@ -87,6 +91,7 @@ MAX_CHANCE_OUTCOMES = CH_CARD + MAX_CARD_TYPES  # without V6 (the ids above)
 CH_SPECIAL = MAX_CHANCE_OUTCOMES       # + V6 specialty tile: placed at the front of the chain
 MAX_CHANCE_OUTCOMES_V6 = CH_SPECIAL + MAX_SPECIAL
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
+_ID_BOUND = 1 << 62  # ids at or past this are checked before they reach pyspiel's int64 argument
 if TERMINAL != int(pyspiel.PlayerId.TERMINAL):  # current_player() of a finished game is passed through
     raise ImportError("kwsearch.openspiel: game.TERMINAL differs from pyspiel.PlayerId.TERMINAL")
 
@@ -110,6 +115,13 @@ _GAME_TYPE = pyspiel.GameType(
     provides_observation_tensor=True,
     parameter_specification={"players": 2, "v6": False},
 )
+
+
+class IllegalActionError(pyspiel.SpielError, ValueError):
+    """An action id that is not legal where it was applied (not a legal action of the
+    decision node, not an outcome of the chance node, not an integer, or the game is
+    over). The state is unchanged. It is a :class:`pyspiel.SpielError`, as
+    ``apply_action_with_legality_check`` raises for C++ games, and a :class:`ValueError`."""
 
 
 class _Shared:
@@ -176,6 +188,15 @@ class KraftwagenGame(pyspiel.Game):
         Its history starts there (empty); its information state strings start with
         a digest of the position, so states from different positions never share one.
         """
+        if not isinstance(state, (State, FastState)):
+            raise TypeError(f"kraftwagen: state_from_kwsearch expects a kwsearch state (rules.State or "
+                            f"FastState), got {type(state).__name__}")
+        kw, mine = state.game, self._shared.kw
+        if (kw.num_players, bool(kw.v6), kw.components.source) != (mine.num_players, bool(mine.v6),
+                                                                   mine.components.source):
+            raise ValueError(f"kraftwagen: state_from_kwsearch: the state is of a {kw.num_players}-player game"
+                             f"{' with V6' if kw.v6 else ''}{'' if kw.components.source == mine.components.source else ' with other components'}, "
+                             f"this game is {mine.num_players}-player{' with V6' if mine.v6 else ''}")
         st = KraftwagenState(self)
         st._st = convert(state, "fast").copy()
         st._setup = None
@@ -253,6 +274,7 @@ class KraftwagenState(pyspiel.State):
         return _card_outcomes(counts)
 
     def _apply_action(self, action):
+        self._check_action(action)
         if self._setup is not None:
             self._setup = _complete_setup(self._g, self._setup + (action,))
             if _setup_stage(self._g, self._setup)[0] == "done":
@@ -275,9 +297,59 @@ class KraftwagenState(pyspiel.State):
             outcomes = _card_outcomes(pile) if kind == "card" else _special_outcomes(pile)
             self._pending = (act, drawn, tuple(outcomes))
 
+    def _check_action(self, action) -> None:
+        """Raise :class:`IllegalActionError` unless ``action`` is legal here: one of the
+        legal actions at a decision node, one of the outcomes at a chance node. OpenSpiel
+        appends to the history only after ``_apply_action`` returns, so a refused action
+        changes nothing (state, history, returns)."""
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"kraftwagen: an action must be an integer id, got {action!r}")
+        action = int(action)
+        if self.is_terminal():
+            raise IllegalActionError(f"kraftwagen: illegal action {action}: the game is over (no legal actions)")
+        if self._setup is not None or self._pending is not None:
+            legal = [o for o, _ in self.chance_outcomes()]
+            who = "chance"
+        else:
+            legal = self._st.legal_actions()
+            who = f"player {self._st.current_player()}"
+        if action not in legal:
+            raise IllegalActionError(f"kraftwagen: illegal action {action} for {who}; "
+                                     f"legal: {', '.join(map(str, legal))}")
+
+    def apply_action(self, action):
+        """OpenSpiel's ``apply_action`` with the id checked first, so that any id a Python
+        caller passes — not an integer, negative (OpenSpiel's ``kInvalidAction`` is -1),
+        beyond 64 bits — gets the one-line :class:`IllegalActionError`. (C++ callers,
+        e.g. ``pyspiel.MCTSBot``, reach :meth:`_apply_action`, which checks too.)"""
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < _ID_BOUND:
+            self._check_action(action)  # raises, naming the legal actions
+        super().apply_action(int(action))  # -> _apply_action, which checks legality
+
+    def child(self, action):
+        """A clone with ``action`` applied (:meth:`apply_action`: an illegal id raises
+        :class:`IllegalActionError` and no clone is returned)."""
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < _ID_BOUND:
+            self._check_action(action)
+        clone = self.clone()
+        clone.apply_action(action)
+        return clone
+
+    def _apply_actions(self, actions):
+        # OpenSpiel's simultaneous-move entry point; without this it says "Tried to call pure virtual function".
+        raise IllegalActionError("kraftwagen: apply_actions is for simultaneous-move games; "
+                                 "kraftwagen is sequential: use apply_action")
+
     def _action_to_string(self, player, action):
+        # Ids outside the spaces get a text, not an exception: OpenSpiel's
+        # apply_action_with_legality_check names the refused action with it.
         g = self._g
         if player == _CHANCE:
+            if not 0 <= action < (MAX_CHANCE_OUTCOMES_V6 if g.v6 else MAX_CHANCE_OUTCOMES) or (
+                    action >= CH_SPECIAL and action - CH_SPECIAL >= len(g.special_names)) or (
+                    CH_CARD <= action < CH_SPECIAL and action - CH_CARD >= len(g.card_names)) or (
+                    CH_START <= action < CH_CARD and action - CH_START >= len(g.start_names)):
+                return f"(not a chance outcome of kraftwagen: {action})"
             if action >= CH_SPECIAL:
                 return f"place special {g.special_names[action - CH_SPECIAL]}"
             if action >= CH_CARD:
@@ -285,6 +357,8 @@ class KraftwagenState(pyspiel.State):
             if action >= CH_START:
                 return f"offer start {g.start_names[action - CH_START]}"
             return f"chain tile {action - CH_TILE}"
+        if not 0 <= action < A.NUM_ACTIONS:
+            return f"(not an action id of kraftwagen: {action})"
         return g.kw.notation.text(action)
 
     def returns(self):
@@ -299,9 +373,18 @@ class KraftwagenState(pyspiel.State):
         card or tile order is decided before its reveal (every reveal is a chance
         node), so this is the only history consistent with the information state,
         and the reshuffle changes nothing that can be observed."""
+        if isinstance(player_id, bool) or not isinstance(player_id, (int, np.integer)) \
+                or not 0 <= player_id < self._g.n:
+            raise ValueError(f"kraftwagen: resample_from_infostate: player_id must be a seat 0-{self._g.n - 1}, "
+                             f"got {player_id!r}")
         clone = self.clone()
         if clone._st is not None:
-            clone._st.determinize(int(probability_sampler() * (1 << 53)))
+            u = probability_sampler()
+            if isinstance(u, bool) or not isinstance(u, (int, float, np.integer, np.floating)) \
+                    or not 0.0 <= u < 1.0:  # NaN fails the comparison too
+                raise ValueError("kraftwagen: resample_from_infostate: probability_sampler() must return "
+                                 f"a number in [0, 1), got {u!r}")
+            clone._st.determinize(int(u * (1 << 53)))
         return clone
 
     def public_string(self) -> str:
