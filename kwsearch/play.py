@@ -212,7 +212,17 @@ class Session:
         return t
 
     def undo(self) -> bool:
-        """Take back the last decision of a human seat and everything after it."""
+        """Take back the last decision of a human seat and everything after it.
+
+        When what is taken back turned up research cards (or V6 specialty tiles), the
+        undrawn ones are shuffled again, so that the same decision made again does not
+        show the same cards: the record gets a new ``seed``, ``derive_seed(seed,
+        "reshuffle", K)`` (K the decisions kept), which orders only the cards no reveal
+        names. The record stays an ordinary, replayable ``kwsearch-game/1`` and resumes
+        with the new order. A mirror game's deck is the table's: nothing is shuffled.
+        ``self.reshuffled`` says whether this undo did.
+        """
+        self.reshuffled = False
         deciders = self.deciders()
         humans = [k for k, s in enumerate(deciders) if self.seats[s] == HUMAN]
         if not humans:
@@ -226,7 +236,11 @@ class Session:
             idx += 1
             while idx < len(events) and events[idx].strip().lower().startswith(REVEAL):
                 idx += 1
+        removed = events[idx:]
         del events[idx:]
+        if not self.mirror and any(e.strip().lower().startswith(REVEAL) for e in removed):
+            self.record["seed"] = derive_seed(self.record.get("seed", 0), "reshuffle", keep)
+            self.reshuffled = True
         self.record.pop("result", None)
         self.state = replay(self.record, source=str(self.path))
         self.state.score_log = []
@@ -334,7 +348,8 @@ class Session:
                 continue
             if low == "undo":
                 if self.undo():
-                    self.say("took back your last decision")
+                    self.say("took back your last decision"
+                             + ("; the undrawn research cards are shuffled again" if self.reshuffled else ""))
                     self._last_shown = -1
                     return
                 self.say("nothing to undo: no human decision yet")
