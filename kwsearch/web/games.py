@@ -4,10 +4,11 @@ A web game is a :class:`kwsearch.play.Session` (the same record, the same bots,
 the same file guarantees as ``kwsearch play``) driven by requests instead of a
 terminal:
 
-* **the record file** is chosen by the server — ``kwsearch-game-SEED.json`` in
-  the games folder, or ``kwsearch-game-SEED-2.json`` and so on, created
-  exclusively so that no existing file is ever overwritten — and rewritten
-  atomically (:func:`kwsearch.fileio.write_json_atomic`) after every decision.
+* **the record file** is chosen by the server — ``kwsearch-game-XXXXXXXXXXXX.json``
+  in the games folder, twelve random hex digits (never the seed, which would give
+  the deck away), created exclusively so that no existing file is ever
+  overwritten — and rewritten atomically
+  (:func:`kwsearch.fileio.write_json_atomic`) after every decision.
   ``kwsearch play --resume FILE`` continues it in the terminal, and the page can
   resume any ``kwsearch-game-*.json`` of the games folder (``kwsearch play``'s
   default names too).
@@ -20,7 +21,17 @@ terminal:
   from that seat's observation (:func:`kwsearch.web.documents.state_view`), the
   move list holds the decisions and the cards turned up (public at the table),
   and a downloaded record of an unfinished game has no ``seed`` (the seed would
-  give away the deck order). The record on disk keeps it, for resuming.
+  give away the deck order). The record on disk keeps it, for resuming. No
+  answer about a running game holds its seed: game ids and file names are
+  random, and a game started without a seed gets an unpredictable one
+  (:func:`secrets.randbits`), never one derived from the server's ``--seed``.
+* **take back** (``undo``): the last human decision and the bots' moves after
+  it; refused once the game is over. When what is taken back turned up research
+  cards (or V6 specialty tiles), the undrawn ones are shuffled again
+  (:meth:`kwsearch.play.Session.undo`, the rule of ``kwsearch play``): the same
+  decision made again shows cards from a fresh order, so a take-back cannot be
+  used to peek at the deck. The new order comes from a new ``seed`` written to
+  the record, which stays an ordinary replayable ``kwsearch-game/1``.
 * **mirror mode**: every seat is human and the deck is the table's. A decision
   that turns up research cards (or V6 specialty tiles) is answered with
   ``need``: the question and the options; the page sends the decision again with
@@ -62,10 +73,16 @@ class NeedAnswer(Exception):
         self.question, self.options = question, options
 
 
-def reserve_file(folder: Path, seed: int) -> Path:
-    """A new, empty ``kwsearch-game-SEED[-K].json`` in ``folder``, created exclusively (never an existing file)."""
-    for k in range(1, 10_000):
-        path = folder / (f"kwsearch-game-{seed}.json" if k == 1 else f"kwsearch-game-{seed}-{k}.json")
+def _file_token() -> str:
+    """The random part of a new record file's name (tests replace it to force a clash)."""
+    return secrets.token_hex(6)
+
+
+def reserve_file(folder: Path) -> Path:
+    """A new, empty ``kwsearch-game-XXXXXXXXXXXX.json`` (random hex digits, not the seed) in ``folder``,
+    created exclusively (never an existing file)."""
+    for _ in range(100):
+        path = folder / f"kwsearch-game-{_file_token()}.json"
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
@@ -74,7 +91,7 @@ def reserve_file(folder: Path, seed: int) -> Path:
             raise WebError(f"{folder}: cannot create a game record there ({exc.strerror or exc})", 500) from None
         os.close(fd)
         return path
-    raise WebError(f"{folder}: no free kwsearch-game-{seed}-K.json name left; clean up the folder", 500)
+    raise WebError(f"{folder}: could not find a free kwsearch-game-*.json name; clean up the folder", 500)
 
 
 class WebGame:
@@ -134,7 +151,7 @@ class WebGame:
             "human_to_move": human_turn,
             "bot_to_move": not st.is_terminal() and not human_turn,
             "moves": moves,
-            "can_undo": any(self.session.seats[m["seat"]] == HUMAN for m in moves),
+            "can_undo": not st.is_terminal() and any(self.session.seats[m["seat"]] == HUMAN for m in moves),
             "scoring": scoring_view(self.last_scoring, self.names),
         })
         return out
@@ -204,16 +221,23 @@ class WebGame:
         return self.view()
 
     def undo(self) -> dict[str, Any]:
+        """Take back the last human decision (see :meth:`kwsearch.play.Session.undo`); not after the end."""
         with self._locked():
+            if self.state.is_terminal():
+                raise WebError("the game is over: a finished game cannot be taken back", 409)
+            before = copy.deepcopy(self.session.record), self.session.state
             try:
                 done = self.session.undo()
-            except PlayError as exc:
+            except PlayError as exc:  # the file could not be written: the game stays as it was
+                self.session.record, self.session.state = before
                 raise WebError(str(exc), 500) from None
             if not done:
                 raise WebError("nothing to undo: no human decision yet", 409)
             reports = record_scorings(self.session.record, source=self.session.path.name)
             self.last_scoring = reports[-1] if reports else None
-        return self.view()
+        out = self.view()
+        out["reshuffled"] = self.session.reshuffled  # the undrawn cards were shuffled again
+        return out
 
     def _commit(self, action: int, answers: list[str]) -> None:
         """Apply ``action`` to copies, write the new record, then make the copies the game."""
@@ -298,6 +322,9 @@ class GameTable:
     def create(self, body: Any) -> WebGame:
         """A new game: ``{"seats": "human,random", "seed": 0, "v6": false, "mirror": false, "setup": {...}}``.
 
+        Without ``seed`` (or with ``null``) the game gets an unpredictable one; either way the
+        seed stays in the record file and never goes back to the page while the game runs.
+
         ``setup`` (mirror mode) may give the table's ``chain`` (action tiles in track
         order, tail first), ``offered`` start tiles and face-up ``display``, as in
         ``kwsearch play --mirror``.
@@ -312,7 +339,9 @@ class GameTable:
             raise WebError("names: expected a list of seat names")
         mirror = body.get("mirror", False)
         v6 = body.get("v6", False)
-        seed = body.get("seed", 0)
+        seed = body.get("seed")
+        if seed is None:
+            seed = secrets.randbits(63)  # unpredictable: nothing the page knows fixes the deck
         if not isinstance(mirror, bool) or not isinstance(v6, bool):
             raise WebError("mirror, v6: expected true or false")
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2 ** 63:
@@ -340,7 +369,7 @@ class GameTable:
             except KwsearchError as exc:
                 raise WebError(f"setup: {exc}") from None
         with self._lock:
-            path = reserve_file(self.folder, seed)
+            path = reserve_file(self.folder)
             try:
                 return self._open(record, seats, path, mirror, seed, names or None)
             except PlayError as exc:

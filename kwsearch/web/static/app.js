@@ -278,7 +278,8 @@ function renderActions() {
     const g = S.view;
     box.append(el("a", {class: "btn", href: `/api/games/${g.game}/record.json`, download: g.file, id: "save-record",
       title: "The record so far (without its seed while the game runs)"}, "Save record"));
-    box.append(el("button", {class: "btn", id: "btn-undo", disabled: !g.can_undo || S.busy,
+    box.append(el("button", {class: "btn", id: "btn-undo", disabled: !g.can_undo || g.terminal || S.busy,
+      title: "Take back your last decision (cards it turned up go back into the deck, which is shuffled again)",
       onclick: () => gameCall("undo")}, "Take back"));
     box.append(el("button", {class: "btn", id: "btn-explore", onclick: exploreGame,
       title: "Step through this game's moves and try variations"}, "Explore"));
@@ -742,8 +743,9 @@ for (const b of document.querySelectorAll(".presets .chip")) {
 }
 $("#new-ok").addEventListener("click", () => {
   const mirror = $("#new-mirror").checked;
-  const body = {seats: $("#new-seats").value.trim(), seed: parseInt($("#new-seed").value || "0", 10) || 0,
-    v6: $("#new-v6").checked, mirror};
+  const body = {seats: $("#new-seats").value.trim(), v6: $("#new-v6").checked, mirror};
+  const seed = $("#new-seed").value.trim();   // empty: the server picks an unpredictable seed
+  if (seed) body.seed = parseInt(seed, 10) || 0;
   const names = $("#new-names").value.split(",").map((x) => x.trim()).filter((x) => x);
   if (names.length) body.names = names;
   if (mirror) body.setup = {chain: $("#mirror-chain").value, offered: $("#mirror-offered").value,
