@@ -32,7 +32,7 @@ with warnings.catch_warnings():  # Starlette 1.x asks for httpx2; the TestClient
 
 from kwsearch.cli import main  # noqa: E402
 from kwsearch.components import default_components  # noqa: E402
-from kwsearch.play import HUMAN, Session, load_for_resume, new_game_record  # noqa: E402
+from kwsearch.play import HUMAN, Quit, Session, load_for_resume, new_game_record  # noqa: E402
 from kwsearch.records import replay  # noqa: E402
 from kwsearch.seeds import derive_seed  # noqa: E402
 from kwsearch.web import games as web_games  # noqa: E402
@@ -88,10 +88,10 @@ def _research_first(option) -> int:
     return 3
 
 
-def _step(client, gid, view, pick=lambda legal: legal[0]):
-    """One decision: the human's (``pick`` of the options) or the bot's."""
+def _step(client, gid, view):
+    """One decision: the human's (the first option) or the bot's."""
     if view["human_to_move"]:
-        r = client.post(f"/api/games/{gid}/decide", json={"seat": view["to_move"], "action": pick(view["legal"])["action"]})
+        r = client.post(f"/api/games/{gid}/decide", json={"seat": view["to_move"], "action": view["legal"][0]["action"]})
     else:
         r = client.post(f"/api/games/{gid}/advance", json={})
     assert r.status_code == 200, r.json()
@@ -152,17 +152,11 @@ def test_no_answer_about_a_live_game_holds_its_seed(client, given):
     view = _check(r, seed, "POST /api/games")
     gid = view["game"]
     assert FILE_NAME.match(view["file"]) and str(seed) not in gid
-    before, body, view = _to_first_reveal(client, gid, view)
-    answers = {"decide": view}
+    view = _to_first_reveal(client, gid, view)[2]
+    _no_seed(view, seed, "decide")
     for _ in range(3):
-        if view["terminal"]:
-            break
-        if view["human_to_move"]:
-            r = client.post(f"/api/games/{gid}/decide", json={"seat": view["to_move"],
-                                                              "action": view["legal"][0]["action"]})
-        else:
-            r = client.post(f"/api/games/{gid}/advance", json={})
-        view = _check(r, seed, "decide/advance")
+        view = _step(client, gid, view)
+        _no_seed(view, seed, "decide/advance")
     assert not view["terminal"]
     _check(client.post(f"/api/games/{gid}/undo", json={}), seed, "POST undo")
     _check(client.get(f"/api/games/{gid}"), seed, "GET /api/games/G")
@@ -320,7 +314,6 @@ def test_terminal_undo_follows_the_same_rule(tmp_path):
     # The command's "undo" says so.
     answers = iter(["undo", "quit"])
     session.ask = lambda p: next(answers)
-    from kwsearch.play import Quit
     with pytest.raises(Quit):
         session.run()
     assert any(s.startswith("took back your last decision; the undrawn research cards are shuffled again")
