@@ -235,6 +235,15 @@ OPTIONS: dict[str, dict[str, _Option]] = {
     "openspiel-ismcts": {"iterations": _ITERATIONS, "seconds": _SECONDS, "c": _Option("float", 0, MAX_C_UCT)},
     "openspiel-mcts": {"iterations": _ITERATIONS, "seconds": _SECONDS, "c": _Option("float", 0, MAX_C_UCT)},
 }
+#: The options whose value is a path (``eval=FILE``, ``priorw=FILE``), of any bot.
+FILE_OPTIONS = frozenset(k for opts in OPTIONS.values() for k, o in opts.items() if o.kind == "text")
+
+
+def names_file(key: str, value: str) -> bool:
+    """Whether the option ``key=value`` names a file: a path option, unless its value is the name of a
+    shipped model (``eval=tempo``). A reader that must open no file (``kwsearch serve``) refuses those."""
+    from .features import SHIPPED
+    return key in FILE_OPTIONS and not (key == "eval" and value in SHIPPED)
 
 
 def _bound(x: float) -> str:

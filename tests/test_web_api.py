@@ -54,7 +54,7 @@ def _last() -> int:
 def client(tmp_path):
     app = create_app(WebConfig(games_dir=tmp_path, max_analyses=1, analysis_seconds=30, update_interval=0.1),
                      files=[("game-2p.json", _record())])
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1:8000") as c:  # a Host the board answers
         c.board = app.state.board
         c.folder = tmp_path
         yield c
@@ -208,7 +208,7 @@ def test_review_graph_and_marks(client, tmp_path):
     assert r.status_code == 400 and "open its game record first" in r.json()["error"]
     # given on the command line: kwsearch serve GAME --review REVIEW
     app = create_app(WebConfig(games_dir=tmp_path), files=[("game-2p.json", _record())], review=("rev.json", review))
-    with TestClient(app) as c2:
+    with TestClient(app, base_url="http://127.0.0.1:8000") as c2:
         first = c2.get("/api/info").json()["first"]
         assert len(c2.get(f"/api/docs/{first}").json()["review"]["points"]) == _last()
 
@@ -255,7 +255,8 @@ def test_game_against_a_bot_to_the_end(client):
     view = _new_game(client)
     gid = view["game"]
     path = _file(client, view)
-    assert path.name == "kwsearch-game-3.json" and json.loads(path.read_text())["setup"]["seats"] == ["human", "random"]
+    assert path.name.startswith("kwsearch-game-") and path.name != "kwsearch-game-3.json"  # random, not the seed
+    assert json.loads(path.read_text())["setup"]["seats"] == ["human", "random"]
     decisions = 0
     while not view["terminal"]:
         if view["human_to_move"]:
@@ -331,22 +332,23 @@ def test_game_files_are_never_overwritten_and_resume(client):
     mine = client.folder / "kwsearch-game-4.json"
     mine.write_text("my own file\n")
     view = _new_game(client, seed=4)
-    assert view["file"] == "kwsearch-game-4-2.json" and mine.read_text() == "my own file\n"
+    ours = view["file"]  # a random name, never the seed's (tests/test_web_deck.py forces a clash)
+    assert ours != mine.name and mine.read_text() == "my own file\n"
     listing = client.get("/api/games").json()
     names = {f["name"]: f for f in listing["files"]}
-    assert set(names) == {"kwsearch-game-4.json", "kwsearch-game-4-2.json"}
-    assert names["kwsearch-game-4-2.json"]["game"] == view["game"]
+    assert set(names) == {"kwsearch-game-4.json", ours}
+    assert names[ours]["game"] == view["game"]
     # resuming a file opens it once; a path is never accepted
     assert client.post("/api/games/resume", json={"file": str(mine)}).status_code == 404
-    assert client.post("/api/games/resume", json={"file": names["kwsearch-game-4-2.json"]["id"]}).json()["game"] \
+    assert client.post("/api/games/resume", json={"file": names[ours]["id"]}).json()["game"] \
         == view["game"]
     r = client.post("/api/games/resume", json={"file": names["kwsearch-game-4.json"]["id"]})
     assert r.status_code == 400 and "kwsearch-game-4.json" in r.json()["error"]
     # a fresh server resumes the saved game where it stopped
     app = create_app(WebConfig(games_dir=client.folder))
-    with TestClient(app) as c2:
+    with TestClient(app, base_url="http://127.0.0.1:8000") as c2:
         files = {f["name"]: f["id"] for f in c2.get("/api/games").json()["files"]}
-        again = c2.post("/api/games/resume", json={"file": files["kwsearch-game-4-2.json"]}).json()
+        again = c2.post("/api/games/resume", json={"file": files[ours]}).json()
         assert again["moves"] == view["moves"] and again["seats"] == ["human", "random"]
 
 

@@ -22,15 +22,20 @@ server itself, such as a full disk). The API:
 ``GET  /api/games/G``                       what the seat at the screen sees
 ``POST /api/games/G/decide``                ``{seat, action, answers}``: a human decision
 ``POST /api/games/G/advance``               the bot to move makes one decision
-``POST /api/games/G/undo``                  take back the last human decision
+``POST /api/games/G/undo``                  take back the last human decision (reshuffles a reveal; 409 at the end)
 ``GET  /api/games/G/record.json``           download the record (no seed while the game runs)
 ``POST /api/games/G/explore``               open the game's moves as a document to explore
 ==========================================  ==============================================================
 
-Requests are checked for size (``max_body``), for JSON, and — a local server's
-defence against other web sites — every ``POST`` must be ``application/json``
-(which a foreign page cannot send without the browser asking first) and come
-from this server's own origin when the browser names one.
+Requests are checked for size (``max_body``), for JSON (strictly, as every file:
+:func:`kwsearch.jsonload.loads_json`), and — a local server's defence against
+other web sites (:mod:`kwsearch.web.guard`) — every request must name this
+server in its ``Host`` (a loopback name or ``--host``: no DNS rebinding), and
+every ``POST`` must be ``application/json`` (which a foreign page cannot send
+without the browser asking first) and come from this server's own origin when
+the browser names one. No file a request names is ever opened: documents, games
+and files of the games folder are addressed by server-issued ids, and the bots
+of the page's games use the shipped models by name only.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
@@ -53,12 +59,14 @@ from starlette.staticfiles import StaticFiles
 
 from .. import __version__
 from ..errors import KwsearchError
+from ..jsonload import loads_json
 from ..seeds import derive_seed
 from ..svg import SEAT_COLOURS
 from . import WebError
 from .analyses import AnalysisManager
 from .documents import Document, Library, parse_upload
 from .games import GameTable
+from .guard import HostGuard, origin_allowed, refuse_file_options, refuse_lone_surrogates
 from .review import REVIEW_FORMAT
 
 STATIC = Path(__file__).parent / "static"
@@ -76,6 +84,7 @@ class WebConfig:
     max_body: int = 2_000_000      # bytes of a request body
     seed: int = 0                  # parent of the seeds of analyses and explored games
     hint_iterations: int = 5000
+    host: str = "127.0.0.1"        # the address served (--host): a request's Host may name it
 
 
 class _TooLarge(Exception):
@@ -113,10 +122,11 @@ class BodyLimit:
 
 
 class SameOrigin:
-    """ASGI middleware: ``POST`` only as ``application/json`` and from this server's own pages."""
+    """ASGI middleware: ``POST`` only as ``application/json`` and from this server's own pages
+    (:func:`kwsearch.web.guard.origin_allowed`; ``host`` is the address served)."""
 
-    def __init__(self, app):
-        self.app = app
+    def __init__(self, app, host: str = "127.0.0.1"):
+        self.app, self.host = app, host
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http" and scope["method"] not in ("GET", "HEAD"):
@@ -125,9 +135,12 @@ class SameOrigin:
             if ctype != b"application/json":
                 return await _error("expected a JSON request body (Content-Type: application/json)",
                                     415)(scope, receive, send)
-            origin = headers.get(b"origin")
-            host = headers.get(b"host", b"")
-            if origin is not None and origin not in (b"http://" + host, b"https://" + host):
+            origins = [v for k, v in scope.get("headers") or [] if k == b"origin"]
+            host = headers.get(b"host", b"").decode("latin-1")
+            server = scope.get("server")
+            port = server[1] if server and isinstance(server[1], int) else None
+            if origins and (len(origins) > 1
+                            or not origin_allowed(origins[0].decode("latin-1"), host, port, self.host)):
                 return await _error("requests from other web sites are refused", 403)(scope, receive, send)
         await self.app(scope, receive, send)
 
@@ -137,11 +150,20 @@ def _error(message: str, status: int) -> JSONResponse:
 
 
 async def body_json(request: Request) -> Any:
+    """The request's JSON body, read as strictly as a file (:func:`kwsearch.jsonload.loads_json`: no
+    duplicate key, NaN, deep nesting or integer of thousands of digits); else a one-line 400."""
     raw = await request.body()
     try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise WebError(f"malformed JSON in the request body ({exc})") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WebError(f"malformed JSON in the request body: not UTF-8 text (byte {exc.start})") from None
+    try:
+        obj = loads_json(text)
+    except KwsearchError as exc:
+        raise WebError(f"malformed JSON in the request body: {str(exc).removeprefix('not valid JSON: ')}") \
+            from None
+    refuse_lone_surrogates(obj, "malformed JSON in the request body: ")
+    return obj
 
 
 def _download(obj: Any, filename: str) -> Response:
@@ -235,8 +257,7 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
         doc = doc_of(request)
         nid = request.path_params["nid"]
         body = await body_json(request)
-        if not isinstance(body, dict) or not ({"action"} <= set(body) or {"moves"} <= set(body)) \
-                or set(body) - {"action", "moves"}:
+        if not isinstance(body, dict) or set(body) not in ({"action"}, {"moves"}):  # exactly one of them
             raise WebError("expected {\"action\": ID} or {\"moves\": [\"text\", ...]}")
         if "action" in body:
             new = await asyncio.to_thread(doc.play, nid, body["action"])
@@ -306,6 +327,8 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
 
     async def new_game(request: Request) -> Response:
         body = await body_json(request)
+        if isinstance(body, dict):
+            refuse_file_options(body.get("seats"))  # before the seats are parsed: nothing is looked up
         game = await asyncio.to_thread(board.games.create, body)
         return JSONResponse(await asyncio.to_thread(game.view))
 
@@ -345,15 +368,22 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
         game = game_of(request)
         await body_json(request)
         rec = game.record_for_download()
-        if not game.state.is_terminal() and not game.session.mirror:
+        live = not game.state.is_terminal() and not game.session.mirror
+        if live:
             rec["seed"] = board.next_seed("explore")
         rec.pop("result", None)
         doc = await asyncio.to_thread(board.open_object, rec, game.session.path.name)
+        doc.save_seed = not live  # a running game's document is saved without a seed, as the game is
         return JSONResponse(doc.summary())
 
     async def web_error(request: Request, exc: Exception) -> Response:
         status = exc.status if isinstance(exc, WebError) else 400
         return _error(str(exc), status)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        """Starlette's own refusals (no such route, a method the route does not take), as JSON."""
+        status = getattr(exc, "status_code", 400)
+        return _error(str(getattr(exc, "detail", "") or "bad request").splitlines()[0], status)
 
     async def server_error(request: Request, exc: Exception) -> Response:
         return _error(f"internal error: {type(exc).__name__}: {exc}", 500)
@@ -390,8 +420,9 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes,
-                    middleware=[Middleware(BodyLimit, limit=config.max_body), Middleware(SameOrigin)],
-                    exception_handlers={KwsearchError: web_error, Exception: server_error},
+                    middleware=[Middleware(HostGuard, host=config.host), Middleware(BodyLimit, limit=config.max_body),
+                                Middleware(SameOrigin, host=config.host)],
+                    exception_handlers={KwsearchError: web_error, HTTPException: http_error, Exception: server_error},
                     lifespan=lifespan)
     app.state.board = board
     return app

@@ -26,11 +26,13 @@ from typing import Any
 
 from ..errors import KwsearchError
 from ..formats import POSITION_FORMAT, position_to_state
+from ..jsonload import loads_json
 from ..records import RECORD_FORMAT, REVEAL, Recorder, replay
 from ..render import decision_text, menu_label
 from ..scoring import record_scorings, reports_from_log
 from . import WebError
 from .engine_bridge import board_svg, visible_state
+from .guard import refuse_lone_surrogates
 
 #: A document holds at most this many nodes (what-if branches included).
 MAX_NODES = 20_000
@@ -39,11 +41,11 @@ MAX_LINE = 200
 
 
 def parse_upload(text: str, name: str) -> Any:
-    """The JSON object of an uploaded or pasted file; errors name the upload."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise WebError(f"{name}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    """The JSON object of an uploaded or pasted file, read as strictly as a file given to a command
+    (:func:`kwsearch.jsonload.loads_json`); errors name the upload."""
+    obj = loads_json(text, name, error=WebError)
+    refuse_lone_surrogates(obj, f"{name}: not valid JSON: ")
+    return obj
 
 
 def seat_names_of(obj: Any, players: int) -> list[str]:
@@ -136,6 +138,9 @@ class Document:
 
     def __init__(self, did: str, name: str, obj: dict[str, Any], seed: int = 0):
         self.id, self.name, self.seed = did, name, seed
+        #: Whether a saved record keeps the ``seed``: not for a running game opened to explore,
+        #: whose what-if seed is the server's (no answer about a live game carries a seed).
+        self.save_seed = True
         fmt = obj.get("format") if isinstance(obj, dict) else None
         self.review: dict[str, Any] | None = None
         self.nodes: list[Node] = []
@@ -289,6 +294,8 @@ class Document:
                            "save it as a position instead", 409)
         node = self.node(nid)
         rec = copy.deepcopy(self.base)
+        if not self.save_seed:
+            rec.pop("seed", None)  # replayable without it: every card turned up is named by a reveal
         rec["events"] = list(node.events)
         st = self.state(nid)
         if st.is_terminal():
