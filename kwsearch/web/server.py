@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import threading
 import time
@@ -32,6 +33,20 @@ def host_warning(host: str) -> str | None:
             "start analyses and play the games of this server (bind 127.0.0.1, the default, to keep it local)")
 
 
+def board_url(host: str, port: int) -> str:
+    """The address to open the board at (a wildcard ``host`` is reached through 127.0.0.1)."""
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else shown}:{port}/"
+
+
+def bound_port(server, asked: int) -> int:
+    """The port uvicorn's ``server`` listens on: ``asked``, or the one the system chose for port 0."""
+    for srv in getattr(server, "servers", None) or []:
+        for sock in getattr(srv, "sockets", None) or []:
+            return sock.getsockname()[1]
+    return asked
+
+
 def build_app(file: str | None, review: str | None, config):
     """The app with ``file`` (a record or position) and ``review`` loaded; errors name the file."""
     from .app import create_app
@@ -46,21 +61,20 @@ def serve(file: str | None, *, review: str | None = None, host: str = "127.0.0.1
     require_web()
     import uvicorn
     from .app import WebConfig
-    config = config or WebConfig()
+    config = dataclasses.replace(config or WebConfig(), host=host)  # a request's Host may name it
     if not config.games_dir.is_dir():
         raise KwsearchError(f"{config.games_dir}: no such folder (the games folder must exist)")
     app = build_app(file, review, config)
     warning = host_warning(host)
     if warning:
         echo(warning)
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else shown}:{port}/"
     server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
 
     def announce() -> None:
         while not server.started and not server.should_exit:
             time.sleep(0.05)
         if server.started:
+            url = board_url(host, bound_port(server, port))
             echo(f"kwsearch analysis board on {url} (Ctrl-C stops it); games are saved in {config.games_dir}")
             if open_browser:
                 webbrowser.open(url)
