@@ -102,7 +102,7 @@ class BodyLimit:
             return await self.app(scope, receive, send)
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.limit):
+        if length is not None and (not length.isdigit() or len(length) > 18 or int(length) > self.limit):
             return await _error(f"the request body is larger than {self.limit:,} bytes", 413)(scope, receive, send)
         seen = 0
 
