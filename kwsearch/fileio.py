@@ -6,10 +6,17 @@ never touched) with the permissions of the file it replaces (a new file's under 
 umask), flushes it to disk, then renames it over the target. A failure
 (a full disk, a read-only folder) removes the temporary file, leaves the target
 as it was, and raises :class:`~kwsearch.errors.KwsearchError` naming the file.
+
+:func:`append_whole` appends whole lines to a log that grows line by line (the
+tournament results, the tuning log): straight to the file descriptor, never
+through a buffer that a later flush or close could write half of, and on any
+failure (a full disk: ``ENOSPC``, ``EDQUOT``, ``EFBIG``, ``EIO``; or Ctrl-C) it
+cuts the file back to where it was, so the file only ever holds whole lines.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -63,6 +70,34 @@ def write_text_atomic(path: str | os.PathLike, text: str, *, what: str = "file")
         try:
             os.unlink(tmp)
         except OSError:
+            pass
+        raise
+
+
+def append_whole(fd: int, data: bytes, *, sync: bool = False) -> None:
+    """Append ``data`` (whole lines) at the end of the open file ``fd``, all or nothing.
+
+    Written with ``os.write`` (repeated if the kernel takes only part of it), then
+    ``fsync``-ed if ``sync``. If anything fails — a full disk at the first byte or the
+    last, the ``fsync``, Ctrl-C in between — the file is truncated back to its previous
+    size and the exception propagates (an ``OSError`` for the caller to name the file).
+    The caller holds the file's lock, so nobody else appends meanwhile.
+    """
+    start = os.lseek(fd, 0, os.SEEK_END)
+    try:
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            if n <= 0:  # a regular file does not do this, but never loop for ever
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            view = view[n:]
+        if sync:
+            os.fsync(fd)
+    except BaseException:
+        try:
+            os.ftruncate(fd, start)
+            os.lseek(fd, start, os.SEEK_SET)
+        except OSError:  # the reader drops a last line without its newline; resuming truncates it
             pass
         raise
 
