@@ -3,7 +3,10 @@
 The session keeps the game as a record (``kwsearch-game/1``) and a reference
 state; every decision and every card turned up is appended to the record and the
 record is written to its file at once (atomically), so Ctrl-C, a crash or a closed
-terminal lose nothing; ``kwsearch play --resume FILE`` continues the game.
+terminal lose nothing; ``kwsearch play --resume FILE`` continues the game. In
+``kwsearch play`` the first Ctrl-C ends the program at once, even while a bot
+searches (:meth:`Session.ctrl_c_ends_game`): the file keeps every finished decision
+and the one in progress is dropped.
 
 Input and output go through two callables (``ask(prompt) -> str`` raising
 ``EOFError`` at the end of input, and ``say(text)``), so the same session runs on
@@ -17,8 +20,11 @@ turned up (and, at the start, how the table was set up).
 from __future__ import annotations
 
 import json
+import signal
+import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .errors import IllegalMoveError, KwsearchError
 from .fileio import write_json_atomic
@@ -46,6 +52,14 @@ class PlayError(KwsearchError):
 
 class Quit(Exception):
     """The user asked to stop (or input ended); the record is saved."""
+
+
+class Interrupted(BaseException):
+    """Ctrl-C during a game (:meth:`Session.ctrl_c_ends_game`): the game ends at once. The record on
+    disk holds every finished decision; the one in progress (a bot's search, a prompt) is dropped.
+
+    Not a :class:`KeyboardInterrupt`, which a search takes as "stop and answer now" (``suggest``):
+    a bot would make its move instead of the program ending."""
 
 
 def parse_seats(text: str | None, players: int | None = None) -> list[str]:
@@ -138,12 +152,49 @@ class Session:
         self._rebuild_scoring()  # a record from an older version may lack it
         if mirror:
             self.record["mirror"] = True
+        self._saving = self._interrupt_pending = False
         self._last_shown = -1
         self.save()
 
     # -- record --------------------------------------------------------------
     def save(self) -> None:
-        write_record(self.path, self.record)
+        """Write the record (atomically); a Ctrl-C meanwhile takes effect once it is written."""
+        self._saving = True
+        try:
+            write_record(self.path, self.record)
+        finally:
+            self._saving = False
+        if self._interrupt_pending:
+            self._interrupt_pending = False
+            raise Interrupted
+
+    # -- Ctrl-C ------------------------------------------------------------------
+    def interrupt(self) -> None:
+        """End the game now (raise :class:`Interrupted`), or, while the record is being written, as
+        soon as it is. The record is never written after an interrupt: the file holds what was
+        finished, and an in-memory record cut mid-decision is never saved."""
+        if self._saving:
+            self._interrupt_pending = True
+            return
+        raise Interrupted
+
+    @contextmanager
+    def ctrl_c_ends_game(self) -> Iterator["Session"]:
+        """``with session.ctrl_c_ends_game(): session.run()`` — Ctrl-C (SIGINT) then ends the game at
+        once, even in the middle of a bot's long search (its slices return to Python every 50 ms) or
+        at a prompt, by raising :class:`Interrupted` (see :meth:`interrupt`). In the main thread
+        only (elsewhere nothing changes: signals go to the main thread)."""
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+
+        def on_sigint(signum, frame) -> None:
+            self.interrupt()
+        old = signal.signal(signal.SIGINT, on_sigint)
+        try:
+            yield self
+        finally:
+            signal.signal(signal.SIGINT, old)
 
     def deciders(self) -> list[int]:
         """The seat that made each decision of the record, in order."""
@@ -460,5 +511,6 @@ def seats_of_record(record: dict[str, Any], path: Path) -> list[str]:
             from None
 
 
-__all__ = ["HUMAN", "Session", "PlayError", "Quit", "parse_seats", "parse_names", "check_names", "new_game_record",
-           "mirror_setup", "load_for_resume", "check_resume_settings", "seats_of_record", "write_record", "check_mirror"]
+__all__ = ["HUMAN", "Session", "PlayError", "Quit", "Interrupted", "parse_seats", "parse_names", "check_names",
+           "new_game_record", "mirror_setup", "load_for_resume", "check_resume_settings", "seats_of_record",
+           "write_record", "check_mirror"]
