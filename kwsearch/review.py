@@ -32,11 +32,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from .errors import KwsearchError
 from .search import DEFAULT_CUTOFF, SearchConfig, SearchLimits
@@ -121,6 +122,7 @@ class Review:
     final_money: list[int] | None
     complete: bool
     summary: list[SeatSummary] = field(default_factory=list)
+    cache_file: Path | None = None           # the cache file holding this review's decisions (None: none written)
 
     def to_json(self) -> dict[str, Any]:
         """The ``kwsearch-review/1`` object (docs/formats.md)."""
@@ -224,6 +226,354 @@ def _job(args) -> tuple[int, dict[str, Any] | None]:
 
 
 # ---------------------------------------------------------------------------
+# Reading a review cache or a review file: one strict checker
+# ---------------------------------------------------------------------------
+
+#: The fields of a decision in a cache (a review file's decisions also hold ``mark``).
+DECISION_KEYS = tuple(DecisionReview.__dataclass_fields__)
+REVIEW_KEYS = ("format", "source", "players", "names", "settings", "thresholds", "complete", "reviewed", "total",
+               "seats", "final_money", "decisions", "summary")
+SETTINGS_KEYS = ("iterations", "seconds", "seed", "c_uct", "money_weight", "closed_loop", "rollout")
+SUMMARY_KEYS = ("seat", "name", "decisions", "mean_loss", "mean_money_loss", "counts", "worst")
+CACHE_KEYS = ("format", "key", "decisions")
+CLASSES = ("inaccuracy", "mistake", "blunder")
+#: Bounds of a review's values: money a seat can hold, a text (a move, a label, a name), a plan's length.
+MAX_MONEY = 1_000_000
+MAX_TEXT = 200
+MAX_PLAN = 100
+MAX_COUNT = 2**63 - 1
+_TOLERANCE = 1e-9
+_NONE = object()
+_MISSING = object()
+
+
+def _show(v: Any) -> str:
+    """A value of the file for a one-line message (JSON, cut short)."""
+    try:
+        s = json.dumps(v)
+    except (TypeError, ValueError):
+        s = repr(v)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+class _Checker:
+    """Raises ``error`` with one line: the file, the field, what was expected and what it holds."""
+
+    def __init__(self, source: str, error: type[Exception], hint: str = ""):
+        self.head = f"{source}: " if source else ""
+        self.error, self.hint = error, hint
+
+    def fail(self, where: str, expected: str, got: Any = _NONE) -> None:
+        shown = "" if got is _NONE else ", missing" if got is _MISSING else f", got {_show(got)}"
+        raise self.error(f"{self.head}{where}: expected {expected}{shown}{self.hint}")
+
+    def obj(self, v: Any, where: str, required: tuple[str, ...], optional: tuple[str, ...] = (),
+            what: str = "an object") -> dict:
+        from .jsonload import key_path
+        if not isinstance(v, dict):
+            self.fail(where, what, v)
+        base = "" if where == "$" else where
+        for k in v:
+            if k not in required and k not in optional:
+                raise self.error(f"{self.head}{key_path(base, k)}: unknown key (expected only "
+                                 f"{', '.join(required + optional)}){self.hint}")
+        for k in required:
+            if k not in v:
+                self.fail(key_path(base, k), _WHAT.get(k, "a value"), _MISSING)
+        return v
+
+    def integer(self, v: Any, where: str, lo: int, hi: int, what: str | None = None) -> int:
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            self.fail(where, what or f"an integer from {lo} to {hi}", v)
+        return v
+
+    def number(self, v: Any, where: str, lo: float, hi: float, what: str | None = None) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not lo <= v <= hi:
+            self.fail(where, what or f"a number from {lo:g} to {hi:g}", v)
+        return float(v)
+
+    def prob(self, v: Any, where: str) -> float:
+        return self.number(v, where, 0.0, 1.0, "a win probability from 0 to 1")
+
+    def money(self, v: Any, where: str) -> float:
+        return self.number(v, where, 0.0, MAX_MONEY, f"an amount of money from 0 to {MAX_MONEY:,}")
+
+    def text(self, v: Any, where: str, empty: bool = False) -> str:
+        if not isinstance(v, str) or len(v) > MAX_TEXT or (not v and not empty):
+            self.fail(where, f"a{'' if empty else ' non-empty'} string of at most {MAX_TEXT} characters", v)
+        return v
+
+    def flag(self, v: Any, where: str) -> bool:
+        if not isinstance(v, bool):
+            self.fail(where, "true or false", v)
+        return v
+
+    def items(self, v: Any, where: str, lo: int, hi: int, what: str) -> list:
+        if not isinstance(v, list) or not lo <= len(v) <= hi:
+            self.fail(where, what, v)
+        return v
+
+
+_WHAT = {"format": "the format's name", "ply": "a ply", "seat": "a seat", "played": "a move", "best": "a move"}
+
+
+def _classify(loss: float, thresholds: Mapping[str, float]) -> str | None:
+    for name in reversed(CLASSES):  # worst first
+        if loss >= thresholds[name] - 1e-12:
+            return name
+    return None
+
+
+def _near(a: float, b: float) -> bool:
+    return abs(a - b) <= _TOLERANCE * max(1.0, abs(a), abs(b))
+
+
+def _check_decision(ck: _Checker, d: Any, where: str, players: int | None, thresholds: Mapping[str, float], *,
+                    in_review: bool, steps: Sequence[tuple[Any, int]] | None = None, game: str | None = None,
+                    seats: Sequence[int] | None = None) -> dict[str, Any]:
+    """One reviewed decision (see :func:`check_review`); ``players`` None: as many as ``win_all`` has."""
+    from .engine import reference
+    from .jsonload import key_path
+
+    def at(k: str) -> str:
+        return key_path(where, k)
+
+    ck.obj(d, where, DECISION_KEYS + (("mark",) if in_review else ()), what="a reviewed decision (an object)")
+    if players is None:
+        w = d["win_all"]
+        players = len(w) if isinstance(w, list) and 2 <= len(w) <= 4 else None
+        if players is None:
+            ck.fail(at("win_all"), "2 to 4 win probabilities (one per seat)", w)
+    top = len(steps) - 1 if steps is not None else 2**31 - 1
+    ply = ck.integer(d["ply"], at("ply"), 0, top, f"a ply of the game (0 to {top})" if steps is not None else None)
+    seat = ck.integer(d["seat"], at("seat"), 0, players - 1, f"a seat from 0 to {players - 1}")
+    if seats is not None and seat not in seats:
+        ck.fail(at("seat"), f"one of the seats reviewed ({', '.join(map(str, seats))})", seat)
+    played = ck.text(d["played"], at("played"))
+    if steps is not None:
+        state, action = steps[ply]
+        ref = reference(state)
+        move, mover = ref.action_to_text(action), ref.current_player()
+        if (played != move or seat != mover) and in_review:
+            raise ck.error(f"{ck.head}the review is not of {game or 'this game'}: at ply {ply} it has {_show(played)} "
+                           f"by seat {seat}, the game {_show(move)} by seat {mover}")
+        if played != move:
+            ck.fail(at("played"), f"{_show(move)} (the move played at ply {ply})", played)
+        if seat != mover:
+            ck.fail(at("seat"), f"{mover} (the seat to decide at ply {ply})", seat)
+    best = ck.text(d["best"], at("best"))
+    if steps is not None:
+        legal = ref.legal_actions()
+        try:
+            a = ref.parse_move(best)
+        except KwsearchError:
+            a = None
+        if a not in legal:
+            ck.fail(at("best"), f"a legal move at ply {ply}", best)
+    ck.integer(d["round"], at("round"), 1, 1000)
+    ck.text(d["kind"], at("kind"))
+    ck.text(d["played_label"], at("played_label"))
+    ck.text(d["best_label"], at("best_label"))
+    plan = ck.items(d["best_plan"], at("best_plan"), 1, MAX_PLAN,
+                   f"a list of 1 to {MAX_PLAN} moves, the first the best option")
+    for i, m in enumerate(plan):
+        ck.text(m, f"{at('best_plan')}[{i}]")
+    if plan[0] != best:
+        ck.fail(f"{at('best_plan')}[0]", f"the best option {_show(best)}", plan[0])
+    played_win, best_win = ck.prob(d["played_win"], at("played_win")), ck.prob(d["best_win"], at("best_win"))
+    played_money = ck.money(d["played_money"], at("played_money"))
+    best_money = ck.money(d["best_money"], at("best_money"))
+    loss = ck.prob(d["loss"], at("loss"))
+    money_loss = ck.money(d["money_loss"], at("money_loss"))
+    same = played == best
+    want = 0.0 if same else max(0.0, best_win - played_win)
+    if not _near(loss, want):
+        ck.fail(at("loss"), f"best_win - played_win, at least 0{' (0: the move played is the best)' if same else ''}"
+                f" = {want:.6g}", loss)
+    want = 0.0 if same else max(0.0, best_money - played_money)
+    if not _near(money_loss, want):
+        ck.fail(at("money_loss"), f"best_money - played_money, at least 0 = {want:.6g}", money_loss)
+    cls = d["cls"]
+    if cls is not None and cls not in CLASSES:
+        ck.fail(at("cls"), f"one of {', '.join(CLASSES)} or null", cls)
+    if cls != _classify(loss, thresholds):
+        ck.fail(at("cls"), f"{_show(_classify(loss, thresholds))} (the class of a loss of {loss:.6g})", cls)
+    if in_review and d["mark"] != MARKS[cls]:
+        ck.fail(at("mark"), _show(MARKS[cls]), d["mark"])
+    win_all = ck.items(d["win_all"], at("win_all"), players, players,
+                      f"{players} win probabilities (one per seat)")
+    for i, p in enumerate(win_all):
+        ck.prob(p, f"{at('win_all')}[{i}]")
+    if sum(win_all) > 1.001:  # shares of one win (a cut-off's evaluation adds float32 rounding)
+        ck.fail(at("win_all"), "win probabilities summing to at most 1", win_all)
+    money_all = ck.items(d["money_all"], at("money_all"), players, players,
+                        f"{players} amounts of money (one per seat)")
+    for i, m in enumerate(money_all):
+        ck.money(m, f"{at('money_all')}[{i}]")
+    iterations = ck.integer(d["iterations"], at("iterations"), 0, MAX_COUNT)
+    ck.integer(d["played_visits"], at("played_visits"), 0, iterations,
+           f"visits from 0 to the decision's iterations ({iterations})")
+    options = ck.integer(d["options"], at("options"), 1, 100_000)
+    if steps is not None:
+        if options != len(legal):
+            ck.fail(at("options"), f"{len(legal)} (the options at ply {ply})", options)
+        if d["round"] != ref.round:
+            ck.fail(at("round"), f"{ref.round} (the round at ply {ply})", d["round"])
+        if d["kind"] != ref.pending():
+            ck.fail(at("kind"), f"{_show(ref.pending())} (the decision at ply {ply})", d["kind"])
+    return d
+
+
+def _check_plies(ck: _Checker, plies: list[tuple[str, int]]) -> None:
+    """Plies unique and in increasing order (``plies``: (where, ply) in the file's order)."""
+    for (_, a), (where, b) in zip(plies, plies[1:]):
+        if b == a:
+            ck.fail(where, f"each ply once (ply {b} is reviewed twice)", b)
+        if b < a:
+            ck.fail(where, f"the plies in increasing order (after ply {a})", b)
+
+
+def check_cache(obj: Any, source: str, *, key: str | None = None, steps: Sequence[tuple[Any, int]] | None = None,
+                players: int | None = None, error: type[Exception] | None = None, hint: str = "") -> bool:
+    """Check a ``kwsearch-review-cache/1`` object strictly; True if it belongs to ``key`` (this game and these
+    settings: then its decisions are also checked against the game, ``steps`` = :func:`game_decisions`).
+
+    A cache of another key is checked for its form only (it is started afresh). Every problem raises
+    ``error`` (default :class:`ReviewError`): one line naming ``source``, the field and what was expected.
+    """
+    from .jsonload import key_path
+    ck = _Checker(source, error or ReviewError, hint)
+    ck.obj(obj, "$", CACHE_KEYS, what=f"a review cache (an object with format {CACHE_FORMAT!r})")
+    if obj["format"] != CACHE_FORMAT:
+        ck.fail("format", repr(CACHE_FORMAT) + " (a review cache)", obj["format"])
+    k = obj["key"]
+    if not isinstance(k, str) or len(k) != 64 or any(c not in "0123456789abcdef" for c in k):
+        ck.fail("key", "a SHA-256 hash (64 lowercase hex digits)", k)
+    mine = key is not None and k == key
+    decisions = obj["decisions"]
+    if not isinstance(decisions, dict):
+        ck.fail("decisions", "an object of reviewed decisions by ply", decisions)
+    if not mine:
+        steps, players = None, None
+    plies: list[tuple[str, int]] = []
+    seen_players = players
+    for name, d in decisions.items():
+        where = key_path("decisions", name)
+        if not (isinstance(name, str) and 0 < len(name) <= 10 and name.isascii() and name.isdigit()
+                and str(int(name)) == name):
+            raise (error or ReviewError)(f"{ck.head}{where}: expected a ply as the key (0, 1, 2, ...){hint}")
+        _check_decision(ck, d, where, seen_players, dict(THRESHOLDS), in_review=False, steps=steps)
+        if d["ply"] != int(name):
+            ck.fail(key_path(where, "ply"), f"{name} (the ply it is filed under)", d["ply"])
+        if seen_players is None:
+            seen_players = len(d["win_all"])
+        plies.append((where, d["ply"]))
+    _check_plies(ck, plies)
+    return mine
+
+
+def check_review(obj: Any, source: str, *, steps: Sequence[tuple[Any, int]] | None = None,
+                 players: int | None = None, game: str | None = None,
+                 error: type[Exception] | None = None) -> dict[str, Any]:
+    """Check a ``kwsearch-review/1`` object (``kwsearch review --json``) strictly; return it.
+
+    The one checker of a review file, wherever it is read (``kwsearch serve --review``, a review pasted
+    or uploaded to the board). Every key known and present, every value of its type and range (win
+    probabilities and losses 0..1, money 0..:data:`MAX_MONEY`, counts non-negative integers, seats in
+    range), the plies unique and in order, each decision's figures consistent (the loss is
+    ``best_win - played_win``, the class that of the loss, the mark that of the class). With ``steps``
+    (:func:`game_decisions` of the game, or the same pairs of states and moves) each decision must be
+    the game's: its move and seat those of the game at its ply (else "the review is not of ``game``"),
+    its options, round and kind too, and its best option a legal move there. ``error`` (default
+    :class:`ReviewError`) names ``source``, the field and what was expected, in one line.
+    """
+    ck = _Checker(source, error or ReviewError)
+    ck.obj(obj, "$", REVIEW_KEYS, what=f"a review (an object with format {REVIEW_FORMAT!r})")
+    if obj["format"] != REVIEW_FORMAT:
+        ck.fail("format", f"{REVIEW_FORMAT!r} (kwsearch review --json)", obj["format"])
+    n = ck.integer(obj["players"], "players", 2, 4)
+    if players is not None and n != players:
+        ck.fail("players", f"{players} (the players of {game or 'the game'})", n)
+    if obj["source"] is not None and (not isinstance(obj["source"], str) or len(obj["source"]) > 4096):
+        ck.fail("source", "a file name or null", obj["source"])
+    names = ck.items(obj["names"], "names", n, n, f"{n} names (one per seat)")
+    for i, name in enumerate(names):
+        ck.text(name, f"names[{i}]")
+    st = ck.obj(obj["settings"], "settings", SETTINGS_KEYS, ("cutoff",))
+    if st["iterations"] is not None:
+        ck.integer(st["iterations"], "settings.iterations", 1, MAX_COUNT, "a positive integer or null")
+    if st["seconds"] is not None:
+        ck.number(st["seconds"], "settings.seconds", 0.0, 366 * 24 * 3600.0, "a positive number of seconds or null")
+    if not st["iterations"] and not st["seconds"]:
+        ck.fail("settings.iterations", "iterations or seconds (the limit of each decision's search)",
+                st["iterations"])
+    ck.integer(st["seed"], "settings.seed", -(1 << 63), (1 << 64) - 1, "a 64-bit seed")
+    ck.number(st["c_uct"], "settings.c_uct", 0.0, 1000.0)
+    ck.number(st["money_weight"], "settings.money_weight", 0.0, 1.0)
+    ck.flag(st["closed_loop"], "settings.closed_loop")
+    ck.text(st["rollout"], "settings.rollout")
+    if st.get("cutoff") is not None:
+        ck.integer(st["cutoff"], "settings.cutoff", 0, 100_000, "a number of decisions (0 to 100000) or null")
+    th = ck.obj(obj["thresholds"], "thresholds", CLASSES)
+    for name in CLASSES:
+        ck.number(th[name], f"thresholds.{name}", 0.0, 1.0, "a loss of win probability from 0 to 1")
+    if not th["inaccuracy"] <= th["mistake"] <= th["blunder"]:
+        ck.fail("thresholds", "inaccuracy <= mistake <= blunder", th)
+    ck.flag(obj["complete"], "complete")
+    seats = ck.items(obj["seats"], "seats", 1, n, f"1 to {n} seats, each once, in order")
+    for i, s in enumerate(seats):
+        ck.integer(s, f"seats[{i}]", 0, n - 1, f"a seat from 0 to {n - 1}")
+    if seats != sorted(set(seats)):
+        ck.fail("seats", "each seat once, in increasing order", seats)
+    decisions = ck.items(obj["decisions"], "decisions", 0, len(steps) if steps is not None else MAX_COUNT,
+                        "a list of reviewed decisions" + (f" (at most {len(steps)})" if steps is not None else ""))
+    plies = []
+    for i, d in enumerate(decisions):
+        where = f"decisions[{i}]"
+        _check_decision(ck, d, where, n, th, in_review=True, steps=steps, game=game, seats=seats)
+        plies.append((f"{where}.ply", d["ply"]))
+    _check_plies(ck, plies)
+    top = len(steps) if steps is not None else MAX_COUNT
+    total = ck.integer(obj["total"], "total", 0, top)
+    if steps is not None:
+        from .engine import reference
+        want = sum(1 for state, _ in steps if reference(state).current_player() in seats)
+        if total != want:
+            ck.fail("total", f"{want} (the decisions of seats {', '.join(map(str, seats))} in {game or 'the game'})",
+                    total)
+    ck.integer(obj["reviewed"], "reviewed", len(decisions), len(decisions), f"{len(decisions)} (the decisions listed)")
+    if len(decisions) > total:
+        ck.fail("total", f"at least the {len(decisions)} decisions reviewed", total)
+    if obj["complete"] and len(decisions) != total:
+        ck.fail("complete", f"false ({len(decisions)} of {total} decisions reviewed)", True)
+    if obj["final_money"] is not None:
+        fm = ck.items(obj["final_money"], "final_money", n, n, f"null or {n} amounts of money (one per seat)")
+        for i, m in enumerate(fm):
+            ck.integer(m, f"final_money[{i}]", 0, MAX_MONEY, f"an amount of money from 0 to {MAX_MONEY:,}")
+    reviewed = {d["ply"] for d in decisions}
+    summary = ck.items(obj["summary"], "summary", len(seats), len(seats),
+                      f"{len(seats)} summaries (one per seat reviewed)")
+    for i, s in enumerate(summary):
+        where = f"summary[{i}]"
+        ck.obj(s, where, SUMMARY_KEYS)
+        if s["seat"] != seats[i]:
+            ck.fail(f"{where}.seat", f"{seats[i]} (the seats reviewed, in order)", s["seat"])
+        ck.text(s["name"], f"{where}.name")
+        k = ck.integer(s["decisions"], f"{where}.decisions", 0, len(decisions),
+                   f"the number of the seat's decisions reviewed (0 to {len(decisions)})")
+        ck.prob(s["mean_loss"], f"{where}.mean_loss")
+        ck.money(s["mean_money_loss"], f"{where}.mean_money_loss")
+        counts = ck.obj(s["counts"], f"{where}.counts", CLASSES)
+        for c in CLASSES:
+            ck.integer(counts[c], f"{where}.counts.{c}", 0, k, f"a count from 0 to {k}")
+        worst = ck.items(s["worst"], f"{where}.worst", 0, 3, "a list of up to 3 plies")
+        for j, p in enumerate(worst):
+            if isinstance(p, bool) or not isinstance(p, int) or p not in reviewed:
+                ck.fail(f"{where}.worst[{j}]", "the ply of a reviewed decision", p)
+    return obj
+
+
+# ---------------------------------------------------------------------------
 # A whole game
 # ---------------------------------------------------------------------------
 
@@ -276,25 +626,30 @@ def default_cache_path(game_path: str | os.PathLike) -> Path:
     return p.with_name(p.stem + ".review-cache.json")
 
 
-def _load_cache(path: Path, key: str) -> dict[int, dict[str, Any]]:
+#: Appended to every error about a cache file: the file is left as it is.
+CACHE_HINT = "; the cache file is left as it is: fix or remove it, or pass another --cache or --no-cache"
+
+
+def _load_cache(path: Path, key: str, steps: Sequence[tuple[Any, int]],
+                players: int) -> tuple[dict[int, dict[str, Any]], bool]:
+    """The decisions of the cache at ``path`` that belong to ``key``, and whether the file is one of ``key``.
+
+    The file is read strictly (:func:`kwsearch.jsonload.load_json_file`: a regular file only, so a FIFO
+    or a device is refused at once, within bounds) and checked (:func:`check_cache`). A bad cache
+    is an error and the file is left untouched: it may be someone's work, and guessing which part
+    of it is good would be worse than asking. A valid cache of another game or other settings
+    is started afresh (it is overwritten at the first decision reviewed).
+    """
+    from .jsonload import load_json_file
     if not path.exists():
-        return {}
+        return {}, False
     try:
-        obj = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise ReviewError(f"{path}: not a review cache ({exc}); remove it or pass another --cache") from None
-    if not isinstance(obj, dict) or obj.get("format") != CACHE_FORMAT:
-        raise ReviewError(f"{path}: format: expected {CACHE_FORMAT!r} (a review cache); "
-                          "remove it or pass another --cache")
-    if obj.get("key") != key:
-        return {}  # another game or other settings: start afresh (the file is ours)
-    out = {}
-    for k, v in (obj.get("decisions") or {}).items():
-        try:
-            out[int(k)] = dict(DecisionReview.from_json(v).__dict__)
-        except (KeyError, TypeError, ValueError):
-            raise ReviewError(f"{path}: decisions.{k}: not a reviewed decision; remove the cache file") from None
-    return out
+        obj = load_json_file(path, what="review cache", error=ReviewError)
+    except ReviewError as exc:
+        raise ReviewError(f"{exc}{CACHE_HINT}") from None
+    if not check_cache(obj, str(path), key=key, steps=steps, players=players, hint=CACHE_HINT):
+        return {}, False
+    return {int(k): dict(v) for k, v in obj["decisions"].items()}, True
 
 
 def _save_cache(path: Path, key: str, done: dict[int, dict[str, Any]]) -> None:
@@ -321,6 +676,8 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     from .records import replay
     from .render import seat_names
     from .seeds import derive_seed
+    from .worker_procs import check_workers, sigint_blocked
+    check_workers(workers, ReviewError)
     config = review_config(config)
     items = game_decisions(record, source)
     final = replay(record) if items else None
@@ -333,8 +690,11 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     todo = [(ply, st, a) for ply, (st, a) in enumerate(items) if st.current_player() in chosen]
     key = cache_key(record, limits, config, seed)
     cache_path = Path(cache) if cache is not None else None
-    done: dict[int, dict[str, Any]] = _load_cache(cache_path, key) if cache_path else {}
-    done = {k: v for k, v in done.items() if any(k == p for p, _, _ in todo)}
+    # every decision of the cache (other seats' too: the cache keeps them), and those of this review
+    cached, ours = _load_cache(cache_path, key, items, n) if cache_path else ({}, False)
+    wanted = {p for p, _, _ in todo}
+    done = {k: v for k, v in cached.items() if k in wanted}
+    written: Path | None = cache_path if ours and cached else None
     complete = True
     count = len(done)
     if progress is not None:
@@ -342,11 +702,13 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     pending = [(ply, st, a) for ply, st, a in todo if ply not in done]
 
     def finish(ply: int, d: dict[str, Any]) -> None:
-        nonlocal count
-        done[ply] = d
-        count += 1
-        if cache_path is not None:
-            _save_cache(cache_path, key, done)
+        nonlocal count, written
+        with sigint_blocked():  # a Ctrl-C comes after the write: the file holds what is reported done
+            done[ply] = cached[ply] = d
+            count += 1
+            if cache_path is not None:
+                _save_cache(cache_path, key, cached)
+                written = cache_path
         if progress is not None:
             progress(count, len(todo), DecisionReview.from_json(d))
 
@@ -369,17 +731,23 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
                 "closed_loop": used.closed_loop, "rollout": used.rollout, "cutoff": used.cutoff}
     review = Review(source, n, names, settings, decisions, len(todo), chosen,
                     final.money() if final is not None and final.is_terminal() else None,
-                    complete and len(decisions) == len(todo))
+                    complete and len(decisions) == len(todo), cache_file=written)
     review.summary = summarise(review)
     return review
 
 
 def _parallel(pending, limits, config, seed, workers, finish) -> None:
+    """The decisions ``pending`` in ``workers`` processes. The workers ignore Ctrl-C (the terminal sends
+    it to them too) and end with this process, even when it is killed (:mod:`kwsearch.worker_procs`);
+    on Ctrl-C or an error here they are stopped at once (the decisions under way are lost)."""
     from .seeds import derive_seed
+    from .worker_procs import pool_worker_init, sigint_blocked, terminate_pool
     jobs = [(st.to_json(), a, limits, config, derive_seed(seed, "review", ply), ply) for ply, st, a in pending]
-    pool = ProcessPoolExecutor(max_workers=workers)
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), initializer=pool_worker_init,
+                               initargs=(os.getpid(),))
     try:
-        futures = {pool.submit(_job, j) for j in jobs}
+        with sigint_blocked():  # the workers start (at the first submit) with Ctrl-C held back
+            futures = {pool.submit(_job, j) for j in jobs}
         while futures:
             ready, futures = wait(futures, return_when=FIRST_COMPLETED)
             for f in ready:
@@ -388,7 +756,7 @@ def _parallel(pending, limits, config, seed, workers, finish) -> None:
                     raise KeyboardInterrupt
                 finish(ply, d)
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        terminate_pool(pool)
         raise
     pool.shutdown()
 

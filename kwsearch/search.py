@@ -908,6 +908,8 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
     # Ctrl-C in a terminal reaches the whole process group; the parent decides (it sets ``stop``).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    from .worker_procs import die_with_parent
+    die_with_parent(parent)  # SIGTERM when the parent dies, even by SIGKILL, mid-slice
     try:
         from . import _search
         from .engine import state_from_json

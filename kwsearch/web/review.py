@@ -1,9 +1,11 @@
 """A whole-game review (``kwsearch review --json``, ``kwsearch-review/1``) laid onto a document.
 
 The page draws the review as a win-probability graph over the game and marks the
-move list (``?!``, ``?``, ``??``). :func:`review_for_page` checks that the review
-belongs to the document's game — every reviewed decision must be the record's
-move at that ply — and keeps what the page needs, by node.
+move list (``?!``, ``?``, ``??``). :func:`review_for_page` checks the review with
+:func:`kwsearch.review.check_review` (the one checker of a review file: every key,
+type and range) and that it belongs to the document's game — every reviewed
+decision must be the record's move at that ply, its best option a legal move
+there — and keeps what the page needs, by node.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..review import check_review
 from . import WebError
 
 REVIEW_FORMAT = "kwsearch-review/1"
@@ -31,12 +34,18 @@ def review_for_page(obj: Any, doc, name: str) -> dict[str, Any]:
         got = obj.get("format") if isinstance(obj, dict) else None
         raise WebError(f"{name}: format: expected {REVIEW_FORMAT!r} (kwsearch review --json), got {json.dumps(got)}")
     if obj.get("players") != doc.players:
-        raise WebError(f"{name}: players: the review is of a {obj.get('players')}-player game, "
+        raise WebError(f"{name}: players: the review is of a {json.dumps(obj.get('players'))[:20]}-player game, "
                        f"{doc.name} has {doc.players} players")
-    decisions = obj.get("decisions")
-    if not isinstance(decisions, list):
-        raise WebError(f"{name}: decisions: expected a list")
     main = {n.ply: n for n in doc.nodes if n.main and n.parent is not None}
+    steps = []  # the state before each decision of the record and the move made: what the review must match
+    for k in range(len(main)):
+        node = main[k + 1]
+        state = doc.state(node.parent)
+        steps.append((state, state.parse_move(node.move)))
+    # the one strict checker of a review file (kwsearch.review.check_review): every key, type, range and
+    # move, so nothing below meets a value it does not expect
+    check_review(obj, name, steps=steps, players=doc.players, game=doc.name, error=WebError)
+    decisions = obj["decisions"]
     points = []
     for k, d in enumerate(decisions):
         where = f"{name}: decisions[{k}]"
