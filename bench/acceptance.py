@@ -56,6 +56,7 @@ from kwsearch.benchmarks import machine  # noqa: E402
 from kwsearch.bots import BotSpec  # noqa: E402
 from kwsearch.errors import KwsearchError  # noqa: E402
 from kwsearch.tournament import TournamentSpec, load_results, run_tournament, wilson  # noqa: E402
+from kwsearch.seeds import seed_arg  # noqa: E402
 
 SEED_BASE = 1_700_000
 #: name -> (players, what, target score or None (lower bound above parity), parity)
@@ -191,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=None, help="seconds per decision (default 0.2)")
     ap.add_argument("--iterations", type=int, default=None, help="iterations per decision instead of seconds")
     ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--seed", type=int, default=SEED_BASE, help=f"base of the match seeds (default {SEED_BASE})")
+    ap.add_argument("--seed", type=seed_arg, default=SEED_BASE, help=f"base of the match seeds (default {SEED_BASE})")
     ap.add_argument("--out-dir", default=str(HERE), help="where the results files go (default bench/)")
     ap.add_argument("--results", default=str(HERE / "RESULTS.md"), help="the Markdown file of the summary")
     ap.add_argument("--report", action="store_true", help="only write and print the summary")

@@ -41,6 +41,7 @@ sys.path.insert(0, str(HERE))
 from kwsearch.benchmarks import machine, write_results  # noqa: E402
 from kwsearch.fileio import write_json_atomic  # noqa: E402
 from kwsearch.tournament import wilson  # noqa: E402
+from kwsearch.seeds import seed_arg  # noqa: E402
 
 BEGIN, END = "<!-- BEGIN peer-openspiel -->", "<!-- END peer-openspiel -->"
 GAMES_FILE = HERE / "peer-openspiel-games.jsonl"
@@ -216,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=None,
                     help="seconds per decision (match, default 0.25) or per position (speed, default 1)")
     ap.add_argument("--workers", type=int, default=2, help="games played at once (processes)")
-    ap.add_argument("--seed", type=int, default=500_000, help="first deck seed of the match")
+    ap.add_argument("--seed", type=seed_arg, default=500_000, help="first deck seed of the match")
     ap.add_argument("--report", action="store_true", help="only rewrite the RESULTS.md section")
     ap.add_argument("--no-write", action="store_true", help="do not update bench/RESULTS.md")
     args = ap.parse_args(argv)

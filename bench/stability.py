@@ -62,7 +62,7 @@ if str(ROOT) not in sys.path:
 from kwsearch.bots import BotSpec  # noqa: E402
 from kwsearch.errors import KwsearchError  # noqa: E402
 from kwsearch.game import PLAYER_COUNTS, Game  # noqa: E402
-from kwsearch.seeds import derive_seed  # noqa: E402
+from kwsearch.seeds import derive_seed, seed_arg  # noqa: E402
 
 #: Positions drawn per sampled game, one from each fifth of its eligible decisions.
 STAGES = 5
@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=5, help="search seeds per position (at least 2)")
     ap.add_argument("--iterations", type=int, default=20_000)
     ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--seed", type=int, default=1, help="draws the positions and the search seeds")
+    ap.add_argument("--seed", type=seed_arg, default=1, help="draws the positions and the search seeds")
     ap.add_argument("--label", default=None, help="names the RESULTS.md section (default: the spec)")
     ap.add_argument("--out", default=None, help="write the JSON result here")
     ap.add_argument("--results", default=str(HERE / "RESULTS.md"), help="the Markdown file of the summary")

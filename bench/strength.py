@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from kwsearch.benchmarks import machine, write_results  # noqa: E402
 from kwsearch.search import FORMER_DEFAULT  # noqa: E402
+from kwsearch.seeds import seed_arg  # noqa: E402
 
 BEGIN, END = "<!-- BEGIN strength -->", "<!-- END strength -->"
 GAMES_FILE = HERE / "strength-games.jsonl"
@@ -147,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games-for", action="append", default=[], metavar="MATCH=N",
                     help="a different game count for one match (repeatable)")
     ap.add_argument("--workers", type=int, default=2, help="games played at once (processes)")
-    ap.add_argument("--seed", type=int, default=100_000, help="first deck seed")
+    ap.add_argument("--seed", type=seed_arg, default=100_000, help="first deck seed")
     ap.add_argument("--log", type=Path, default=None,
                     help=f"the game log to read and append to (default {GAMES_FILE.relative_to(ROOT)})")
     ap.add_argument("--list", action="store_true", help="list the matches")

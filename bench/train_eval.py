@@ -49,7 +49,7 @@ from kwsearch.engine import convert  # noqa: E402
 from kwsearch.game import win_shares  # noqa: E402
 from kwsearch.records import replay  # noqa: E402
 from kwsearch.search import DEFAULT_PLAYOUT  # noqa: E402
-from kwsearch.seeds import MASK64, derive_seed  # noqa: E402
+from kwsearch.seeds import MASK64, derive_seed, seed_arg  # noqa: E402
 from kwsearch.tournament import load_results  # noqa: E402
 from trainlib import command_line, start_state, write_weights  # noqa: E402
 
@@ -172,7 +172,7 @@ def train(players: int, seed: int, games: int, every: int = 10, v6_share: float 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--seed", type=seed_arg, required=True)
     ap.add_argument("--games", type=int, required=True, help="games per player count")
     ap.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4])
     ap.add_argument("--every", type=int, default=10, help="decisions between recorded positions (on average)")

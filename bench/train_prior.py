@@ -55,7 +55,7 @@ from kwsearch import _eval  # noqa: E402
 from kwsearch.bots import BotSpec, BotSpecError  # noqa: E402
 from kwsearch.prior import NPRIOR, prior_document, shipped_path  # noqa: E402
 from kwsearch.search import FORMER_DEFAULT, SearchConfig, SearchLimits, search  # noqa: E402
-from kwsearch.seeds import derive_seed  # noqa: E402
+from kwsearch.seeds import derive_seed, seed_arg  # noqa: E402
 from trainlib import command_line, start_state, write_weights  # noqa: E402
 
 
@@ -176,7 +176,7 @@ def train(players: int, seed: int, games: int, iterations: int = 600, sample: fl
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--seed", type=seed_arg, required=True)
     ap.add_argument("--games", type=int, required=True, help="self-play games per player count")
     ap.add_argument("--iterations", type=int, default=600, help="search iterations per decision")
     ap.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4])

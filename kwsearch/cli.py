@@ -64,8 +64,22 @@ def main() -> None:
     """kwsearch — rules engine and search AI for the board game Kraftwagen."""
 
 
-#: A seed a game record can hold (records.py checks the same range): what fits 64 bits, signed or not.
-SEED = click.IntRange(-(1 << 63), (1 << 64) - 1)
+class _SeedType(click.ParamType):
+    """A seed: 0 to 2^64 - 1 (:func:`kwsearch.seeds.check_seed`), the bound every reader of a
+    record, results file or tuning log applies too, so whatever a command writes reads back."""
+
+    name = "seed"
+
+    def convert(self, value, param, ctx):
+        from .seeds import check_seed, parse_seed
+        try:
+            return check_seed(value, "") if isinstance(value, int) else parse_seed(value, "")
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+#: The type of every command's ``--seed``.
+SEED = _SeedType()
 
 
 def _components_option(f):
@@ -260,7 +274,7 @@ def _search_text(config: SearchConfig) -> str:
 @click.option("--workers", "-w", type=click.IntRange(min=1, max=256), default=1, show_default=True,
               help="Root-parallel search processes; their statistics are summed.")
 @click.option("--top", type=click.IntRange(min=1), default=5, show_default=True, help="Candidates to show.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the search: the same seed, settings and --iterations repeat the result exactly.")
 @click.option("--loop", type=click.Choice(["open", "closed"]), default=None,
               help="Open-loop (the default) or closed-loop ISMCTS.")
@@ -514,7 +528,7 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
               help="Search time per decision (results then vary from run to run).")
 @click.option("--workers", "-w", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes reviewing decisions side by side.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the searches (decision k uses derive_seed(seed, 'review', k)).")
 @click.option("--json", "as_json", is_flag=True, help="Print the kwsearch-review/1 object (docs/formats.md).")
 @click.option("--html", "html_file", type=click.Path(dir_okay=False), default=None,
@@ -656,7 +670,7 @@ def _tournament_error(exc) -> click.ClickException:
               help="Games to play (default: one balanced cycle of line-ups and seat rotations).")
 @click.option("--workers", "-w", type=click.IntRange(min=1, max=256), default=None,
               help="Games played at once (default 1; with --resume, what the file's run used).")
-@click.option("--seed", type=int, default=None, help="Seed of the schedule, decks and bots (default 0).")
+@click.option("--seed", type=SEED, default=None, help="Seed of the schedule, decks and bots (default 0).")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), required=True,
               help="Results file (JSON Lines; one line per game, appended as games end; locked while written).")
 @click.option("--resume", is_flag=True, help="Continue the tournament in --out (settings are read from it).")
@@ -787,7 +801,7 @@ def report(file: str, as_json: bool) -> None:
               help="Seconds per decision instead of iterations (not reproducible).")
 @click.option("--base", default=None, help="The candidate's spec before the parameters (default ismcts).")
 @click.option("--baseline", default=None, help="The opponent's spec (default ismcts: today's defaults).")
-@click.option("--seed", type=int, default=None, help="Seed of the run: deals, bots and the NTBEA (default 0).")
+@click.option("--seed", type=SEED, default=None, help="Seed of the run: deals, bots and the NTBEA (default 0).")
 @click.option("--batch", type=click.IntRange(1, 1000), default=None,
               help="Game pairs per NTBEA step (default 1).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -862,7 +876,7 @@ def tune(space: str | None, params: tuple[str, ...], log_file: str, games: int, 
               help="Live analyses at a time (each runs in its own process and takes a core).")
 @click.option("--analysis-seconds", type=click.FloatRange(min=1), default=600, show_default=True,
               help="A live analysis stops by itself after this long.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Parent seed of the analyses.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Parent seed of the analyses.")
 def serve(file: str | None, review_file: str | None, host: str, port: int, open_browser: bool, games_dir: str,
           max_analyses: int, analysis_seconds: float, seed: int) -> None:
     """The analysis board: a local web app to explore, analyse and play.

@@ -32,6 +32,7 @@ from .formats import POSITION_FORMAT, parse_chain, position_to_state, read_json
 from .game import SEAT, SPECIAL, Game, is_seat
 from .observation import chain_name
 from .rules import State
+from .seeds import check_seed
 
 RECORD_FORMAT = "kwsearch-game/1"
 REVEAL = "reveal"
@@ -145,9 +146,7 @@ def record_header(state: State, seed: int | None, seat_names: list[str] | None =
 def _setup_state(rec: Mapping[str, Any], game: Game) -> State:
     c = game.components
     n = game.num_players
-    seed = rec.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not -(1 << 63) <= seed < 1 << 64:
-        raise InvalidRecordError(f"seed: expected an integer in -2^63..2^64-1, got {_short(seed)}")
+    seed = check_seed(rec.get("seed", 0), "seed", InvalidRecordError)  # the bound of every --seed
     base = game.new_initial_state(seed, engine="reference")  # default set-up and deck order from the seed
     setup = rec.get("setup")
     if setup is None:

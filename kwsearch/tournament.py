@@ -62,7 +62,7 @@ from typing import Any, Callable
 
 from .errors import KwsearchError
 from .jsonload import loads_json
-from .seeds import derive_seed
+from .seeds import check_seed, derive_seed, seed_problem
 
 RESULTS_FORMAT = "kwsearch-tournament/1"
 #: The header's ``seeds`` value: how deal and bot seeds are derived (files without it used another rule).
@@ -217,8 +217,9 @@ class TournamentSpec:
         if isinstance(self.games, bool) or not isinstance(self.games, int) or not 1 <= self.games <= MAX_GAMES:
             raise TournamentError(f"games: expected a number of games from 1 to {MAX_GAMES:,}, got {self.games!r}",
                                   "games")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise TournamentError(f"seed: expected an integer, got {self.seed!r}", "seed")
+        problem = seed_problem(self.seed)  # the bound of every --seed (kwsearch.seeds)
+        if problem is not None:
+            raise TournamentError(f"seed: {problem}", "seed")
         if self.sprt is not None:
             self.sprt.check()
             if len(self.bots) != 2:
@@ -468,6 +469,8 @@ def load_results(path: str | Path, allow_cut_tail: bool = True) -> tuple[dict[st
         for key in ("decisions", "deck_seed"):
             if key in g:
                 _check_type(p, no, key, g[key], int)
+        if "deck_seed" in g:
+            check_seed(g["deck_seed"], f"{p}: line {no}: deck_seed", TournamentError)
         if "adjudicated" in g and g["adjudicated"] is not True:
             raise TournamentError(f"{p}: line {no}: adjudicated: expected true (or no key), "
                                   f"got {json.dumps(g['adjudicated'])[:40]}")

@@ -49,7 +49,7 @@ import numpy as np
 
 from .errors import KwsearchError
 from .jsonload import loads_json, loads_toml, read_text
-from .seeds import derive_seed
+from .seeds import check_seed, derive_seed
 
 LOG_FORMAT = "kwsearch-tune/1"
 #: Options of a search spec that are not tunable (its limits and how it runs, set by the run).
@@ -126,8 +126,7 @@ class TuneSettings:
             raise TuneError(f"seconds: expected a number above 0 and at most 3600, got {self.seconds!r}")
         if isinstance(self.k, bool) or not isinstance(self.k, (int, float)) or not 0 <= self.k <= 100:
             raise TuneError(f"k: expected a number from 0 to 100, got {self.k!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise TuneError(f"seed: expected an integer, got {self.seed!r}")
+        check_seed(self.seed, "seed", TuneError)  # the bound of every --seed (kwsearch.seeds)
         for key in ("base", "baseline"):
             try:
                 spec = BotSpec.parse(getattr(self, key))
@@ -414,6 +413,7 @@ def load_log(path: str | os.PathLike) -> tuple[dict[str, Any], dict[int, dict], 
         g = obj["game"]
         if isinstance(g, bool) or not isinstance(g, int) or g < 0:
             raise TuneError(f"{p}: line {no}: game: expected a game number, got {json.dumps(g)}")
+        check_seed(obj["deck_seed"], f"{p}: line {no}: deck_seed", TuneError)
         sc = obj["score"]
         if isinstance(sc, bool) or not isinstance(sc, (int, float)) or not 0 <= sc <= 1:
             raise TuneError(f"{p}: line {no}: score: expected a number from 0 to 1, got {json.dumps(sc)}")

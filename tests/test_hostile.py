@@ -340,7 +340,10 @@ def test_unknown_record_keys(where, key):
 def test_record_seed_and_result_are_checked():
     rec = new_record(Game(2), seed=1)
     rec["seed"] = 2 ** 70
-    with pytest.raises(InvalidRecordError, match="^seed: expected an integer in"):
+    with pytest.raises(InvalidRecordError, match="^seed: expected a seed, an integer from 0 to 2"):
+        replay(rec)
+    rec["seed"] = -1  # an older kwsearch's signed seed: the message gives today's equal one
+    with pytest.raises(InvalidRecordError, match=f"got -1; negative seeds of older .*: -1 is {2 ** 64 - 1}$"):
         replay(rec)
     rec["seed"] = 1
     rec["result"] = {"money": [1, 2]}
