@@ -194,8 +194,9 @@ class KraftwagenGame(pyspiel.Game):
         kw, mine = state.game, self._shared.kw
         if (kw.num_players, bool(kw.v6), kw.components.source) != (mine.num_players, bool(mine.v6),
                                                                    mine.components.source):
+            other = "" if kw.components.source == mine.components.source else " with other components"
             raise ValueError(f"kraftwagen: state_from_kwsearch: the state is of a {kw.num_players}-player game"
-                             f"{' with V6' if kw.v6 else ''}{'' if kw.components.source == mine.components.source else ' with other components'}, "
+                             f"{' with V6' if kw.v6 else ''}{other}, "
                              f"this game is {mine.num_players}-player{' with V6' if mine.v6 else ''}")
         st = KraftwagenState(self)
         st._st = convert(state, "fast").copy()
