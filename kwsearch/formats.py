@@ -660,7 +660,9 @@ def _parse_rng(ck: "_Checker", value: Any) -> int:
 
 def _check_awards(ck: "_Checker", st) -> None:
     """States no game reaches: an award the engine gives at once (RULES.md §9) still free
-    although its condition holds. An engine would play on from such a state as if it were real."""
+    although its condition holds, or a higher award taken while the lower one it comes after is
+    free (gp2 before gp1, body6 before body3, engine7 before engine4). An engine would play on
+    from such a state as if it were real."""
     def free(name: str) -> bool:
         return st.awards[AWARDS.index(name)] < 0
 
@@ -691,6 +693,18 @@ def _check_awards(ck: "_Checker", st) -> None:
     for i, pref in enumerate(PREFERENCES):
         if st.active.count(i) >= 2:
             need("$.buyers.active", "buyer", f"two {pref} buyers are active")
+    # The order of the awards (RULES.md §7, §9), which holds whatever the seats have now (lap
+    # counters go back to 0 and workshops are emptied at scoring): a car completes its second lap
+    # after its first, and so takes gp2 only after gp1 was taken, by it or by another car; a body
+    # of 6 or more (an engine of 7) qualifies for body3 (engine4) too, and the engine gives both
+    # when both are free.
+    for higher, lower, why in (("gp2", "gp1", "a car completes its first lap before its second"),
+                               ("body6", "body3", "a body of value 6 or more qualifies for body3 too"),
+                               ("engine7", "engine4", "an engine of value 7 qualifies for engine4 too")):
+        if not free(higher) and free(lower):
+            ck.err(f"$.awards.{lower}", f"the award {higher} is taken (seat {st.awards[AWARDS.index(higher)]}) "
+                                        f"but {lower} is free, which no game reaches: {why} (RULES.md §9); "
+                                        f"give \"awards\": {{\"{lower}\": SEAT}}")
 
 
 _OUTSIDE_TURN = ("setup", "turn", "benz", "race", "sales", "round_end")

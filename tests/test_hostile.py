@@ -22,7 +22,7 @@ from click.testing import CliRunner
 import kwsearch
 from helpers import make_position
 from kwsearch.cli import FiniteFloat
-from kwsearch.components import ComponentError, components_from_dict, load_components
+from kwsearch.components import AWARDS, ComponentError, components_from_dict, load_components
 from kwsearch.errors import InvalidRecordError, KwsearchError
 from kwsearch.formats import check_position, position_to_state, read_json
 from kwsearch.jsonload import MAX_DEPTH, loads_json, loads_toml
@@ -280,6 +280,59 @@ def test_other_awards_the_engine_gives_at_once(change, award):
     pos["awards"]["gp1"] = pos["awards"]["body3"] = 0
     change(pos)
     assert any(f"the award {award} is free" in m for _, m in problems(pos))
+
+
+@pytest.mark.parametrize("higher, lower", [("gp2", "gp1"), ("body6", "body3"), ("engine7", "engine4")])
+@pytest.mark.parametrize("holder", [0, 1])
+def test_a_higher_award_taken_while_the_lower_is_free_is_unreachable(tmp_path, higher, lower, holder):
+    """RULES.md §7, §9: a car's second lap comes after its first, so gp2 is taken only once gp1 is
+    (whatever the lap counters say now: they go back to 0 at scoring); a body of 6 (an engine of 7)
+    qualifies for body3 (engine4) too and the engine gives both when both are free."""
+    pos = start_of_turn()
+    assert all(s["laps"] == 0 for s in pos["seats"])  # the case of issue 27: no seat has a lap
+    pos["awards"][higher] = holder
+    path, message = first(pos)
+    assert path == f"$.awards.{lower}"
+    assert message.startswith(f"the award {higher} is taken (seat {holder}) but {lower} is free, which no game "
+                              "reaches: ")
+    assert message.endswith(f'(RULES.md §9); give "awards": {{"{lower}": SEAT}}')
+    p = write(tmp_path, pos)
+    one_line_error(run("validate", p), f"the award {higher} is taken", f"but {lower} is free")
+    one_line_error(run("show", p), f"but {lower} is free")
+    assert check_position(pos) == []  # a library caller may still build it (reachable=False)
+    for other in (0, 1):  # the lower award taken by either seat: accepted
+        pos["awards"][lower] = other
+        assert problems(pos) == []
+    assert run("validate", write(tmp_path, pos)).exit_code == 0
+
+
+@pytest.mark.parametrize("awards", [{"gp1": 0}, {"gp1": 1, "gp2": 0}, {"gp1": 0, "gp2": 0}, {"body3": 1},
+                                    {"body3": 0, "body6": 1}, {"engine4": 1, "engine7": 1},
+                                    {"gp1": 1, "gp2": 1, "body3": 0, "body6": 0, "engine4": 1, "engine7": 0}])
+def test_awards_taken_in_their_order_are_accepted(awards):
+    pos = start_of_turn()
+    pos["awards"].update(awards)
+    assert problems(pos) == []
+
+
+def test_the_award_order_holds_in_every_state_of_random_games():
+    """No position the engine reaches breaks the order rules (nor the other reachability checks)."""
+    import random
+    seen = set()
+    for seed in [*range(10), 136, 222]:  # random games rarely complete a second lap: 136 and 222 do
+        game = Game(2 + seed % 3, v6=seed % 4 == 0)
+        st, rng = game.new_initial_state(seed, engine="reference"), random.Random(seed)
+        last = None
+        while True:
+            if st.awards != last:  # each change of the awards, and the end
+                assert problems(st.to_json()) == [], seed
+                last = list(st.awards)
+                seen.update(a for a, h in zip(AWARDS, st.awards) if h >= 0)
+            if st.is_terminal():
+                break
+            st.apply(rng.choice(st.legal_actions()))
+        assert problems(st.to_json()) == []
+    assert {"gp2", "body6", "engine7"} <= seen  # the higher awards were taken in these games
 
 
 def test_a_library_caller_may_still_build_a_hypothetical_position():
