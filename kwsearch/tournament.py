@@ -37,7 +37,9 @@ The schedule (modelled on cutechess-cli / fastchess):
 
 The results file is JSON Lines (``kwsearch-tournament/1``, docs/formats.md): a
 header line with the settings, then one line per finished game, appended and
-flushed the moment the game ends (with several workers, in the order games end).
+fsynced the moment the game ends (with several workers, in the order games end),
+whole or not at all: a full disk cuts the file back to its last whole line
+(:func:`kwsearch.fileio.append_whole`) and the run stops with one line.
 :func:`run_tournament` with ``resume=True`` plays only the games the file lacks,
 so a killed run loses at most the games that were being played, and the finished
 file holds the same games, line for line apart from ``seconds`` and the order, as
@@ -54,13 +56,16 @@ import itertools
 import json
 import math
 import os
+import signal
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .errors import KwsearchError
+from .fileio import append_whole
 from .jsonload import loads_json
 from .seeds import check_seed, derive_seed, seed_problem
 
@@ -544,14 +549,14 @@ def run_tournament(spec: TournamentSpec, out: str | Path, *, workers: int | None
         if out.exists() and not out.is_file():
             raise TournamentError(f"{out}: not a regular file")
         try:
-            f = out.open("r+b")
+            f = out.open("r+b", buffering=0)  # unbuffered: lines go whole to the file (fileio.append_whole)
         except FileNotFoundError:
             raise TournamentError(f"{out}: no such file") from None
         except OSError as exc:
             raise TournamentError(f"{out}: cannot open ({exc.strerror})") from None
     else:
         try:
-            f = out.open("xb")
+            f = out.open("xb", buffering=0)
         except FileExistsError:
             raise TournamentError(f"{out}: already exists; resume it, or choose another file") from None
         except OSError as exc:
@@ -572,16 +577,21 @@ def run_tournament(spec: TournamentSpec, out: str | Path, *, workers: int | None
                                           f"tournament asks for {getattr(spec, key)!r} (resume with the same "
                                           "settings)")
             workers = workers or header.get("workers", 1)
-            if valid_len < out.stat().st_size:  # drop a line cut short by a kill
-                f.truncate(valid_len)
-            f.seek(0, os.SEEK_END)
+            try:
+                if valid_len < os.fstat(f.fileno()).st_size:  # drop a line cut short by a kill
+                    f.truncate(valid_len)
+            except OSError as exc:
+                raise TournamentError(f"{out}: cannot write ({exc.strerror})") from None
         else:
             workers = workers or 1
             header = spec.header(workers)
             try:
-                f.write((json.dumps(header) + "\n").encode())
-                f.flush()
+                append_whole(f.fileno(), (json.dumps(header) + "\n").encode(), sync=True)
             except OSError as exc:
+                try:
+                    out.unlink()  # ours, and empty: it would only block the next run
+                except OSError:
+                    pass
                 raise TournamentError(f"{out}: cannot write ({exc.strerror})") from None
         todo = [i for i in range(spec.games) if i not in done]
         info = RunInfo(skipped=len(done), header=header, games=done, workers=workers)
@@ -592,12 +602,13 @@ def run_tournament(spec: TournamentSpec, out: str | Path, *, workers: int | None
         t0 = time.perf_counter()
 
         def record(line: dict) -> bool:
-            """Append one game; True when the SPRT says stop."""
+            """Append one game (whole, fsynced: a full disk leaves the file at its last game); True when
+            the SPRT says stop."""
             try:
-                f.write((json.dumps(line, separators=(",", ":")) + "\n").encode())
-                f.flush()
+                append_whole(f.fileno(), (json.dumps(line, separators=(",", ":")) + "\n").encode(), sync=True)
             except OSError as exc:
-                raise TournamentError(f"{out}: cannot write game {line['game']} ({exc.strerror})") from None
+                raise TournamentError(f"{out}: cannot write game {line['game']} ({exc.strerror}); the games "
+                                      "before it are saved, for --resume") from None
             done[line["game"]] = line
             info.played += 1
             if progress is not None:
@@ -607,7 +618,7 @@ def run_tournament(spec: TournamentSpec, out: str | Path, *, workers: int | None
         if backend == "ray":
             info.stopped_by_sprt |= _run_ray(spec, todo, workers, address, record)
         else:
-            info.stopped_by_sprt |= _run_local(spec, todo, workers, record)
+            info.stopped_by_sprt |= _run_local(spec, todo, workers, record, file_id(f.fileno()))
         info.seconds = time.perf_counter() - t0
     return info
 
@@ -631,35 +642,89 @@ def _sprt_decided(spec: TournamentSpec, done: dict[int, dict]) -> bool:
     return spec.sprt.status(deal_scores(spec, done))[1] is not None
 
 
-def worker_init(parent: int) -> None:
+def file_id(fd: int) -> tuple[int, int, int]:
+    """``(fd, device, inode)`` of an open file, for :func:`worker_init` to close a worker's copy."""
+    st = os.fstat(fd)
+    return fd, st.st_dev, st.st_ino
+
+
+def worker_init(parent: int, drop: tuple[int, int, int] | None = None) -> None:
     """In a worker process: leave Ctrl-C to the main process (a terminal sends SIGINT to the whole
     process group; the main process ends the workers), and end when the tournament's main process
-    dies (even by SIGKILL, which gives the pool no chance to stop its workers)."""
-    import signal
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    dies, even by SIGKILL (:func:`kwsearch.worker_procs.pool_worker_init`). ``drop`` (:func:`file_id`) is
+    the results file or log the main process holds locked: the worker closes the copy it inherited,
+    so that a worker still ending after an error or Ctrl-C does not hold the lock a ``--resume`` asks for."""
+    from .worker_procs import pool_worker_init
+    pool_worker_init(parent)
+    if drop is not None:
+        fd, dev, ino = drop
+        try:
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) == (dev, ino):  # inherited by fork (not some other file of that number)
+                os.close(fd)
+        except OSError:
+            pass
 
-    def watch() -> None:
-        while True:
-            if os.getppid() != parent:
-                os._exit(1)
-            time.sleep(0.2)
-    threading.Thread(target=watch, name="kwsearch-parent-watch", daemon=True).start()
+
+def stop_pool(pool, seconds: float = 2.0) -> None:
+    """End a process pool now (Ctrl-C or an error: the games being played are lost anyway) and wait
+    up to ``seconds`` for its workers to be gone, so none outlives the command."""
+    from .worker_procs import terminate_pool
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    terminate_pool(pool)
+    deadline = time.monotonic() + seconds
+    for p in procs:
+        try:
+            p.join(max(0.0, deadline - time.monotonic()))
+            if p.is_alive():
+                p.kill()
+        except (OSError, ValueError, AssertionError):
+            pass
 
 
-def _run_local(spec: TournamentSpec, todo: list[int], workers: int, record: Callable[[dict], bool]) -> bool:
+class _GamesInterrupted(BaseException):
+    """Ctrl-C while games are played in this process (see :func:`ctrl_c_stops_games`)."""
+
+
+@contextmanager
+def ctrl_c_stops_games() -> Iterator[None]:
+    """``with ctrl_c_stops_games(): play games in this process`` — Ctrl-C abandons the game being
+    played and raises :class:`KeyboardInterrupt` from the block. Without it a search bot takes
+    Ctrl-C as "stop searching and move now" (kwsearch.search, for ``suggest``): the game would go
+    on, and its line would hold a result an uninterrupted run does not. Main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_sigint(signum, frame) -> None:
+        raise _GamesInterrupted
+    old = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    except _GamesInterrupted:
+        raise KeyboardInterrupt from None
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _run_local(spec: TournamentSpec, todo: list[int], workers: int, record: Callable[[dict], bool],
+               drop: tuple[int, int, int] | None = None) -> bool:
     if workers <= 1:
-        for i in todo:
-            if record(play_scheduled_game(spec, i)):
-                return True
+        with ctrl_c_stops_games():
+            for i in todo:
+                if record(play_scheduled_game(spec, i)):
+                    return True
         return False
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from .worker_procs import sigint_blocked
     pending = iter(todo)
     stop = False
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_init, initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_init, initargs=(os.getpid(), drop))
     try:
         running = set()
-        for i in itertools.islice(pending, workers):
-            running.add(pool.submit(play_scheduled_game, spec, i))
+        with sigint_blocked():  # the workers start with Ctrl-C held back until they ignore it
+            for i in itertools.islice(pending, workers):
+                running.add(pool.submit(play_scheduled_game, spec, i))
         while running:
             finished, running = wait(running, return_when=FIRST_COMPLETED)
             for fut in finished:
@@ -669,9 +734,7 @@ def _run_local(spec: TournamentSpec, todo: list[int], workers: int, record: Call
                     running.add(pool.submit(play_scheduled_game, spec, i))
     except BaseException:
         # Ctrl-C or an error: do not wait for the games still being played (they are lost anyway).
-        for p in list(getattr(pool, "_processes", {}).values()):
-            p.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
+        stop_pool(pool)
         raise
     pool.shutdown()
     return stop

@@ -426,10 +426,11 @@ def load_log(path: str | os.PathLike) -> tuple[dict[str, Any], dict[int, dict], 
 
 
 def _append(f, line: dict[str, Any], where: Path) -> None:
+    """Append one line, whole and fsynced, or nothing (kwsearch.fileio.append_whole: a full disk leaves
+    the log at its last whole line, ready to resume)."""
+    from .fileio import append_whole
     try:
-        f.write((json.dumps(line, separators=(",", ":")) + "\n").encode())
-        f.flush()
-        os.fsync(f.fileno())
+        append_whole(f.fileno(), (json.dumps(line, separators=(",", ":")) + "\n").encode(), sync=True)
     except OSError as exc:
         raise TuneError(f"{where}: cannot write ({exc.strerror})") from None
 
@@ -494,7 +495,7 @@ def run_tune(settings: TuneSettings, games: int, log: str | os.PathLike, *, work
     """Run NTBEA for ``games`` games (rounded up to whole steps) against ``settings.baseline``,
     appending each game to ``log``; an existing log is resumed (its header's settings must equal
     ``settings``). ``progress(done, total, line)`` is called after each game."""
-    from .tournament import worker_init, wilson
+    from .tournament import ctrl_c_stops_games, file_id, stop_pool, worker_init, wilson
 
     if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
         raise TuneError(f"games: expected a number of games from 1 to {MAX_GAMES:,}, got {games!r}")
@@ -506,10 +507,13 @@ def run_tune(settings: TuneSettings, games: int, log: str | os.PathLike, *, work
     if where.exists():
         if not where.is_file():
             raise TuneError(f"{where}: not a regular file")
-        f = where.open("r+b")
+        try:
+            f = where.open("r+b", buffering=0)  # unbuffered: lines go whole to the file (_append)
+        except OSError as exc:
+            raise TuneError(f"{where}: cannot open ({exc.strerror})") from None
     else:
         try:
-            f = where.open("xb")
+            f = where.open("xb", buffering=0)
         except OSError as exc:
             raise TuneError(f"{where}: cannot write ({exc.strerror})") from None
     pool = None
@@ -518,9 +522,11 @@ def run_tune(settings: TuneSettings, games: int, log: str | os.PathLike, *, work
         if where.stat().st_size:
             header, logged, valid = load_log(where)
             _check_header(header, want, where)
-            if valid < where.stat().st_size:
-                f.truncate(valid)
-            f.seek(0, os.SEEK_END)
+            try:
+                if valid < os.fstat(f.fileno()).st_size:  # drop a line cut short by a kill
+                    f.truncate(valid)
+            except OSError as exc:
+                raise TuneError(f"{where}: cannot write ({exc.strerror})") from None
         else:
             from . import __version__
             _append(f, {"format": LOG_FORMAT, "settings": want, "kwsearch": __version__}, where)
@@ -552,10 +558,17 @@ def run_tune(settings: TuneSettings, games: int, log: str | os.PathLike, *, work
                 if todo:
                     if workers > 1 and len(todo) > 1 and pool is None:
                         from concurrent.futures import ProcessPoolExecutor
+                        from .worker_procs import sigint_blocked
                         pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_init,
-                                                   initargs=(os.getpid(),))
-                    lines = list(pool.map(play_tune_game, todo)) if pool is not None and len(todo) > 1 \
-                        else [play_tune_game(t) for t in todo]
+                                                   initargs=(os.getpid(), file_id(f.fileno())))
+                        with sigint_blocked():  # the workers start with Ctrl-C held back until they ignore it
+                            results_of = pool.map(play_tune_game, todo)  # submits every game now
+                        lines = list(results_of)
+                    elif pool is not None and len(todo) > 1:
+                        lines = list(pool.map(play_tune_game, todo))
+                    else:
+                        with ctrl_c_stops_games():  # not "move now": the game's line must be an uninterrupted one's
+                            lines = [play_tune_game(t) for t in todo]
                     for line in lines:
                         _append(f, line, where)
                         results[line["game"]] = line
@@ -580,9 +593,7 @@ def run_tune(settings: TuneSettings, games: int, log: str | os.PathLike, *, work
                 point = best
         except BaseException:
             if pool is not None:
-                for p in list(getattr(pool, "_processes", {}).values()):
-                    p.terminate()
-                pool.shutdown(wait=False, cancel_futures=True)
+                stop_pool(pool)
                 pool = None
             raise
         finally:
