@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import KwsearchError
-from .weights import check_frame, load_model, number
+from .weights import check_frame, distribution, feature_rows, load_model
 
 BASE_FEATURES = ("money", "lead", "sales", "race", "laps", "gp_engine", "cars", "workshop", "research",
                  "inactive", "workers", "engineers", "awards", "tempo")
@@ -162,27 +162,16 @@ def shares(rows: list[list[float]], weights: list[float]) -> list[float]:
 # ---------------------------------------------------------------------------
 
 
-def _rows(value, where: str, source: str, players: int, width: int | None) -> list:
-    if not isinstance(value, list) or len(value) != players:
-        raise EvaluationError(f"{source}: {where}: expected a list of {players} entries (one per seat)")
-    if width is None:
-        return [number(v, f"{where}[{i}]", source, EvaluationError) for i, v in enumerate(value)]
-    out = []
-    for i, row in enumerate(value):
-        if not isinstance(row, list) or len(row) != width:
-            raise EvaluationError(f"{source}: {where}[{i}]: expected a list of {width} numbers")
-        out.append([number(v, f"{where}[{i}][{k}]", source, EvaluationError) for k, v in enumerate(row)])
-    return out
-
-
 def check_weights(obj: Any, source: str, players: int | None = None) -> dict[str, Any]:
     """The checked content of a weights file (``obj`` as parsed); :class:`EvaluationError` names the
     file and the field of the first problem. The stored test prediction must be reproduced."""
     n, weights, training, test = check_frame(
         obj, source, players, error=EvaluationError, kind="an evaluation weights file", format=FORMAT,
         version=VERSION, features=FEATURES, ours="this kwsearch's features", max_weight=MAX_WEIGHT)
-    rows = _rows(test["features"], "test.features", source, n, NFEAT)
-    stored = _rows(test["prediction"], "test.prediction", source, n, None)
+    rows = feature_rows(test["features"], "test.features", source, EvaluationError, rows=(n, n), width=NFEAT,
+                        what="one per seat")
+    stored = distribution(test["prediction"], "test.prediction", source, EvaluationError, size=n,
+                          what="win shares, one per seat")
     return {"players": n, "weights": weights, "training": training, "test_features": rows,
             "test_prediction": stored}
 

@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import KwsearchError
-from .weights import check_frame, load_model, number
+from .weights import check_frame, distribution, feature_rows, load_model
 
 KIND_FEATURES = ("tile", "do_hire", "do_build", "do_gp", "do_research", "do_buyer", "card_dev", "card_instant",
                  "card_engineer", "activate", "buyer", "offer", "pass", "price", "engine_gp", "marker")
@@ -228,18 +228,10 @@ def check_prior(obj: Any, source: str, players: int | None = None) -> dict[str, 
         obj, source, players, error=PriorError, kind="a move prior weights file", format=FORMAT,
         version=VERSION, features=PRIOR_FEATURES, ours="this kwsearch's prior features",
         max_weight=MAX_WEIGHT)
-    rows = test["features"]
-    if not isinstance(rows, list) or not 1 <= len(rows) <= 96:
-        raise PriorError(f"{source}: test.features: expected a list of 1 to 96 option rows")
-    for i, row in enumerate(rows):
-        if not isinstance(row, list) or len(row) != NPRIOR:
-            raise PriorError(f"{source}: test.features[{i}]: expected a list of {NPRIOR} numbers")
-    rows = [[number(v, f"test.features[{i}][{k}]", source, PriorError) for k, v in enumerate(row)]
-            for i, row in enumerate(rows)]
-    stored = test["prediction"]
-    if not isinstance(stored, list) or len(stored) != len(rows):
-        raise PriorError(f"{source}: test.prediction: expected a list of {len(rows)} numbers (one per option)")
-    stored = [number(v, f"test.prediction[{i}]", source, PriorError) for i, v in enumerate(stored)]
+    rows = feature_rows(test["features"], "test.features", source, PriorError, rows=(1, 96), width=NPRIOR,
+                        what="one per option")
+    stored = distribution(test["prediction"], "test.prediction", source, PriorError, size=len(rows),
+                          what="probabilities, one per option")
     return {"players": n, "weights": weights, "training": training, "test_features": rows,
             "test_prediction": stored}
 

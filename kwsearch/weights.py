@@ -7,6 +7,12 @@ prediction the weights must reproduce — and differ only in their names, their 
 shape of the test rows. Each caller passes its own error class, so a problem in an evaluation
 file stays an ``EvaluationError`` and one in a prior file a ``PriorError``; the messages are the
 same words for both, with the kind of file named where it differs.
+
+The frame is strict: a key other than the seven (or, in ``test``, other than ``features`` and
+``prediction``) is an error naming it and the keys expected, so a misspelt key is never ignored;
+weights and test features are finite and bounded (``max_weight``, :data:`MAX_FEATURE`), and the
+stored prediction is a distribution (numbers from 0 to 1 summing to 1). ``training`` is the
+record of how the weights were made: an object of any keys, kept but never read.
 """
 
 from __future__ import annotations
@@ -16,7 +22,17 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-from .jsonload import load_json_file
+from .jsonload import key_path, load_json_file
+
+#: The keys of a weights file, in the order the messages name them; any other key is an error.
+FRAME_KEYS = ("format", "version", "players", "features", "weights", "training", "test")
+#: The keys of its ``test`` object.
+TEST_KEYS = ("features", "prediction")
+#: The largest size of a test feature value (real features are scaled to a few units; a bound keeps
+#: ``w . f`` finite: at most ``MAX_WEIGHT * MAX_FEATURE`` per term).
+MAX_FEATURE = 1e6
+#: How far the stored test prediction's sum may be from 1 (win shares, or probabilities over options).
+SUM_TOLERANCE = 1e-6
 
 
 def number(value: Any, where: str, source: str, error: type[Exception]) -> float:
@@ -37,10 +53,13 @@ def check_frame(obj: Any, source: str, players: int | None, *, error: type[Excep
     is an ``error`` naming ``source`` and the field."""
     if not isinstance(obj, dict):
         raise error(f"{source}: expected a JSON object ({kind})")
-    for key in ("format", "version", "players", "features", "weights", "training", "test"):
+    expected = ", ".join(FRAME_KEYS[:-1]) + " and " + FRAME_KEYS[-1]
+    for key in FRAME_KEYS:
         if key not in obj:
-            raise error(f"{source}: {key}: missing ({kind} has format, version, "
-                        "players, features, weights, training and test)")
+            raise error(f"{source}: {key}: missing ({kind} has {expected})")
+    unknown = [k for k in obj if k not in FRAME_KEYS]
+    if unknown:  # a misspelt or foreign key would otherwise be ignored silently
+        raise error(f"{source}: {key_path('', unknown[0])}: unknown key ({kind} has {expected})")
     if obj["format"] != format:
         raise error(f"{source}: format: expected {format!r}, got {obj['format']!r}")
     if obj["version"] != version or not isinstance(obj["version"], int) or isinstance(obj["version"], bool):
@@ -72,7 +91,45 @@ def check_frame(obj: Any, source: str, players: int | None, *, error: type[Excep
     test = obj["test"]
     if not isinstance(test, dict) or "features" not in test or "prediction" not in test:
         raise error(f"{source}: test: expected an object with features and prediction")
+    unknown = [k for k in test if k not in TEST_KEYS]
+    if unknown:
+        raise error(f"{source}: {key_path('test', unknown[0])}: unknown key (test has features and prediction)")
     return n, weights, obj["training"], test
+
+
+def feature_rows(value: Any, where: str, source: str, error: type[Exception], *, rows: tuple[int, int],
+                 width: int, what: str) -> list[list[float]]:
+    """Test feature rows: a list of ``rows[0]`` to ``rows[1]`` rows (``what``: one per seat, per
+    option) of ``width`` finite numbers, each at most :data:`MAX_FEATURE` in size."""
+    lo, hi = rows
+    count = f"{lo}" if lo == hi else f"{lo} to {hi}"
+    if not isinstance(value, list) or not lo <= len(value) <= hi:
+        raise error(f"{source}: {where}: expected a list of {count} rows ({what})")
+    out = []
+    for i, row in enumerate(value):
+        if not isinstance(row, list) or len(row) != width:
+            raise error(f"{source}: {where}[{i}]: expected a list of {width} numbers")
+        vals = [number(v, f"{where}[{i}][{k}]", source, error) for k, v in enumerate(row)]
+        for k, v in enumerate(vals):
+            if abs(v) > MAX_FEATURE:
+                raise error(f"{source}: {where}[{i}][{k}]: expected at most {MAX_FEATURE:g} in size, got {v!r}")
+        out.append(vals)
+    return out
+
+
+def distribution(value: Any, where: str, source: str, error: type[Exception], *, size: int,
+                 what: str) -> list[float]:
+    """A stored prediction: ``size`` numbers (``what``) from 0 to 1 that sum to 1 (within
+    :data:`SUM_TOLERANCE`), as the model's softmax gives."""
+    if not isinstance(value, list) or len(value) != size:
+        raise error(f"{source}: {where}: expected a list of {size} numbers ({what})")
+    vals = [number(v, f"{where}[{i}]", source, error) for i, v in enumerate(value)]
+    for i, v in enumerate(vals):
+        if not 0 <= v <= 1:
+            raise error(f"{source}: {where}[{i}]: expected a number from 0 to 1, got {v!r}")
+    if abs(math.fsum(vals) - 1) > SUM_TOLERANCE:
+        raise error(f"{source}: {where}: expected numbers that sum to 1, got a sum of {math.fsum(vals):.12g}")
+    return vals
 
 
 def load_model(path: str | os.PathLike | None, players: int | None, *, cache: dict[int, Any],

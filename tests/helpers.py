@@ -301,3 +301,18 @@ def assert_frame_errors(bad) -> None:
     assert "weights[2]" in bad(lambda o: o["weights"].__setitem__(2, "x"))
     assert "weights[2]" in bad(lambda o: o["weights"].__setitem__(2, 1e300))
     assert "players" in bad(lambda o: o.update(players=3))
+    # issue 27: unknown keys are refused (naming the key and the keys expected), the test's ranges checked
+    msg = bad(lambda o: o.update(weigths=[]))
+    assert ": weigths: unknown key (" in msg and "has format, version, players, features, weights, training " \
+        "and test)" in msg
+    assert '["we\\nights"]: unknown key' in bad(lambda o: o.update({"we\nights": 1}))  # one line, quoted
+    assert "test.note: unknown key (test has features and prediction)" in bad(lambda o: o["test"].update(note=1))
+    assert "test.prediction[0]: expected a number from 0 to 1, got 1.5" in \
+        bad(lambda o: o["test"]["prediction"].__setitem__(0, 1.5))
+    assert "test.prediction[0]: expected a number from 0 to 1, got -0.25" in \
+        bad(lambda o: o["test"]["prediction"].__setitem__(0, -0.25))
+    assert "test.prediction: expected numbers that sum to 1" in \
+        bad(lambda o: o["test"]["prediction"].__setitem__(0, o["test"]["prediction"][0] + 0.01))
+    assert "test.features[1][0]: expected at most 1e+06 in size, got -2000000.0" in \
+        bad(lambda o: o["test"]["features"][1].__setitem__(0, -2e6))
+    assert "test.features: expected a list of" in bad(lambda o: o["test"].update(features=[]))

@@ -282,14 +282,33 @@ def test_bad_weights_files_name_file_and_field(tmp_path):
     assert "test.features[1]" in _bad(tmp_path, lambda o: o["test"]["features"][1].pop())
     assert "training" in _bad(tmp_path, lambda o: o.update(training=[]))
     # found by tests/fuzz/test_fuzz_models.py: test features so large that w . f is inf - inf made the
-    # weights "give" NaN, which passed the comparison with the stored prediction (a NaN is never > tol)
+    # weights "give" NaN, which passed the comparison with the stored prediction (a NaN is never > tol);
+    # such features are now refused by their size (kwsearch.weights.MAX_FEATURE) before any prediction
     msg = _bad(tmp_path, lambda o: o["test"]["features"].__setitem__(0, [1.7e308] * len(o["weights"])))
-    assert "test.prediction: the weights give [nan" in msg
+    assert "test.features[0][0]: expected at most 1e+06 in size, got 1.7e+308" in msg
     assert "players: expected 2, 3 or 4, got 2.0" in _bad(tmp_path, lambda o: o.update(players=2.0))
     assert "version: expected 1, got 1.0" in _bad(tmp_path, lambda o: o.update(version=1.0))
     (tmp_path / "list.json").write_text("[]")
     with pytest.raises(EvaluationError, match="JSON object"):
         load_evaluation(tmp_path / "list.json", 2)
+
+
+@pytest.mark.one_engine
+def test_an_unknown_key_in_an_evaluation_file_is_refused_wherever_the_file_is_named(tmp_path):
+    """Issue 27: ``--eval``, a spec's ``eval=`` and the loader refuse a key the frame does not know, in
+    one line naming the file, the key and the keys expected."""
+    doc = _doc(4)
+    doc["test"]["note"] = "held out"
+    bad = tmp_path / "note.json"
+    bad.write_text(json.dumps(doc))
+    expected = "test.note: unknown key (test has features and prediction)"
+    with pytest.raises(EvaluationError, match=f"^{bad}: test.note: unknown key"):
+        load_evaluation(bad, 4)
+    assert_one_line_error(run_cli("suggest", MID, "--iterations", 20, "--cutoff", 5, "--eval", bad),
+                          str(bad), expected)
+    assert_one_line_error(run_cli("tournament", "-b", f"ismcts:iterations=10,cutoff=5,eval={bad}", "-b", "random",
+                                  "-n", 4, "-g", 1, "-o", tmp_path / "t.jsonl"), str(bad), expected)
+    assert not (tmp_path / "t.jsonl").exists()
 
 
 def test_bad_cutoff_settings():
