@@ -17,6 +17,7 @@ import click
 from . import __version__
 from .components import load_components
 from .errors import InvalidRecordError, KwsearchError
+from .worker_procs import max_workers
 
 if TYPE_CHECKING:  # the search is imported when a command needs it (a fast start)
     from .search import SearchConfig
@@ -80,6 +81,10 @@ class _SeedType(click.ParamType):
 
 #: The type of every command's ``--seed``.
 SEED = _SeedType()
+
+#: The type of every command's ``--workers`` (suggest, review, tournament, tune): 1 to 4 per CPU
+#: (:func:`kwsearch.worker_procs.max_workers`), so a typo cannot start a thousand processes.
+WORKERS = click.IntRange(1, max_workers())
 
 
 def _components_option(f):
@@ -271,7 +276,7 @@ def _search_text(config: SearchConfig) -> str:
                    "given).")
 @click.option("--seconds", "-s", type=FiniteFloat(min=0, min_open=True, max=366 * 24 * 3600.0), default=None,
               help="Search time in seconds (every worker searches this long).")
-@click.option("--workers", "-w", type=click.IntRange(min=1, max=256), default=1, show_default=True,
+@click.option("--workers", "-w", type=WORKERS, default=1, show_default=True,
               help="Root-parallel search processes; their statistics are summed.")
 @click.option("--top", type=click.IntRange(min=1), default=5, show_default=True, help="Candidates to show.")
 @click.option("--seed", type=SEED, default=0, show_default=True,
@@ -449,6 +454,8 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
 
     At your turn: a number from the menu or a move in notation; '?' for hints,
     'undo' to take back your last decision, 'cards' for the research cards, 'help' for the rest.
+    Ctrl-C ends the program at once, even while a bot thinks (exit code 130): the record keeps
+    every finished move; --resume FILE continues.
     """
     from .play import HUMAN, PlayError, Quit, Session, check_mirror, check_resume_settings, load_for_resume, \
         mirror_setup, new_game_record, parse_names, parse_seats, seats_of_record
@@ -506,11 +513,19 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
                     for s, spec in enumerate(seat_list))
     click.echo(f"{'Mirror mode — ' if mirror else ''}{len(seat_list)} players ({who}); saving to {path}. "
                "Type 'help' at your turn.")
+    from .play import Interrupted
     try:
-        session.run()
+        with session.ctrl_c_ends_game():  # Ctrl-C ends the game at once, even while a bot thinks
+            session.run()
     except (Quit, KeyboardInterrupt):
         session.save()
         click.echo(f"\nstopped; the game is saved in {path} — continue with: kwsearch play --resume {path}")
+    except Interrupted:  # the file already holds every finished decision; the one in progress is dropped
+        if sys.stderr.isatty():
+            click.echo("", err=True)  # past the terminal's ^C
+        click.echo(f"interrupted; the game is saved in {path} up to the last finished move — continue with: "
+                   f"kwsearch play --resume {path}", err=True)
+        click.get_current_context().exit(130)  # 128 + SIGINT, as a shell reports a Ctrl-C
 
 
 # ---------------------------------------------------------------------------
@@ -526,8 +541,8 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
               help="Search iterations per decision (default 5000 unless --seconds is given).")
 @click.option("--seconds", "-s", type=FiniteFloat(min=0, min_open=True, max=366 * 24 * 3600.0), default=None,
               help="Search time per decision (results then vary from run to run).")
-@click.option("--workers", "-w", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Processes reviewing decisions side by side.")
+@click.option("--workers", "-w", type=WORKERS, default=1, show_default=True,
+              help="Processes reviewing decisions side by side (at most 4 per CPU).")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the searches (decision k uses derive_seed(seed, 'review', k)).")
 @click.option("--json", "as_json", is_flag=True, help="Print the kwsearch-review/1 object (docs/formats.md).")
@@ -593,7 +608,7 @@ def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: f
     else:
         click.echo(review_text(result))
     if not result.complete:
-        where = f" (kept in {cache})" if cache else ""
+        where = f" (kept in {result.cache_file})" if result.cache_file is not None else ""
         click.echo(f"stopped after {len(result.decisions)} of {result.total_decisions} decisions{where}; "
                    "run the same command again to continue", err=True)
 
@@ -668,7 +683,7 @@ def _tournament_error(exc) -> click.ClickException:
               help="Players per game (default: the number of bots, at most 4).")
 @click.option("--games", "-g", type=click.IntRange(min=1, max=10_000_000), default=None,
               help="Games to play (default: one balanced cycle of line-ups and seat rotations).")
-@click.option("--workers", "-w", type=click.IntRange(min=1, max=256), default=None,
+@click.option("--workers", "-w", type=WORKERS, default=None,
               help="Games played at once (default 1; with --resume, what the file's run used).")
 @click.option("--seed", type=SEED, default=None, help="Seed of the schedule, decks and bots (default 0).")
 @click.option("--out", "-o", type=click.Path(dir_okay=False), required=True,
@@ -790,7 +805,7 @@ def report(file: str, as_json: bool) -> None:
               help="The run's log (JSON Lines, one line per game, fsynced); an existing log is resumed.")
 @click.option("--games", "-g", type=click.IntRange(1, 1_000_000), required=True,
               help="Games to play in all (rounded up to whole steps; a resumed run may give more).")
-@click.option("--workers", "-w", type=click.IntRange(1, 256), default=1, show_default=True,
+@click.option("--workers", "-w", type=WORKERS, default=1, show_default=True,
               help="Games played at once (the result does not depend on it).")
 @click.option("--players", "-n", type=click.Choice(["2", "4"]), default=None,
               help="Players per game (default: SPACE's, else 2); in 4-player games the candidate meets "
@@ -872,10 +887,10 @@ def tune(space: str | None, params: tuple[str, ...], log_file: str, games: int, 
 @click.option("--open", "open_browser", is_flag=True, help="Open the board in the web browser.")
 @click.option("--games-dir", type=click.Path(file_okay=False), default=".", show_default=True,
               help="Folder of the games played from the page (kwsearch-game-*.json, never overwritten).")
-@click.option("--max-analyses", type=click.IntRange(min=1), default=2, show_default=True,
-              help="Live analyses at a time (each runs in its own process and takes a core).")
-@click.option("--analysis-seconds", type=click.FloatRange(min=1), default=600, show_default=True,
-              help="A live analysis stops by itself after this long.")
+@click.option("--max-analyses", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Live analyses at a time, 1 to 64 (each runs in its own process and takes a core).")
+@click.option("--analysis-seconds", type=FiniteFloat(min=1, max=86_400), default=600, show_default=True,
+              help="A live analysis stops by itself after this many seconds (1 to 86,400).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Parent seed of the analyses.")
 def serve(file: str | None, review_file: str | None, host: str, port: int, open_browser: bool, games_dir: str,
           max_analyses: int, analysis_seconds: float, seed: int) -> None:
