@@ -324,6 +324,17 @@ def test_the_shipped_models_are_played_by_name(client):
     assert not names_file("eval", "searched") and not names_file("iterations", "/etc/passwd")
 
 
+def test_a_bot_from_the_page_gets_no_more_processes_than_the_machine_s_bound(client):
+    from kwsearch.worker_procs import max_workers
+    top = max_workers()
+    for seats in [f"human,ismcts:iterations=10,workers={top + 1}", "human,ismcts:iterations=10,workers=256",
+                  "human,ismcts:workers=99999999999999999999", "human,ismcts:workers=-1"]:
+        error = one_line_error(client.post("/api/games", json={"seats": seats}), 400)
+        assert "workers=" in error and str(top) in error, (seats, error)
+    r = client.post("/api/games", json={"seats": f"human,ismcts:iterations=10,workers={min(2, top)}"})
+    assert r.status_code == 200, r.text
+
+
 def test_no_route_opens_a_path_from_a_request(client, tmp_path, monkeypatch):
     targets = _targets(tmp_path)
     spy = FileSpy(monkeypatch, *targets.values(), "probe")

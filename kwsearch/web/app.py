@@ -66,7 +66,7 @@ from . import WebError
 from .analyses import AnalysisManager
 from .documents import Document, Library, parse_upload
 from .games import GameTable
-from .guard import HostGuard, origin_allowed, refuse_file_options, refuse_lone_surrogates
+from .guard import HostGuard, origin_allowed, refuse_file_options, refuse_lone_surrogates, refuse_many_workers
 from .review import REVIEW_FORMAT
 
 STATIC = Path(__file__).parent / "static"
@@ -329,6 +329,7 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
         body = await body_json(request)
         if isinstance(body, dict):
             refuse_file_options(body.get("seats"))  # before the seats are parsed: nothing is looked up
+            refuse_many_workers(body.get("seats"))
         game = await asyncio.to_thread(board.games.create, body)
         return JSONResponse(await asyncio.to_thread(game.view))
 

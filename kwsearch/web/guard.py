@@ -176,5 +176,25 @@ def refuse_file_options(seats: Any) -> None:
                            "play with other weights files in the terminal (kwsearch play)")
 
 
+def refuse_many_workers(seats: Any) -> None:
+    """Refuse seats of which a bot asks for more search processes than this machine's bound.
+
+    ``workers=`` of a spec may be up to 256 (a results file written on a large
+    machine must read back anywhere), but a bot started by a request runs here:
+    its processes are held to :func:`kwsearch.worker_procs.max_workers`, the bound
+    of every command's ``--workers``.
+    """
+    from ..worker_procs import max_workers
+    if not isinstance(seats, str):
+        return
+    top = max_workers()
+    for part in seats.split(","):
+        key_text, eq, value = part.partition("=")
+        if eq and key_text.rpartition(":")[2].strip().lower() == "workers":
+            text = value.strip()
+            if not (text.isdigit() and len(text) <= 4 and int(text) <= top):
+                raise WebError(f"seats: workers= must be 1 to {top} on this server (4 per CPU)")
+
+
 __all__ = ["HostGuard", "host_allowed", "origin_allowed", "refuse_file_options", "refuse_lone_surrogates",
-           "split_host"]
+           "refuse_many_workers", "split_host"]
