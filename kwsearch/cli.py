@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import secrets
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -436,10 +437,12 @@ def _given(ctx: click.Context, name: str) -> bool:
               help="Comma-separated seats: human or a bot spec, e.g. human,ismcts:seconds=2,heuristic,heuristic.")
 @click.option("--mirror", is_flag=True,
               help="Follow a game on a real table: every seat human, the program asks which cards come up.")
-@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the set-up, the deck and the bots.")
+@click.option("--seed", type=SEED, default=None,
+              help="Seed of the set-up, the deck and the bots (default: a random one, kept in the record).")
 @click.option("--record", "record_file", type=click.Path(dir_okay=False), default=None,
-              help="Where the game record is saved after every move (default: kwsearch-game-SEED.json; "
-                   "never overwritten — pick a new name or --resume it).")
+              help="Where the game record is saved after every move (default: kwsearch-game-XXXXXXXXXXXX.json, "
+                   "a random name that gives the seed away no more than the board does; never overwritten — "
+                   "pick a new name or --resume it).")
 @click.option("--resume", "resume_file", type=click.Path(dir_okay=False), default=None,
               help="Continue the game in this record (its seats unless --seats is given).")
 @click.option("--hint-iterations", type=click.IntRange(1, 1_000_000_000), default=5000, show_default=True,
@@ -448,7 +451,7 @@ def _given(ctx: click.Context, name: str) -> bool:
 @click.option("--names", default=None,
               help="The seats' names, comma-separated in seat order (e.g. Ann,Bob,Cleo); kept in the record.")
 @click.option("--help-cards", is_flag=True, help="List the research cards by their plain names and exit.")
-def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, resume_file: str | None,
+def play(seats: str | None, mirror: bool, seed: int | None, record_file: str | None, resume_file: str | None,
          hint_iterations: int, v6: bool, names: str | None, help_cards: bool) -> None:
     """Play a game in the terminal (humans and bots), or mirror one on a real table.
 
@@ -486,6 +489,8 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
                                   mirror=mirror)
             if not seed_given and isinstance(record.get("seed"), int):
                 seed = record["seed"]  # the bots of a resumed game draw from the record's seed
+            elif seed is None:
+                seed = 0  # a record without a seed (a mirror game): the bots' draws as before
             seat_list = parse_seats(seats, record["players"]) if seats else seats_of_record(record, path)
             mirror = mirror or bool(record.get("mirror"))
             if record_file:
@@ -497,7 +502,9 @@ def play(seats: str | None, mirror: bool, seed: int, record_file: str | None, re
             if mirror and not seats:
                 seats = ",".join([HUMAN] * 4)
             seat_list = parse_seats(seats)
-            path = Path(record_file or f"kwsearch-game-{seed}.json")
+            if seed is None:
+                seed = secrets.randbits(63)  # a new deck each game; the record keeps the seed
+            path = Path(record_file or f"kwsearch-game-{secrets.token_hex(6)}.json")
             if path.exists():
                 raise PlayError(f"{path}: already exists; continue it with --resume {path}, or choose another "
                                 "--record file")

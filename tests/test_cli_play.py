@@ -294,3 +294,20 @@ def test_two_player_hints_say_their_money_is_at_the_playout_cut_off(tmp_path):
     three = run("play", "--seats", f"{HUMAN},heuristic,heuristic", "--seed", 4, "--record",
                 tmp_path / "c.json", "--hint-iterations", 150, input="?\nquit\n")
     assert "hints (150 iterations):" in three.output and "money@cut" not in three.output
+
+
+def test_a_game_without_seed_gets_a_random_seed_and_a_name_that_does_not_give_it_away(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):
+        r = run("play", "--seats", "random,random")
+        assert r.exit_code == 0, r.output
+    files = sorted(tmp_path.glob("kwsearch-game-*.json"))
+    assert len(files) == 2
+    seeds = []
+    for f in files:
+        assert re.fullmatch(r"kwsearch-game-[0-9a-f]{12}\.json", f.name), f.name
+        record = json.loads(f.read_text())
+        seeds.append(record["seed"])
+        assert str(record["seed"]) not in f.name
+        replay(record)  # the record reads back and replays
+    assert seeds[0] != seeds[1]  # a new deck each game, kept in its record
