@@ -132,10 +132,19 @@ class sigint_blocked:
 
 def terminate_pool(pool) -> None:
     """Stop a ``ProcessPoolExecutor`` now: its worker processes are sent SIGTERM (a decision or game
-    being worked on is lost anyway), queued work is cancelled, and nothing is waited for."""
-    for p in list((getattr(pool, "_processes", None) or {}).values()):
+    being worked on is lost anyway) and queued work is cancelled. The pool's manager thread is then
+    waited for — it ends as soon as it sees the workers gone — so that the interpreter's exit finds no
+    pool to wake (Python 3.11's exit hook can otherwise write to a pipe the thread has closed and print
+    a traceback)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for p in processes:
         try:
             p.terminate()
         except (OSError, ValueError, AttributeError):
             pass
-    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        try:
+            p.join(5)
+        except (OSError, ValueError, AttributeError, AssertionError):
+            pass
+    pool.shutdown(wait=True, cancel_futures=True)
