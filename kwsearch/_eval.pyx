@@ -19,7 +19,7 @@ from kwsearch._fast cimport (AK_BODY, AK_BUYER, AK_ENGINE, AK_GP, AK_GP_ENGINE2,
                              CAR_PRICE, CAR_WORKERS, EN_OPEL, MAX_BUYERS, MAX_LEGAL, MAX_MARKET, MAX_TILES, MAXP,
                              PH_ACTION, PH_OVER, PREF_BODY, PREF_ENGINE, PREF_PRESTIGE, PREF_PRICE, SEAT, SPECIAL,
                              TK_ENGINE_DEST, TK_MARKET_PRICE, TK_RACE, TK_SALES, Comp, FastState, KState, k_next,
-                             PlayoutParams, k_rollout, race_money, sales_money)
+                             PlayoutParams, RolloutKind, k_rollout, race_money, sales_money)
 
 #: Feature scales (the raw quantity is divided by these; kwsearch.features uses the same numbers).
 DEF MONEY_SCALE = 50.0
@@ -232,7 +232,7 @@ def sample_game(FastState start, uint64_t seed, int every, str policy="tempo", t
     while s.phase != PH_OVER:
         gap = 1 + <int>(k_next(&rng) % <uint64_t>(2 * every - 1))
         with nogil:
-            done += k_rollout(&s, c, &rng, kind, gap, &pp)
+            done += k_rollout(&s, c, &rng, <RolloutKind>kind, gap, &pp)
         if s.phase == PH_OVER:
             break
         k_features(&s, c, feats)

@@ -304,10 +304,14 @@ ctypedef struct PlayoutParams:
 # plays to the end, otherwise it stops after that many decisions.
 cdef int k_playout_smart(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap, int max_decisions,
                          const PlayoutParams* pp) noexcept nogil
-# The playout of a rollout policy by its index in ROLLOUTS (random, tempo, smart; _fast.ROLLOUTS),
-# without a trace: the search's and the evaluation's training games' one dispatch. ``pp`` is read
-# only by the smart policy.
-cdef int k_rollout(KState* s, const Comp* c, uint64_t* rng, int kind, int max_decisions,
+# The rollout policies (SearchConfig.rollout; their names, in this order, are kwsearch.settings.ROLLOUTS).
+cdef enum RolloutKind:
+    ROLLOUT_RANDOM = 0  # uniformly random legal actions (k_playout)
+    ROLLOUT_TEMPO = 1   # the cheap policy that keeps tempo and sells (k_playout_tempo)
+    ROLLOUT_SMART = 2   # the heuristic's cheap hand rules, tuned by PlayoutParams (k_playout_smart)
+# The playout of a rollout policy, without a trace: the search's and the evaluation's training
+# games' one dispatch. ``pp`` is read only by the smart policy.
+cdef int k_rollout(KState* s, const Comp* c, uint64_t* rng, RolloutKind kind, int max_decisions,
                    const PlayoutParams* pp) noexcept nogil
 # A playout guide: picks one of the n options in ``buf`` (the search's move prior, drawing from
 # ``rng``); ``ctx`` is its model.
@@ -317,7 +321,7 @@ ctypedef int (*GuideFn)(const void* ctx, const KState* s, const Comp* c, const i
 # that with a ``guide`` and ``share > 0`` a decision is the guide's with chance ``share`` (one
 # uniform draw per decision decides; none without a guide, so k_rollout is k_play with guide NULL).
 # trace may be NULL; ``pp`` is read only by the smart policy.
-cdef int k_play(KState* s, const Comp* c, uint64_t* rng, int kind, int16_t* trace, int cap, int max_decisions,
+cdef int k_play(KState* s, const Comp* c, uint64_t* rng, RolloutKind kind, int16_t* trace, int cap, int max_decisions,
                 const PlayoutParams* pp, GuideFn guide, const void* ctx, double share) noexcept nogil
 
 

@@ -1848,7 +1848,7 @@ cdef int k_playout(KState* s, const Comp* c, uint64_t* rng, int max_decisions) n
     """Play uniformly random legal actions until the game is over, or (``max_decisions > 0``) until
     that many decisions are taken (the state is then at the next decision); return the number of
     decisions."""
-    return k_play(s, c, rng, 0, NULL, 0, max_decisions, NULL, NULL, NULL, 0.0)
+    return k_play(s, c, rng, ROLLOUT_RANDOM, NULL, 0, max_decisions, NULL, NULL, NULL, 0.0)
 
 cdef inline int tempo_tile(KState* s, uint64_t* rng) noexcept nogil:
     """The tempo policy's tile at a turn: uniformly one of the tiles that let the fewest other
@@ -1900,7 +1900,7 @@ cdef int k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace
     other decision is uniformly random. ``trace`` (if given) receives the first
     ``cap`` actions taken (for tests).
     """
-    return k_play(s, c, rng, 1, trace, cap, max_decisions, NULL, NULL, NULL, 0.0)
+    return k_play(s, c, rng, ROLLOUT_TEMPO, trace, cap, max_decisions, NULL, NULL, NULL, 0.0)
 
 # ---------------------------------------------------------------------------
 # Python wrappers
@@ -2793,26 +2793,26 @@ cdef int k_playout_smart(KState* s, const Comp* c, uint64_t* rng, int16_t* trace
     choice). ``trace`` (if given) receives the first ``cap`` actions taken;
     ``max_decisions > 0`` stops after that many decisions (the state is then not over).
     """
-    return k_play(s, c, rng, 2, trace, cap, max_decisions, pp, NULL, NULL, 0.0)
+    return k_play(s, c, rng, ROLLOUT_SMART, trace, cap, max_decisions, pp, NULL, NULL, 0.0)
 
 
-#: The rollout policies, in the order of k_rollout's ``kind`` (SearchConfig.rollout, the
+#: The rollout policies by name, in the order of ``RolloutKind`` (_fast.pxd; SearchConfig.rollout, the
 #: evaluation's training games); "smart" plays the heuristic's cheap rules (k_playout_smart).
-ROLLOUTS = ("random", "tempo", "smart")
+from kwsearch.settings import ROLLOUTS
 
 
-cdef inline int k_pick(KState* s, const Comp* c, uint64_t* rng, int kind, const int16_t* buf, int n,
+cdef inline int k_pick(KState* s, const Comp* c, uint64_t* rng, RolloutKind kind, const int16_t* buf, int n,
                        const PlayoutParams* pp) noexcept nogil:
-    """One decision of the rollout policy ``kind`` (its index in ROLLOUTS) among the n options in
+    """One decision of the rollout policy ``kind`` among the n options in
     ``buf`` (run_opts' order): random, tempo (k_playout_tempo's rules) or smart (k_playout_smart's).
     Every policy draws a uniform option first, so the streams of the three stay aligned with it."""
     cdef int16_t good[MAX_LEGAL]
     cdef int i, m, rule, tk
     cdef int pick = buf[<int>(k_next(rng) % <uint64_t>n)]
-    if kind == 0:
+    if kind == ROLLOUT_RANDOM:
         return pick
     tk = s.tasks[s.ntasks - 1][0]
-    if kind == 1:
+    if kind == ROLLOUT_TEMPO:
         if tk == TK_TURN and (k_next(rng) & 3) != 0:
             pick = tempo_tile(s, rng)
         elif tk == TK_ENGINE_DEST and s.tasks[s.ntasks - 1][1] <= s.seats[s.turn_seat].gp_engine:
@@ -2840,7 +2840,7 @@ cdef inline int k_pick(KState* s, const Comp* c, uint64_t* rng, int kind, const 
     return pick
 
 
-cdef int k_play(KState* s, const Comp* c, uint64_t* rng, int kind, int16_t* trace, int cap, int max_decisions,
+cdef int k_play(KState* s, const Comp* c, uint64_t* rng, RolloutKind kind, int16_t* trace, int cap, int max_decisions,
                 const PlayoutParams* pp, GuideFn guide, const void* ctx, double share) noexcept nogil:
     """The one playout loop: ``kind``'s policy (k_pick) at every decision, except that with a
     ``guide`` and ``share > 0`` a decision is, with chance ``share``, the guide's pick instead (one
@@ -2865,7 +2865,7 @@ cdef int k_play(KState* s, const Comp* c, uint64_t* rng, int kind, int16_t* trac
     return steps
 
 
-cdef int k_rollout(KState* s, const Comp* c, uint64_t* rng, int kind, int max_decisions,
+cdef int k_rollout(KState* s, const Comp* c, uint64_t* rng, RolloutKind kind, int max_decisions,
                    const PlayoutParams* pp) noexcept nogil:
     return k_play(s, c, rng, kind, NULL, 0, max_decisions, pp, NULL, NULL, 0.0)
 

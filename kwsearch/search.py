@@ -155,9 +155,9 @@ from typing import Any, Callable
 from .engine import convert, fast_module
 from .observation import observation_key
 from .seeds import MASK64, derive_seed
-from .settings import (MAX_C_UCT, MAX_CUTOFF, MAX_NODES, MAX_PRIOR, MAX_WORKERS, ROLLOUTS, ROOT_RULES,  # noqa: F401
-                       SETTING, SearchError, check_config, check_integer, check_number, config_fields, config_json,
-                       resolve)
+from .settings import (DEFAULT_PLAYOUT, MAX_C_UCT, MAX_CUTOFF, MAX_NODES, MAX_PRIOR, MAX_WORKERS,  # noqa: F401
+                       PLAYOUT_FIELDS, PLAYOUT_RANGES, ROLLOUTS, ROOT_RULES, SETTING, SearchError, check_config,
+                       check_integer, check_number, config_fields, config_json, resolve)
 
 #: The most iterations one search counts: the C loop keeps visit counts in 32-bit integers.
 MAX_ITERATIONS = 2**31 - 1
@@ -208,10 +208,6 @@ DEFAULT_ROOT = SETTING["root"].default
 #: they were).
 FORMER_DEFAULT = {2: "rollout=tempo,cutoff=0,money=0", 3: "rollout=tempo,cutoff=0,money=0.5",
                   4: "rollout=tempo,cutoff=0,money=0.5"}
-#: The smart rollout's knobs (``SearchConfig.playout``, in this order), their defaults and ranges.
-PLAYOUT_FIELDS = tuple(k.name for k in SETTING["playout"].knobs)
-DEFAULT_PLAYOUT = SETTING["playout"].default
-PLAYOUT_RANGES = tuple((k.lo, k.hi) for k in SETTING["playout"].knobs)
 
 
 @dataclass(frozen=True)
@@ -413,8 +409,10 @@ def _pv(children: dict, mover: int) -> list[int]:
     return pv
 
 
-#: What :func:`_next_slice` returns when the caller's stop event is set.
+#: What :func:`_next_slice` returns, and a schedule yields, when the caller's stop event is set.
 _STOPPED = object()
+#: What a schedule yields when a pass is over: the driver calls its ``tick`` (progress, orphan check).
+_TICK = object()
 
 
 def _next_slice(tree, done: int, iterations: int | None, seconds: float | None, t0: float, stop):
@@ -440,6 +438,63 @@ def _next_slice(tree, done: int, iterations: int | None, seconds: float | None, 
         if span <= 0:
             return None
     return left, span
+
+
+def _uct_schedule(tree, reused: int, iterations: int | None, seconds: float | None, t0: float, stop):
+    """The slices of a search that selects at the root by UCB, as :func:`_drive` runs them: each
+    ``(iterations, seconds, -1)`` of :func:`_next_slice`'s budget, then a tick."""
+    while True:
+        budget = _next_slice(tree, tree.root_visits() - reused, iterations, seconds, t0, stop)
+        if budget is _STOPPED:
+            yield _STOPPED
+        if not isinstance(budget, tuple):
+            return
+        left, span = budget
+        yield left, span, -1
+        yield _TICK
+
+
+def _schedule(config: SearchConfig, tree, fast, reused: int, iterations: int | None, seconds: float | None,
+              t0: float, stop):
+    """``(schedule, halving)``: the slices a search of ``config`` runs (UCB at the root, or sequential
+    halving with its ``_Halving``, else None), for :func:`_drive`."""
+    if config.root == "halving":
+        halving = _Halving(fast, reused)
+        return halving.schedule(tree, iterations, seconds, t0, stop), halving
+    return _uct_schedule(tree, reused, iterations, seconds, t0, stop), None
+
+
+def _drive(tree, state, params, schedule, rng: int, tick: Callable[[], None]) -> tuple[int, bool]:
+    """The one driver loop of every way of running a search -- in process, in a root-parallel worker,
+    with UCB or sequential halving at the root: run ``schedule``'s slices on ``tree`` with the C
+    parameters ``params`` (``search_params``), carrying the generator's state ``rng`` from slice to
+    slice, call ``tick`` where the schedule says a pass is over, and stop when the schedule ends,
+    the node pool is full or ``stop`` is set. Returns ``(rng, interrupted)``.
+
+    A schedule is a generator of ``(iterations, seconds, root_action)`` slices (``root_action >= 0``:
+    every iteration takes that root option), ``_TICK`` and ``_STOPPED``; it reads the tree between
+    slices (its visits), so it can budget by iterations done."""
+    from . import _search
+    for step in schedule:
+        if step is _TICK:
+            tick()
+        elif step is _STOPPED:
+            return rng, True
+        else:
+            left, span, root_action = step
+            _, rng = _search.run_slice(tree, state, params, left, span, rng, root_action)
+            if tree.pool_full:
+                break
+    return rng, False
+
+
+def search_params(config: SearchConfig, players: int):
+    """The C parameters of a search of ``config`` for ``players`` (a ``kwsearch._search.Params``, the
+    struct ``SearchParams`` of ``_search.pxd``): the player-count defaults filled in, the evaluation
+    and the move prior loaded. Built once per search (and per worker)."""
+    from . import _search
+    resolved = config.for_players(players)
+    return _search.Params(resolved, resolved.evaluator(players), resolved.prior_model(players))
 
 
 def _make_result(fast, stats: dict[str, Any], *, seed: int, config: SearchConfig, limits: SearchLimits,
@@ -553,10 +608,11 @@ class _Halving:
         """The ranking so far: the options still in, best first, then those dropped, latest round first."""
         return self._ranked(tree, self.alive) + [a for batch in reversed(self.out) for a in batch]
 
-    def run(self, tree, fast, config: SearchConfig, iterations: int | None, seconds: float | None, rng: int,
-            evaluator, prior, t0: float, stop, tick: Callable[[], None]) -> tuple[int, bool]:
-        """Spend the budget (``iterations`` and/or ``seconds`` since ``t0``; None: no limit of that
-        kind); returns ``(rng, interrupted)``. ``tick()`` is called after every pass."""
+    def schedule(self, tree, iterations: int | None, seconds: float | None, t0: float, stop):
+        """The slices that spend the budget (``iterations`` and/or ``seconds`` since ``t0``; None: no
+        limit of that kind), for :func:`_drive`: each option's turn in a pass is a slice of up to
+        ``HALVING_STEP`` iterations that takes it at the root; a tick ends every pass; ``stop`` is
+        looked at before each pass. The ranking after each round reads the tree."""
         for r in range(self.rounds):
             left_rounds = self.rounds - r
             k = len(self.alive)
@@ -571,18 +627,19 @@ class _Halving:
             done = [0] * k
             while True:
                 if stop is not None and stop.is_set():
-                    return rng, True
+                    yield _STOPPED
+                    return
                 ran = 0
                 for i, a in enumerate(self.alive):
                     step = HALVING_STEP if quota is None else min(HALVING_STEP, quota[i] - done[i])
                     if step <= 0:
                         continue
-                    n, rng = _run_slice(tree, fast, step, 0.0, rng, config, evaluator, prior, root_action=a)
+                    before = tree.root_visits()
+                    yield step, 0.0, a
+                    n = tree.root_visits() - before  # every iteration completed passes the root once
                     done[i] += n
                     ran += n
-                    if tree.pool_full:
-                        return rng, False
-                tick()
+                yield _TICK
                 if ran == 0 or (deadline is not None and time.perf_counter() >= deadline):
                     break
             if r == self.rounds - 1:
@@ -593,7 +650,6 @@ class _Halving:
             self.alive, dropped = ranked[:keep], ranked[keep:]
             if dropped:
                 self.out.append(dropped)
-        return rng, False
 
 
 class Searcher:
@@ -701,16 +757,14 @@ class Searcher:
     def _run_here(self, fast, config: SearchConfig, limits: SearchLimits, seed: int, progress, stop,
                   interval: float) -> SearchResult:
         from . import _search
-        evaluator = config.evaluator(fast.game.num_players)
-        prior = config.prior_model(fast.game.num_players)
+        params = search_params(config, fast.game.num_players)
         tree = self._reused_tree(fast) or _search.Tree(config.max_nodes)
         tree.reset_root_avail()
         reused = tree.root_visits()
         rng = derive_seed(seed, "worker", 0)
         t0 = last = time.perf_counter()
         interrupted = False
-
-        halving = _Halving(fast, reused) if config.root == "halving" else None
+        schedule, halving = _schedule(config, tree, fast, reused, limits.iterations, limits.seconds, t0, stop)
 
         def result(final: bool) -> SearchResult:
             return _make_result(fast, _tree_stats(tree, reused), seed=seed, config=config, limits=limits,
@@ -723,39 +777,12 @@ class Searcher:
                 progress(result(False))
                 last = time.perf_counter()
         try:
-            if halving is not None:
-                rng, interrupted = halving.run(tree, fast, config, limits.iterations, limits.seconds, rng, evaluator,
-                                               prior, t0, stop, tick)
-            while halving is None:
-                budget = _next_slice(tree, tree.root_visits() - reused, limits.iterations, limits.seconds, t0,
-                                     stop)
-                if budget is _STOPPED:
-                    interrupted = True
-                if not isinstance(budget, tuple):
-                    break
-                left, span = budget
-                _, rng = _run_slice(tree, fast, left, span, rng, config, evaluator, prior)
-                if tree.pool_full:
-                    break
-                tick()
+            rng, interrupted = _drive(tree, fast, params, schedule, rng, tick)
         except KeyboardInterrupt:
             interrupted = True  # the tree is whole: the C loop is never cut inside an iteration
         self.tree = tree
         self._root, self._path = fast.copy(), []
         return result(True)
-
-
-def _run_slice(tree, state, left: int, span: float, rng: int, config: SearchConfig, evaluator, prior, *,
-               root_action: int = -1) -> tuple[int, int]:
-    """One slice of :func:`_next_slice`'s ``(left, span)`` budget on ``tree`` with ``config``'s
-    settings, for the in-process loop, the workers and the halving rounds alike (``root_action >= 0``:
-    every iteration takes that root option); returns ``(iterations done, random state to go on with)``."""
-    from . import _search
-    c_other = -1.0 if config.c_opponents is None else float(config.c_opponents)  # -1: c_uct everywhere
-    return _search.run_slice(tree, state, left, span, config.c_uct, config.money_weight, config.determinize, rng,
-                             config.closed_loop, config.rollout, config.cutoff, evaluator,
-                             tuple(map(float, config.playout)), float(config.prior), prior, root_action, c_other,
-                             float(config.prior_playout))
 
 
 def search(state, limits: SearchLimits = SearchLimits(iterations=1000), config: SearchConfig = SearchConfig(),
@@ -799,8 +826,7 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
         fast_module()
         state = state_from_json(obj, engine="fast")
         tree = _search.Tree(config.max_nodes)
-        evaluator = config.evaluator(state.game.num_players)
-        prior = config.prior_model(state.game.num_players)
+        params = search_params(config, state.game.num_players)
         t0 = last = time.perf_counter()
 
         def tick() -> None:
@@ -810,20 +836,8 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
             if report_every and time.perf_counter() - last >= report_every:
                 conn.send(("stats", _tree_stats(tree)))
                 last = time.perf_counter()
-        if config.root == "halving":
-            rng, _ = _Halving(state, 0).run(tree, state, config, iterations, seconds, rng, evaluator, prior, t0,
-                                            stop, tick)
-        while config.root != "halving" and not stop.is_set():
-            if os.getppid() != parent:
-                return  # the parent is gone: nobody wants the result
-            budget = _next_slice(tree, tree.root_visits(), iterations, seconds, t0, stop)
-            if not isinstance(budget, tuple):
-                break
-            left, span = budget
-            _, rng = _run_slice(tree, state, left, span, rng, config, evaluator, prior)
-            if tree.pool_full:
-                break
-            tick()
+        schedule, _ = _schedule(config, tree, state, 0, iterations, seconds, t0, stop)
+        _drive(tree, state, params, schedule, rng, tick)
         conn.send(("final", _tree_stats(tree)))
     except _Orphaned:
         return  # the parent is gone: nobody wants the result

@@ -320,6 +320,11 @@ SETTINGS: tuple[Setting, ...] = (
 
 #: The settings by name.
 SETTING: dict[str, Setting] = {s.name: s for s in SETTINGS}
+#: The smart rollout's knobs (``SearchConfig.playout``, in this order, as the C struct ``PlayoutParams``
+#: holds them), their defaults and ranges.
+PLAYOUT_FIELDS = tuple(k.name for k in SETTING["playout"].knobs)
+DEFAULT_PLAYOUT = SETTING["playout"].default
+PLAYOUT_RANGES = tuple((k.lo, k.hi) for k in SETTING["playout"].knobs)
 
 
 # ---------------------------------------------------------------------------

@@ -80,3 +80,26 @@ def test_analysis_json_names_every_setting_in_effect():
     plain = config_json(SearchConfig().for_players(3))
     assert "c_opponents" not in plain and "prior" not in plain and "playout" not in plain
 
+
+
+def test_rollout_names_are_the_c_enum():
+    _search = pytest.importorskip("kwsearch._search")
+    assert ROLLOUTS == SETTING["rollout"].choices == _search.ROLLOUTS
+    assert [_search.ROLLOUT_KINDS[name] for name in ROLLOUTS] == [0, 1, 2]
+
+
+def test_search_params_carry_every_setting_the_c_loop_reads():
+    """The C struct is built once from the config: its fields have the settings' names and values."""
+    _search = pytest.importorskip("kwsearch._search")
+    from kwsearch.search import search_params
+    config = SearchConfig(c_uct=0.9, money_weight=0.3, rollout="smart", playout=(0.5, 0.4, 0.3, 2.0, 1.0),
+                          cutoff=7, prior=0.5, prior_playout=0.25, c_opponents=1.5, closed_loop=True)
+    fields = search_params(config, 2).as_dict()
+    assert fields == {"c_uct": 0.9, "c_opponents": 1.5, "money_weight": 0.3, "determinize": True,
+                      "closed_loop": True, "rollout": "smart", "playout": (0.5, 0.4, 0.3, 2.0, 1.0), "cutoff": 7,
+                      "prior": 0.5, "prior_playout": 0.25, "evaluation": 2, "prior_weights": 2}
+    plain = search_params(SearchConfig(), 3).as_dict()
+    assert plain["c_opponents"] == plain["c_uct"] == 0.4 and plain["evaluation"] is None
+    assert plain["prior_weights"] is None and plain["rollout"] == "tempo"
+    with pytest.raises(ValueError, match="for_players"):
+        _search.Params(SearchConfig())  # the player-count defaults must be filled in first
