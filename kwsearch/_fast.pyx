@@ -2167,7 +2167,7 @@ cdef class FastState:
             rs.benz = p.benz
             rs.dev_active = [dev_type[k] for k in range(len(dev_type)) for _ in range(p.active[k])]
             rs.dev_inactive = [dev_type[k] for k in range(len(dev_type)) for _ in range(p.inactive[k])]
-        ref._legal = self.legal_actions()
+        ref.settle()  # the pending decision's options (its task is already at its decision)
         return ref
 
     # ----- the State API -----------------------------------------------
