@@ -278,6 +278,68 @@ ctypedef struct Comp:
     int8_t spec_bonus[MAX_SPECIAL]   # its bonus (BN_*)
     int8_t spec_value[MAX_SPECIAL]   # its bonus value (components.SpecialtyTile.value)
 
+# Shared C helpers, inline in every module that cimports them.
+
+cdef inline int has(const SeatS* p, int engineer) noexcept nogil:
+    """Whether seat ``p`` owns engineer ``engineer`` (EN_*)."""
+    return (p.engineers >> engineer) & 1
+
+
+cdef inline void sales_rule(const KState* s, const Comp* c, const int8_t* cars, int ncars,
+                            const int8_t* prefs, int nprefs, const int8_t* bonus, int nbonus,
+                            int* taken, int* pay) noexcept nogil:
+    """THE buyers' rule of RULES.md §8 in C (rules.choose_sales is the reference): the engine's
+    sales (sales_money), the smart playouts' projections (smart_sales) and the evaluation's
+    features (_eval's k_features through sales_money, the prior's _buyers_take) all call it.
+
+    ``cars`` holds ``ncars`` cars of CAR_FIELDS numbers each (``&s.market[0][0]``, or a copy with
+    one more car). Buyer ``b`` of preference ``prefs[b]``, in order, takes the unsold car of the
+    highest value for that preference (body + Maybach bonus, engine + Horch bonus, workers; a price
+    buyer values every car alike), ties going to the lowest price: ``taken[b]`` is its index, -1 if
+    no unsold car is left. ``pay[b]`` is what it pays the car's owner (0 if it buys nothing): the
+    price times the multiplier (a price buyer pays ``c.opel_mult`` to an owner of Opel in ``s``,
+    else ``c.price_mult``; any other buyer 1x), plus its Daimler marker ``bonus[b]`` for
+    ``b < nbonus`` (``s.active_daimler`` / ``s.nactive`` for the buyers on the table; a buyer
+    beyond ``nbonus`` — one that might join — has no marker yet).
+    """
+    cdef int8_t sold[MAX_MARKET + 1]
+    cdef int i, b, pref, best, bestv, bestp, value, mult
+    cdef const int8_t* car
+    for i in range(ncars):
+        sold[i] = 0
+    for b in range(nprefs):
+        pref = prefs[b]
+        best = -1
+        bestv = 0
+        bestp = 0
+        for i in range(ncars):
+            if sold[i]:
+                continue
+            car = cars + i * CAR_FIELDS
+            if pref == PREF_BODY:
+                value = car[CAR_BODY] + car[CAR_BODY_BONUS]
+            elif pref == PREF_ENGINE:
+                value = car[CAR_ENGINE] + car[CAR_ENGINE_BONUS]
+            elif pref == PREF_PRESTIGE:
+                value = car[CAR_WORKERS]
+            else:
+                value = 0
+            if best < 0 or value > bestv or (value == bestv and car[CAR_PRICE] < bestp):
+                best = i
+                bestv = value
+                bestp = car[CAR_PRICE]
+        taken[b] = best
+        pay[b] = 0
+        if best < 0:
+            continue
+        sold[best] = 1
+        car = cars + best * CAR_FIELDS
+        mult = 1
+        if pref == PREF_PRICE:
+            mult = c.opel_mult if has(&s.seats[car[CAR_OWNER]], EN_OPEL) else c.price_mult
+        pay[b] = car[CAR_PRICE] * mult + (bonus[b] if b < nbonus else 0)
+
+
 # C-level operations (no Python objects, no GIL).
 cdef int k_legal(KState* s, const Comp* c, int16_t* buf) noexcept nogil
 cdef void k_apply(KState* s, const Comp* c, int action) noexcept nogil

@@ -208,10 +208,6 @@ cdef inline int then_next(KState* s, const Comp* c, int16_t* buf) noexcept nogil
     return fn(s, c, s.tasks[top][1], buf)
 
 
-cdef inline int has(const SeatS* p, int engineer) noexcept nogil:
-    return (p.engineers >> engineer) & 1
-
-
 cdef inline void award(KState* s, const Comp* c, int seat, int a) noexcept nogil:
     if s.awards[a] < 0:
         s.awards[a] = <int8_t>seat
@@ -1455,43 +1451,17 @@ cdef void task_race(KState* s, const Comp* c, int arg) noexcept nogil:
 
 
 cdef void sales_money(const KState* s, const Comp* c, int* out) noexcept nogil:
-    """What the buyers on the table pay each seat if sales are scored now (rules.State._task_sales,
-    as rules.choose_sales; kwsearch._eval projects it into its features)."""
-    cdef int i, a, b, best, bestv, bestp, value, owner, price, mult
-    cdef int sold[MAX_MARKET]
-    for i in range(s.nplayers):
-        out[i] = 0
-    for i in range(s.nmarket):
-        sold[i] = 0
+    """What the buyers on the table pay each seat if sales are scored now (rules.State._task_sales;
+    the rule is sales_rule of _fast.pxd; kwsearch._eval projects it into its features)."""
+    cdef int b
+    cdef int taken[MAX_BUYERS]
+    cdef int pay[MAX_BUYERS]
+    for b in range(s.nplayers):
+        out[b] = 0
+    sales_rule(s, c, &s.market[0][0], s.nmarket, s.active, s.nactive, s.active_daimler, s.nactive, taken, pay)
     for b in range(s.nactive):
-        a = s.active[b]
-        best = -1
-        bestv = 0
-        bestp = 0
-        for i in range(s.nmarket):
-            if sold[i]:
-                continue
-            if a == PREF_BODY:
-                value = s.market[i][CAR_BODY] + s.market[i][CAR_BODY_BONUS]
-            elif a == PREF_ENGINE:
-                value = s.market[i][CAR_ENGINE] + s.market[i][CAR_ENGINE_BONUS]
-            elif a == PREF_PRESTIGE:
-                value = s.market[i][CAR_WORKERS]
-            else:
-                value = 0
-            if best < 0 or value > bestv or (value == bestv and s.market[i][CAR_PRICE] < bestp):
-                best = i
-                bestv = value
-                bestp = s.market[i][CAR_PRICE]
-        if best < 0:
-            continue
-        sold[best] = 1
-        owner = s.market[best][CAR_OWNER]
-        price = s.market[best][CAR_PRICE]
-        mult = 1
-        if a == PREF_PRICE:
-            mult = c.opel_mult if has(&s.seats[owner], EN_OPEL) else c.price_mult
-        out[owner] += price * mult + s.active_daimler[b]
+        if taken[b] >= 0:
+            out[s.market[taken[b]][CAR_OWNER]] += pay[b]
 
 
 cdef void task_sales(KState* s, const Comp* c, int arg) noexcept nogil:
@@ -2472,49 +2442,31 @@ cdef inline double smart_unit(uint64_t* rng) noexcept nogil:
     return <double>(k_next(rng) >> 11) * (1.0 / 9007199254740992.0)
 
 
-cdef inline int smart_value(const int8_t* car, int pref) noexcept nogil:
-    """What a buyer of ``pref`` looks at on a market car (RULES.md §8; heuristic._car_value)."""
-    if pref == PREF_BODY:
-        return car[CAR_BODY] + car[CAR_BODY_BONUS]
-    if pref == PREF_ENGINE:
-        return car[CAR_ENGINE] + car[CAR_ENGINE_BONUS]
-    if pref == PREF_PRESTIGE:
-        return car[CAR_WORKERS]
-    return 0
-
-
-cdef int smart_sales(KState* s, const Comp* c, int8_t (*cars)[CAR_FIELDS], int ncars, const int8_t* prefs,
+cdef int smart_sales(KState* s, const Comp* c, const int8_t* cars, int ncars, const int8_t* prefs,
                      int nprefs, int seat, int* extra) noexcept nogil:
-    """The scoring's purchases (heuristic.project_sales) of ``ncars`` cars by buyers of ``prefs``, in
-    order: returns the revenue of ``seat``'s cars (price times the buyer's multiplier) and sets
-    ``extra[0]`` to the revenue of the other seats' cars; ``extra[1]`` is 1 when the last car is sold."""
-    cdef int8_t sold[MAX_MARKET + 1]
-    cdef int i, b, best, bestv, v, mult, mine = 0
+    """The scoring's purchases (heuristic.project_sales; the rule is sales_rule of _fast.pxd) of
+    ``ncars`` cars (CAR_FIELDS numbers each) by buyers of ``prefs``, in order: returns what
+    ``seat``'s cars fetch and sets ``extra[0]`` to what the other seats' cars fetch; ``extra[1]``
+    is 1 when the last car is sold.
+
+    The buyers on the table (the first ``s.nactive``) pay their Daimler markers too, as in the
+    engine. Every caller compares two projections that differ only by buyers added after those
+    (a buyer who may join, or a Daimler option's buyer, which has no marker yet), so the markers
+    cancel out of each comparison: the hand rules choose as they did without them."""
+    cdef int taken[MAX_BUYERS + 1]
+    cdef int pay[MAX_BUYERS + 1]
+    cdef int b, mine = 0
     extra[0] = 0
     extra[1] = 0
-    for i in range(ncars):
-        sold[i] = 0
+    sales_rule(s, c, cars, ncars, prefs, nprefs, s.active_daimler, s.nactive, taken, pay)
     for b in range(nprefs):
-        best = -1
-        bestv = -1
-        for i in range(ncars):
-            if sold[i]:
-                continue
-            v = smart_value(cars[i], prefs[b])
-            if best < 0 or v > bestv or (v == bestv and cars[i][CAR_PRICE] < cars[best][CAR_PRICE]):
-                best = i
-                bestv = v
-        if best < 0:
+        if taken[b] < 0:
             break
-        sold[best] = 1
-        mult = 1
-        if prefs[b] == PREF_PRICE:
-            mult = c.opel_mult if has(&s.seats[cars[best][CAR_OWNER]], EN_OPEL) else c.price_mult
-        if cars[best][CAR_OWNER] == seat:
-            mine += cars[best][CAR_PRICE] * mult
+        if cars[taken[b] * CAR_FIELDS + CAR_OWNER] == seat:
+            mine += pay[b]
         else:
-            extra[0] += cars[best][CAR_PRICE] * mult
-        if best == ncars - 1:
+            extra[0] += pay[b]
+        if taken[b] == ncars - 1:
             extra[1] = 1
     return mine
 
@@ -2580,10 +2532,10 @@ cdef inline int smart_buyer_gain(KState* s, const Comp* c, int seat, int pref) n
     cdef int before, others, after, i, v, mine = 0, bp, ep
     for i in range(s.nactive):
         prefs[i] = s.active[i]
-    before = smart_sales(s, c, s.market, s.nmarket, prefs, s.nactive, seat, extra)
+    before = smart_sales(s, c, &s.market[0][0], s.nmarket, prefs, s.nactive, seat, extra)
     others = extra[0]
     prefs[s.nactive] = <int8_t>pref
-    after = smart_sales(s, c, s.market, s.nmarket, prefs, s.nactive + 1, seat, extra)
+    after = smart_sales(s, c, &s.market[0][0], s.nmarket, prefs, s.nactive + 1, seat, extra)
     v = 2 * s.white[pref] + 2 * (after - before) - (extra[0] - others)
     for i in range(s.nmarket):
         if s.market[i][CAR_OWNER] == seat:
@@ -2629,7 +2581,7 @@ cdef int smart_price(KState* s, const Comp* c, const int16_t* buf, int n) noexce
         if price <= best:
             continue
         cars[s.nmarket][CAR_PRICE] = <int8_t>price
-        smart_sales(s, c, cars, s.nmarket + 1, s.active, s.nactive, seat, extra)
+        smart_sales(s, c, &cars[0][0], s.nmarket + 1, s.active, s.nactive, seat, extra)
         if extra[1]:
             best = price
     if best >= 0:
@@ -2751,8 +2703,8 @@ cdef int smart_rule(KState* s, const Comp* c, int kind, const int16_t* buf, int 
             for a in range(b + 1):
                 prefs[a] = s.active[a]
             # buyer b takes one of our cars if our revenue grows when it joins the buyers before it
-            if (smart_sales(s, c, s.market, s.nmarket, prefs, b + 1, seat, extra)
-                    > smart_sales(s, c, s.market, s.nmarket, prefs, b, seat, extra)):
+            if (smart_sales(s, c, &s.market[0][0], s.nmarket, prefs, b + 1, seat, extra)
+                    > smart_sales(s, c, &s.market[0][0], s.nmarket, prefs, b, seat, extra)):
                 if best == A_DAIMLER_PASS or buf[i] > best:
                     best = buf[i]
         return best
