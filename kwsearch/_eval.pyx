@@ -12,14 +12,15 @@ from libc.math cimport exp
 from libc.stdint cimport int8_t, int16_t, uint64_t
 
 import kwsearch.actions as _A
-from kwsearch._fast import ROLLOUTS
+from kwsearch._playout import ROLLOUTS
 
 from kwsearch._fast cimport (AK_BODY, AK_BUYER, AK_ENGINE, AK_GP, AK_GP_ENGINE2, AK_GP_START2, AK_HIRE,
                              AK_RESEARCH, CAR_BODY, CAR_BODY_BONUS, CAR_ENGINE, CAR_ENGINE_BONUS, CAR_OWNER,
                              CAR_FIELDS, CAR_PRICE, CAR_WORKERS, EN_OPEL, MAX_BUYERS, MAX_LEGAL, MAX_MARKET, MAX_TILES, MAXP,
                              PH_ACTION, PH_OVER, PREF_BODY, PREF_ENGINE, PREF_PRESTIGE, PREF_PRICE, SEAT, SPECIAL,
                              TK_ENGINE_DEST, TK_MARKET_PRICE, TK_RACE, TK_SALES, Comp, FastState, KState, k_next,
-                             PlayoutParams, k_rollout, race_money, sales_money, sales_rule)
+                             race_money, sales_money, sales_rule)
+from kwsearch._playout cimport PlayoutParams, k_rollout
 
 #: Feature scales (the raw quantity is divided by these; kwsearch.features uses the same numbers).
 DEF MONEY_SCALE = 50.0

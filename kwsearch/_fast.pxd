@@ -34,6 +34,7 @@ Invariants (hold between any two calls of the functions below):
   developments + workers on its market cars (+ the car being built) + 2.
 """
 
+cimport cython
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 cdef enum:
@@ -280,6 +281,42 @@ ctypedef struct Comp:
 
 # Shared C helpers, inline in every module that cimports them.
 
+@cython.overflowcheck(False)  # splitmix64 wraps modulo 2**64 by design, also in the debug build
+cdef inline uint64_t k_next(uint64_t* s) noexcept nogil:
+    """splitmix64 (game.rng_next): advance the generator and return its next number."""
+    s[0] += <uint64_t>0x9E3779B97F4A7C15ULL
+    cdef uint64_t z = s[0]
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef inline uint64_t seed_to_rng(uint64_t seed) noexcept nogil:
+    """The generator state a seed starts (game.seed_to_rng)."""
+    cdef uint64_t s = seed
+    return k_next(&s)
+
+
+cdef inline double k_unit(uint64_t* rng) noexcept nogil:
+    """A uniform number in [0, 1) from the generator."""
+    return <double>(k_next(rng) >> 11) * (1.0 / 9007199254740992.0)
+
+
+cdef inline void research_points(const KState* s, const Comp* c, int seat, int* body, int* engine) noexcept nogil:
+    """Seat ``seat``'s research points (start tile and active developments), rules.Seat.research_points."""
+    cdef const SeatS* p = &s.seats[seat]
+    cdef int k, b = 0, e = 0
+    if p.start_tile >= 0:
+        b = c.start_body
+        e = c.start_engine
+    for k in range(c.ndev):
+        if p.active[k]:
+            b += p.active[k] * c.card_body[c.dev_type[k]]
+            e += p.active[k] * c.card_engine[c.dev_type[k]]
+    body[0] = b
+    engine[0] = e
+
+
 cdef inline int has(const SeatS* p, int engineer) noexcept nogil:
     """Whether seat ``p`` owns engineer ``engineer`` (EN_*)."""
     return (p.engineers >> engineer) & 1
@@ -346,42 +383,35 @@ cdef void k_apply(KState* s, const Comp* c, int action) noexcept nogil
 cdef void race_money(const KState* s, const Comp* c, int* out) noexcept nogil
 cdef void sales_money(const KState* s, const Comp* c, int* out) noexcept nogil
 cdef void k_determinize(KState* s, const Comp* c, uint64_t seed) noexcept nogil
-# Both playouts return the number of decisions taken; ``max_decisions > 0`` stops them after that
-# many decisions (the search's playout cut-off), ``<= 0`` plays to the end of the game.
+# The random playout returns the number of decisions taken; ``max_decisions > 0`` stops it after
+# that many decisions (the search's playout cut-off), ``<= 0`` plays to the end of the game.
 cdef int k_playout(KState* s, const Comp* c, uint64_t* rng, int max_decisions) noexcept nogil
-# Playout with the cheap tempo policy (ROLLOUTS "tempo"); trace may be NULL.
-cdef int k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap,
-                         int max_decisions) noexcept nogil
-cdef uint64_t k_next(uint64_t* s) noexcept nogil
 
-# The tunable knobs of the smart playout (ROLLOUTS "smart"; SearchConfig.playout).
-ctypedef struct PlayoutParams:
-    double rule       # chance that a decision other than the turn's tile follows the hand rule
-    double tempo      # chance that a turn's tile is one that lets the fewest other workers past
-    double sell       # chance that the hand rule offers a car at the market step when it can
-    double develop    # worth of a useful research point (per round left, up to 2) at a research choice
-    double engineer   # worth of an engineer card at a research choice (scaled by the time left)
-
-# Playout with the heuristic's cheap rules (ROLLOUTS "smart"); trace may be NULL; max_decisions <= 0
-# plays to the end, otherwise it stops after that many decisions.
-cdef int k_playout_smart(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap, int max_decisions,
-                         const PlayoutParams* pp) noexcept nogil
-# The playout of a rollout policy by its index in ROLLOUTS (random, tempo, smart; _fast.ROLLOUTS),
-# without a trace: the search's and the evaluation's training games' one dispatch. ``pp`` is read
-# only by the smart policy.
-cdef int k_rollout(KState* s, const Comp* c, uint64_t* rng, int kind, int max_decisions,
-                   const PlayoutParams* pp) noexcept nogil
+# A playout policy's pick (kwsearch._playout's tempo and smart policies): one of the n options in
+# ``buf``, given ``pick``, the uniformly random option the loop drew first; ``ctx`` is its settings.
+ctypedef int (*PickFn)(const void* ctx, KState* s, const Comp* c, const int16_t* buf, int n, int pick,
+                       uint64_t* rng) noexcept nogil
 # A playout guide: picks one of the n options in ``buf`` (the search's move prior, drawing from
 # ``rng``); ``ctx`` is its model.
 ctypedef int (*GuideFn)(const void* ctx, const KState* s, const Comp* c, const int16_t* buf, int n,
                         uint64_t* rng) noexcept nogil
-# The one playout loop behind all of the above: rollout policy ``kind`` at every decision, except
-# that with a ``guide`` and ``share > 0`` a decision is the guide's with chance ``share`` (one
-# uniform draw per decision decides; none without a guide, so k_rollout is k_play with guide NULL).
-# trace may be NULL; ``pp`` is read only by the smart policy.
-cdef int k_play(KState* s, const Comp* c, uint64_t* rng, int kind, int16_t* trace, int cap, int max_decisions,
-                const PlayoutParams* pp, GuideFn guide, const void* ctx, double share) noexcept nogil
+# The one playout loop: a uniform option at every decision, replaced by ``policy``'s pick if not
+# NULL, except that with a ``guide`` and ``share > 0`` a decision is the guide's with chance
+# ``share`` (one uniform draw per decision decides; none without a guide). trace may be NULL;
+# ``max_decisions`` as k_playout. kwsearch._playout's k_play / k_rollout choose the policy.
+cdef int k_loop(KState* s, const Comp* c, uint64_t* rng, PickFn policy, const void* pctx, int16_t* trace,
+                int cap, int max_decisions, GuideFn guide, const void* gctx, double share) noexcept nogil
 
+# Forced draws (kwsearch._forced): while ``owner`` is set, that state's research draws call
+# ``card`` and its V6 specialty-tile draws (stack ``r`` with ``n >= 1`` face-down tiles) call
+# ``special`` instead of taking the tops; k_hook_draws(NULL, NULL, NULL) ends it.
+ctypedef int (*CardDrawFn)(KState* s) noexcept nogil
+ctypedef int (*SpecialDrawFn)(KState* s, const Comp* c, int r, int n) noexcept nogil
+ctypedef struct DrawHook:
+    KState* owner           # the state whose draws are forced (NULL: none)
+    CardDrawFn card         # its research-card draw
+    SpecialDrawFn special   # its specialty-tile draw
+cdef void k_hook_draws(KState* owner, CardDrawFn card, SpecialDrawFn special) noexcept nogil
 
 cdef class FastGame:
     cdef Comp comp                # the component tables in C

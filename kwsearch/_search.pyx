@@ -13,7 +13,8 @@ from libc.string cimport memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from kwsearch._fast cimport (MAX_LEGAL, MAX_TYPES, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal, k_next,
-                             k_playout_tempo, PlayoutParams, k_rollout, k_play, GuideFn)
+                             GuideFn)
+from kwsearch._playout cimport k_playout_tempo, PlayoutParams, k_rollout, k_play
 from kwsearch._eval cimport EvalModel, Evaluator, Prior, PriorModel, k_evaluate, k_policy
 
 cdef extern from "stdlib.h" nogil:
@@ -23,7 +24,7 @@ cdef extern from "stdlib.h" nogil:
 DEF CACHE_LINE = 64
 
 
-from kwsearch._fast import ROLLOUTS  # the rollout policies (SearchConfig.rollout), k_rollout's kinds
+from kwsearch._playout import ROLLOUTS  # the rollout policies (SearchConfig.rollout), k_rollout's kinds
 #: The smart playout's knobs, in the order of PlayoutParams: rule, tempo, sell, develop, engineer
 #: (SearchConfig.playout; kwsearch.search.DEFAULT_PLAYOUT holds the defaults).
 PLAYOUT_FIELDS = ("rule", "tempo", "sell", "develop", "engineer")

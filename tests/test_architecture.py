@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 from pathlib import Path
 
@@ -405,3 +406,75 @@ def test_both_engines_implement_the_state_protocol():
         assert not missing, f"{cls.__name__} lacks {missing}"
     for engine in ("reference", "fast"):
         assert isinstance(Game(2).new_initial_state(seed=1, engine=engine), GameState)
+
+
+# ---------------------------------------------------------------------------
+# docs/design.md, "How to change a rule", names places that exist
+# ---------------------------------------------------------------------------
+
+REPO = ROOT.parent
+_CODE = [p for p in sorted(ROOT.rglob("*")) if p.suffix in (".py", ".pyx", ".pxd")]
+#: Named by the doc but kept outside the repository: the rulebook's specification.
+OUTSIDE = {"RULES.md"}
+
+
+def _defines(text: str, name: str) -> bool:
+    """Whether ``text`` defines ``name``: a def/class/struct, a cdef function or variable, a
+    module-level assignment, or an enum member / struct field of a .pxd."""
+    n = re.escape(name)
+    return bool(re.search(rf"\b(?:def|class|struct)\s+{n}\b|^cdef\b[^\n=#]*[\s*]{n}\s*[(\[=]|"
+                          rf"^cdef\b[^\n=#(]*[\s*]{n}\s*$|^{n}\s*[:=]|^\s+{n}\s*(?:=|#|$)|^\s+\w+[\s*]+{n}\b",
+                          text, re.M))
+
+
+def _rule_places() -> list[str]:
+    """The backticked names of docs/design.md's "How to change a rule" section."""
+    doc = (REPO / "docs" / "design.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## How to change a rule"):]
+    nxt = section.find("\n## ", 5)
+    return re.findall(r"`([^`]+)`", section if nxt < 0 else section[:nxt])
+
+
+def _place_problem(span: str) -> str | None:
+    """What is wrong with one named place (None: it exists, or it is no place: a command, a
+    pattern like ``task_KIND``, a section sign)."""
+    if " " in span and ": " not in span or "KIND" in span or "*" in span or "§" in span:
+        return None
+    path, _, name = span.partition(": ")
+    if path in OUTSIDE:
+        return None
+    if "/" in path or path.endswith((".md", ".py", ".pyx", ".pxd")):
+        file = REPO / path if "/" in path else None
+        if file is None:
+            found = [p for p in _CODE if p.name == path]
+            file = found[0] if found else None
+        if file is None or not file.exists():
+            return f"no file {path}"
+        if name and not _defines(file.read_text(encoding="utf-8"), name):
+            return f"{path} defines no {name}"
+        return None
+    name = re.sub(r"\(.*\)$", "", span).strip()
+    if "." in name:  # module.name or Class.method: the last part must be defined somewhere
+        name = name.rsplit(".", 1)[1]
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return None
+    if not any(_defines(p.read_text(encoding="utf-8"), name) for p in _CODE):
+        return f"nothing in kwsearch/ defines {name}"
+    return None
+
+
+def test_the_place_checker_finds_what_is_missing():
+    assert _place_problem("kwsearch/_fast.pxd") is None
+    assert _place_problem("kwsearch/_fast.pxd: sales_rule") is None
+    assert _place_problem("sales_money") is None and _place_problem("then_next(s, c, buf)") is None
+    assert _place_problem("task_KIND") is None and _place_problem("python setup.py build_ext --inplace") is None
+    assert _place_problem("kwsearch/_fast.pyx: no_such_function") is not None
+    assert _place_problem("kwsearch/nowhere.py") is not None
+    assert _place_problem("smart_value") is not None  # the smart playouts' old copy of the rule
+
+
+def test_how_to_change_a_rule_names_what_exists():
+    places = _rule_places()
+    assert "sales_rule" in places and "kwsearch/_playout.pyx" in places
+    bad = [f"`{p}`: {why}" for p in places if (why := _place_problem(p))]
+    assert not bad, "docs/design.md, How to change a rule, names what does not exist:\n" + "\n".join(bad)
