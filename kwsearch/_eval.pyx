@@ -281,7 +281,6 @@ cdef void _buyers_take(const KState* s, const Comp* c, const int8_t* extra, cons
     is not NULL, one more car (owner, body, engine, workers, price; no marker) at index
     ``nmarket``: ``taken[b]`` is the car buyer ``b`` of preference ``prefs[b]`` takes, -1 if none."""
     cdef int8_t cars[(MAX_MARKET + 1) * CAR_FIELDS]
-    cdef int pay[MAX_BUYERS + 1]
     cdef int i
     for i in range(s.nmarket * CAR_FIELDS):
         cars[i] = (&s.market[0][0])[i]
@@ -293,7 +292,7 @@ cdef void _buyers_take(const KState* s, const Comp* c, const int8_t* extra, cons
         cars[s.nmarket * CAR_FIELDS + CAR_ENGINE] = extra[2]
         cars[s.nmarket * CAR_FIELDS + CAR_WORKERS] = extra[3]
         cars[s.nmarket * CAR_FIELDS + CAR_PRICE] = extra[4]
-    sales_rule(s, c, cars, s.nmarket + (1 if extra != NULL else 0), prefs, nprefs, NULL, 0, taken, pay)
+    sales_rule(s, c, cars, s.nmarket + (1 if extra != NULL else 0), prefs, nprefs, NULL, 0, taken, NULL)
 
 
 cdef inline bint _price_wins(const KState* s, const Comp* c, int price) noexcept nogil:

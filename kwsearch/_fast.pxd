@@ -333,7 +333,8 @@ cdef inline void sales_rule(const KState* s, const Comp* c, const int8_t* cars, 
     one more car). Buyer ``b`` of preference ``prefs[b]``, in order, takes the unsold car of the
     highest value for that preference (body + Maybach bonus, engine + Horch bonus, workers; a price
     buyer values every car alike), ties going to the lowest price: ``taken[b]`` is its index, -1 if
-    no unsold car is left. ``pay[b]`` is what it pays the car's owner (0 if it buys nothing): the
+    no unsold car is left. ``pay[b]`` (``pay`` may be NULL: the choices only) is what it pays the
+    car's owner (0 if it buys nothing): the
     price times the multiplier (a price buyer pays ``c.opel_mult`` to an owner of Opel in ``s``,
     else ``c.price_mult``; any other buyer 1x), plus its Daimler marker ``bonus[b]`` for
     ``b < nbonus`` (``s.active_daimler`` / ``s.nactive`` for the buyers on the table; a buyer
@@ -366,10 +367,13 @@ cdef inline void sales_rule(const KState* s, const Comp* c, const int8_t* cars, 
                 bestv = value
                 bestp = car[CAR_PRICE]
         taken[b] = best
-        pay[b] = 0
         if best < 0:
+            if pay != NULL:
+                pay[b] = 0
             continue
         sold[best] = 1
+        if pay == NULL:
+            continue
         car = cars + best * CAR_FIELDS
         mult = 1
         if pref == PREF_PRICE:

@@ -141,8 +141,7 @@ cdef int smart_sales(KState* s, const Comp* c, const int8_t* cars, int ncars, co
                      int nprefs, int seat, int* extra) noexcept nogil:
     """The scoring's purchases (heuristic.project_sales; the rule is sales_rule of _fast.pxd) of
     ``ncars`` cars (CAR_FIELDS numbers each) by buyers of ``prefs``, in order: returns what
-    ``seat``'s cars fetch and sets ``extra[0]`` to what the other seats' cars fetch; ``extra[1]``
-    is 1 when the last car is sold.
+    ``seat``'s cars fetch and sets ``extra[0]`` to what the other seats' cars fetch.
 
     The buyers on the table (the first ``s.nactive``) pay their Daimler markers too, as in the
     engine. Every caller compares two projections that differ only by buyers added after those
@@ -152,7 +151,6 @@ cdef int smart_sales(KState* s, const Comp* c, const int8_t* cars, int ncars, co
     cdef int pay[MAX_BUYERS + 1]
     cdef int b, mine = 0
     extra[0] = 0
-    extra[1] = 0
     sales_rule(s, c, cars, ncars, prefs, nprefs, s.active_daimler, s.nactive, taken, pay)
     for b in range(nprefs):
         if taken[b] < 0:
@@ -161,8 +159,6 @@ cdef int smart_sales(KState* s, const Comp* c, const int8_t* cars, int ncars, co
             mine += pay[b]
         else:
             extra[0] += pay[b]
-        if taken[b] == ncars - 1:
-            extra[1] = 1
     return mine
 
 
@@ -253,8 +249,8 @@ cdef int smart_price(KState* s, const Comp* c, const int16_t* buf, int n) noexce
     table; when none does, undercut: the highest marker below every price on the market (the
     first buyer of price takes the cheapest car), else the lowest."""
     cdef int8_t cars[MAX_MARKET + 1][CAR_FIELDS]
-    cdef int extra[2]
-    cdef int i, k, price, best = -1, under = -1, low = -1, cheapest = 1000
+    cdef int taken[MAX_BUYERS]
+    cdef int i, k, b, price, best = -1, under = -1, low = -1, cheapest = 1000
     cdef int seat = s.turn_seat
     for i in range(s.nmarket):
         for k in range(CAR_FIELDS):
@@ -276,9 +272,12 @@ cdef int smart_price(KState* s, const Comp* c, const int16_t* buf, int n) noexce
         if price <= best:
             continue
         cars[s.nmarket][CAR_PRICE] = <int8_t>price
-        smart_sales(s, c, &cars[0][0], s.nmarket + 1, s.active, s.nactive, seat, extra)
-        if extra[1]:
-            best = price
+        # only whether a buyer takes the new car matters: the rule's choices, without the money
+        sales_rule(s, c, &cars[0][0], s.nmarket + 1, s.active, s.nactive, NULL, 0, taken, NULL)
+        for b in range(s.nactive):
+            if taken[b] == s.nmarket:
+                best = price
+                break
     if best >= 0:
         return A_MARKET_PRICE + best
     return A_MARKET_PRICE + (under if under >= 0 else low)
