@@ -324,7 +324,7 @@ cdef inline int has(const SeatS* p, int engineer) noexcept nogil:
 
 cdef inline void sales_rule(const KState* s, const Comp* c, const int8_t* cars, int ncars,
                             const int8_t* prefs, int nprefs, const int8_t* bonus, int nbonus,
-                            int* taken, int* pay) noexcept nogil:
+                            int* taken, int* money) noexcept nogil:
     """THE buyers' rule of RULES.md §8 in C (rules.choose_sales is the reference): the engine's
     sales (sales_money), the smart playouts' projections (smart_sales) and the evaluation's
     features (_eval's k_features through sales_money, the prior's _buyers_take) all call it.
@@ -333,25 +333,26 @@ cdef inline void sales_rule(const KState* s, const Comp* c, const int8_t* cars, 
     one more car). Buyer ``b`` of preference ``prefs[b]``, in order, takes the unsold car of the
     highest value for that preference (body + Maybach bonus, engine + Horch bonus, workers; a price
     buyer values every car alike), ties going to the lowest price: ``taken[b]`` is its index, -1 if
-    no unsold car is left. ``pay[b]`` (``pay`` may be NULL: the choices only) is what it pays the
-    car's owner (0 if it buys nothing): the
+    no unsold car is left. What it pays is added to ``money[owner]`` of that car's owner: the
     price times the multiplier (a price buyer pays ``c.opel_mult`` to an owner of Opel in ``s``,
     else ``c.price_mult``; any other buyer 1x), plus its Daimler marker ``bonus[b]`` for
     ``b < nbonus`` (``s.active_daimler`` / ``s.nactive`` for the buyers on the table; a buyer
     beyond ``nbonus`` — one that might join — has no marker yet).
+
+    Either output may be NULL: ``taken`` NULL asks for the money only, ``money`` NULL for the
+    choices only. Being inline, a caller's constant NULL compiles that branch away, so each
+    caller runs as fast as a copy of its own would.
     """
-    cdef int8_t sold[MAX_MARKET + 1]
+    cdef uint32_t sold = 0      # bit i: car i is sold (ncars <= MAX_MARKET + 1 < 32)
     cdef int i, b, pref, best, bestv, bestp, value, mult
     cdef const int8_t* car
-    for i in range(ncars):
-        sold[i] = 0
     for b in range(nprefs):
         pref = prefs[b]
         best = -1
         bestv = 0
         bestp = 0
         for i in range(ncars):
-            if sold[i]:
+            if (sold >> i) & 1:
                 continue
             car = cars + i * CAR_FIELDS
             if pref == PREF_BODY:
@@ -366,19 +367,20 @@ cdef inline void sales_rule(const KState* s, const Comp* c, const int8_t* cars, 
                 best = i
                 bestv = value
                 bestp = car[CAR_PRICE]
-        taken[b] = best
-        if best < 0:
-            if pay != NULL:
-                pay[b] = 0
-            continue
-        sold[best] = 1
-        if pay == NULL:
-            continue
-        car = cars + best * CAR_FIELDS
-        mult = 1
-        if pref == PREF_PRICE:
-            mult = c.opel_mult if has(&s.seats[car[CAR_OWNER]], EN_OPEL) else c.price_mult
-        pay[b] = car[CAR_PRICE] * mult + (bonus[b] if b < nbonus else 0)
+        if best < 0:  # every car is sold: so are they for the buyers after this one
+            if taken != NULL:
+                for i in range(b, nprefs):
+                    taken[i] = -1
+            return
+        sold |= <uint32_t>1 << best
+        if taken != NULL:
+            taken[b] = best
+        if money != NULL:
+            car = cars + best * CAR_FIELDS
+            mult = 1
+            if pref == PREF_PRICE:
+                mult = c.opel_mult if has(&s.seats[car[CAR_OWNER]], EN_OPEL) else c.price_mult
+            money[car[CAR_OWNER]] += car[CAR_PRICE] * mult + (bonus[b] if b < nbonus else 0)
 
 
 # C-level operations (no Python objects, no GIL).

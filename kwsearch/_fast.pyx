@@ -1365,14 +1365,9 @@ cdef void sales_money(const KState* s, const Comp* c, int* out) noexcept nogil:
     """What the buyers on the table pay each seat if sales are scored now (rules.State._task_sales;
     the rule is sales_rule of _fast.pxd; kwsearch._eval projects it into its features)."""
     cdef int b
-    cdef int taken[MAX_BUYERS]
-    cdef int pay[MAX_BUYERS]
     for b in range(s.nplayers):
         out[b] = 0
-    sales_rule(s, c, &s.market[0][0], s.nmarket, s.active, s.nactive, s.active_daimler, s.nactive, taken, pay)
-    for b in range(s.nactive):
-        if taken[b] >= 0:
-            out[s.market[taken[b]][CAR_OWNER]] += pay[b]
+    sales_rule(s, c, &s.market[0][0], s.nmarket, s.active, s.nactive, s.active_daimler, s.nactive, NULL, out)
 
 
 cdef void task_sales(KState* s, const Comp* c, int arg) noexcept nogil:

@@ -23,7 +23,7 @@ from kwsearch import actions as _A
 
 from kwsearch._fast cimport (AK_GP, BN_GP_ENGINE, CAR_BODY, CAR_BODY_BONUS, CAR_ENGINE, CAR_ENGINE_BONUS,
                              CAR_FIELDS, CAR_OWNER, CAR_PRICE, CAR_WORKERS, ENGINE_CODE, EN_BUGATTI, EN_OPEL,
-                             MAX_BUYERS, MAX_LEGAL, MAX_MARKET, MAX_TILES, PREF_BODY, PREF_ENGINE,
+                             MAX_BUYERS, MAX_LEGAL, MAX_MARKET, MAXP, MAX_TILES, PREF_BODY, PREF_ENGINE,
                              PREF_PRESTIGE, SEAT, SPECIAL, TK_BENZ, TK_BUYER, TK_CARD_ORDER, TK_DAIMLER,
                              TK_DIESEL, TK_ENGINE_DEST, TK_HIRE, TK_MARKET, TK_MARKET_ENGINE,
                              TK_MARKET_MARKER, TK_MARKET_PRICE, TK_MARKET_WORKERS, TK_PLACE, TK_RESEARCH,
@@ -147,18 +147,13 @@ cdef int smart_sales(KState* s, const Comp* c, const int8_t* cars, int ncars, co
     engine. Every caller compares two projections that differ only by buyers added after those
     (a buyer who may join, or a Daimler option's buyer, which has no marker yet), so the markers
     cancel out of each comparison: the hand rules choose as they did without them."""
-    cdef int taken[MAX_BUYERS + 1]
-    cdef int pay[MAX_BUYERS + 1]
-    cdef int b, mine = 0
-    extra[0] = 0
-    sales_rule(s, c, cars, ncars, prefs, nprefs, s.active_daimler, s.nactive, taken, pay)
-    for b in range(nprefs):
-        if taken[b] < 0:
-            break
-        if cars[taken[b] * CAR_FIELDS + CAR_OWNER] == seat:
-            mine += pay[b]
-        else:
-            extra[0] += pay[b]
+    cdef int money[MAXP]
+    cdef int i, mine
+    for i in range(MAXP):
+        money[i] = 0
+    sales_rule(s, c, cars, ncars, prefs, nprefs, s.active_daimler, s.nactive, NULL, money)
+    mine = money[seat]
+    extra[0] = money[0] + money[1] + money[2] + money[3] - mine
     return mine
 
 
