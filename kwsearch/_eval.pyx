@@ -292,7 +292,7 @@ cdef void _buyers_take(const KState* s, const Comp* c, const int8_t* extra, cons
         cars[s.nmarket * CAR_FIELDS + CAR_ENGINE] = extra[2]
         cars[s.nmarket * CAR_FIELDS + CAR_WORKERS] = extra[3]
         cars[s.nmarket * CAR_FIELDS + CAR_PRICE] = extra[4]
-    sales_rule(s, c, cars, s.nmarket + (1 if extra != NULL else 0), prefs, nprefs, NULL, 0, taken, NULL)
+    sales_rule(s, c, cars, s.nmarket + (1 if extra != NULL else 0), prefs, nprefs, NULL, 0, taken, NULL, NULL)
 
 
 cdef inline bint _price_wins(const KState* s, const Comp* c, int price) noexcept nogil:

@@ -324,9 +324,9 @@ cdef inline int has(const SeatS* p, int engineer) noexcept nogil:
 
 cdef inline void sales_rule(const KState* s, const Comp* c, const int8_t* cars, int ncars,
                             const int8_t* prefs, int nprefs, const int8_t* bonus, int nbonus,
-                            int* taken, int* money) noexcept nogil:
+                            int* taken, int* money, uint32_t* sold) noexcept nogil:
     """THE buyers' rule of RULES.md §8 in C (rules.choose_sales is the reference): the engine's
-    sales (sales_money), the smart playouts' projections (smart_sales) and the evaluation's
+    sales (sales_money), the smart playouts' projections (smart_gain, smart_price) and the evaluation's
     features (_eval's k_features through sales_money, the prior's _buyers_take) all call it.
 
     ``cars`` holds ``ncars`` cars of CAR_FIELDS numbers each (``&s.market[0][0]``, or a copy with
@@ -339,11 +339,15 @@ cdef inline void sales_rule(const KState* s, const Comp* c, const int8_t* cars, 
     ``b < nbonus`` (``s.active_daimler`` / ``s.nactive`` for the buyers on the table; a buyer
     beyond ``nbonus`` — one that might join — has no marker yet).
 
-    Either output may be NULL: ``taken`` NULL asks for the money only, ``money`` NULL for the
+    ``sold`` (may be NULL: none) is the set of cars sold before these buyers come (bit i: car i),
+    updated, so that a projection can go on with more buyers: the choices and the money of buyers
+    added after those of a first call (a buyer who may join) are those of one call with all.
+
+    Each output may be NULL: ``taken`` NULL asks for the money only, ``money`` NULL for the
     choices only. Being inline, a caller's constant NULL compiles that branch away, so each
     caller runs as fast as a copy of its own would.
     """
-    cdef uint32_t sold = 0      # bit i: car i is sold (ncars <= MAX_MARKET + 1 < 32)
+    cdef uint32_t done = sold[0] if sold != NULL else 0  # bit i: car i is sold (ncars < 32)
     cdef int i, b, pref, best, bestv, bestp, value, mult
     cdef const int8_t* car
     for b in range(nprefs):
@@ -352,7 +356,7 @@ cdef inline void sales_rule(const KState* s, const Comp* c, const int8_t* cars, 
         bestv = 0
         bestp = 0
         for i in range(ncars):
-            if (sold >> i) & 1:
+            if (done >> i) & 1:
                 continue
             car = cars + i * CAR_FIELDS
             if pref == PREF_BODY:
@@ -371,8 +375,8 @@ cdef inline void sales_rule(const KState* s, const Comp* c, const int8_t* cars, 
             if taken != NULL:
                 for i in range(b, nprefs):
                     taken[i] = -1
-            return
-        sold |= <uint32_t>1 << best
+            break
+        done |= <uint32_t>1 << best
         if taken != NULL:
             taken[b] = best
         if money != NULL:
@@ -381,6 +385,8 @@ cdef inline void sales_rule(const KState* s, const Comp* c, const int8_t* cars, 
             if pref == PREF_PRICE:
                 mult = c.opel_mult if has(&s.seats[car[CAR_OWNER]], EN_OPEL) else c.price_mult
             money[car[CAR_OWNER]] += car[CAR_PRICE] * mult + (bonus[b] if b < nbonus else 0)
+    if sold != NULL:
+        sold[0] = done
 
 
 # C-level operations (no Python objects, no GIL).

@@ -1367,7 +1367,7 @@ cdef void sales_money(const KState* s, const Comp* c, int* out) noexcept nogil:
     cdef int b
     for b in range(s.nplayers):
         out[b] = 0
-    sales_rule(s, c, &s.market[0][0], s.nmarket, s.active, s.nactive, s.active_daimler, s.nactive, NULL, out)
+    sales_rule(s, c, &s.market[0][0], s.nmarket, s.active, s.nactive, s.active_daimler, s.nactive, NULL, out, NULL)
 
 
 cdef void task_sales(KState* s, const Comp* c, int arg) noexcept nogil:

@@ -137,23 +137,24 @@ cdef double SMART_ENGINEER[9]
 SMART_ENGINEER[:] = [0.625, 1.0, 0.875, 0.375, 0.625, 1.0, 0.875, 0.625, 1.0]
 
 
-cdef int smart_sales(KState* s, const Comp* c, const int8_t* cars, int ncars, const int8_t* prefs,
-                     int nprefs, int seat, int* extra) noexcept nogil:
-    """The scoring's purchases (heuristic.project_sales; the rule is sales_rule of _fast.pxd) of
-    ``ncars`` cars (CAR_FIELDS numbers each) by buyers of ``prefs``, in order: returns what
-    ``seat``'s cars fetch and sets ``extra[0]`` to what the other seats' cars fetch.
-
-    The buyers on the table (the first ``s.nactive``) pay their Daimler markers too, as in the
-    engine. Every caller compares two projections that differ only by buyers added after those
-    (a buyer who may join, or a Daimler option's buyer, which has no marker yet), so the markers
-    cancel out of each comparison: the hand rules choose as they did without them."""
+cdef int smart_gain(KState* s, const Comp* c, const int8_t* prefs, int nprefs, int pref, int seat,
+                    int* others) noexcept nogil:
+    """How much more the scoring's purchases (heuristic.project_sales; the rule is sales_rule of
+    _fast.pxd) of the market's cars fetch when one buyer of ``pref`` comes after buyers of
+    ``prefs[0:nprefs]``: returns what it adds to ``seat``'s revenue and sets ``others[0]`` to what
+    it adds to the other seats'. The buyers before it choose as they would without it, so this is
+    the difference of two projections (with and without it), computed as one: the first buyers'
+    choices, then the one buyer's purchase from the cars they leave. The new buyer has no Daimler
+    marker (a buyer who may join, or a Daimler option's buyer, which has none yet)."""
     cdef int money[MAXP]
-    cdef int i, mine
-    for i in range(MAXP):
-        money[i] = 0
-    sales_rule(s, c, cars, ncars, prefs, nprefs, s.active_daimler, s.nactive, NULL, money)
+    cdef uint32_t sold = 0
+    cdef int8_t one = <int8_t>pref
+    cdef int mine
+    money[0] = money[1] = money[2] = money[3] = 0
+    sales_rule(s, c, &s.market[0][0], s.nmarket, prefs, nprefs, NULL, 0, NULL, NULL, &sold)
+    sales_rule(s, c, &s.market[0][0], s.nmarket, &one, 1, NULL, 0, NULL, money, &sold)
     mine = money[seat]
-    extra[0] = money[0] + money[1] + money[2] + money[3] - mine
+    others[0] = money[0] + money[1] + money[2] + money[3] - mine
     return mine
 
 
@@ -213,16 +214,9 @@ cdef inline int smart_buyer_gain(KState* s, const Comp* c, int seat, int pref) n
     """heuristic.buyer_worth without its fractions, in half units: twice the white money, twice the
     change of ``seat``'s projected sales minus the change of the others', and (with no car of
     ``seat`` on the market) a bonus for a buyer that suits the seat's workshop or research."""
-    cdef int8_t prefs[MAX_BUYERS + 1]
-    cdef int extra[2]
-    cdef int before, others, after, i, v, mine = 0, bp, ep
-    for i in range(s.nactive):
-        prefs[i] = s.active[i]
-    before = smart_sales(s, c, &s.market[0][0], s.nmarket, prefs, s.nactive, seat, extra)
-    others = extra[0]
-    prefs[s.nactive] = <int8_t>pref
-    after = smart_sales(s, c, &s.market[0][0], s.nmarket, prefs, s.nactive + 1, seat, extra)
-    v = 2 * s.white[pref] + 2 * (after - before) - (extra[0] - others)
+    cdef int others, gain, i, v, mine = 0, bp, ep
+    gain = smart_gain(s, c, s.active, s.nactive, pref, seat, &others)
+    v = 2 * s.white[pref] + 2 * gain - others
     for i in range(s.nmarket):
         if s.market[i][CAR_OWNER] == seat:
             mine = 1
@@ -268,7 +262,7 @@ cdef int smart_price(KState* s, const Comp* c, const int16_t* buf, int n) noexce
             continue
         cars[s.nmarket][CAR_PRICE] = <int8_t>price
         # only whether a buyer takes the new car matters: the rule's choices, without the money
-        sales_rule(s, c, &cars[0][0], s.nmarket + 1, s.active, s.nactive, NULL, 0, taken, NULL)
+        sales_rule(s, c, &cars[0][0], s.nmarket + 1, s.active, s.nactive, NULL, 0, taken, NULL, NULL)
         for b in range(s.nactive):
             if taken[b] == s.nmarket:
                 best = price
@@ -300,7 +294,6 @@ cdef int smart_rule(KState* s, const Comp* c, int kind, const int16_t* buf, int 
     """The hand rule's choice for the pending decision of kind ``kind``, or -1 (none)."""
     cdef int i, a, best = -1, seat = s.turn_seat, v, bv = 0, arg = s.tasks[s.ntasks - 1][1], m, b
     cdef int8_t work[4]
-    cdef int8_t prefs[MAX_BUYERS]
     cdef int extra[2]
     cdef double d, bd = -1e300
     cdef SeatS* p
@@ -389,11 +382,8 @@ cdef int smart_rule(KState* s, const Comp* c, int kind, const int16_t* buf, int 
                 continue
             m = (buf[i] - A_DAIMLER) // MAX_BUYERS
             b = (buf[i] - A_DAIMLER) % MAX_BUYERS
-            for a in range(b + 1):
-                prefs[a] = s.active[a]
             # buyer b takes one of our cars if our revenue grows when it joins the buyers before it
-            if (smart_sales(s, c, &s.market[0][0], s.nmarket, prefs, b + 1, seat, extra)
-                    > smart_sales(s, c, &s.market[0][0], s.nmarket, prefs, b, seat, extra)):
+            if smart_gain(s, c, s.active, b, s.active[b], seat, extra) > 0:
                 if best == A_DAIMLER_PASS or buf[i] > best:
                     best = buf[i]
         return best
