@@ -9,7 +9,7 @@
 # sequential halving changes from slice to slice and is an argument of ``run_slice``, not a field.
 
 from kwsearch._eval cimport EvalModel, PriorModel
-from kwsearch._fast cimport PlayoutParams, RolloutKind
+from kwsearch._playout cimport PlayoutParams, RolloutKind
 
 
 cdef struct SearchParams:

@@ -15,8 +15,8 @@ from libc.string cimport memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from kwsearch._fast cimport (MAX_LEGAL, MAX_TYPES, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal, k_next,
-                             k_playout_tempo, PlayoutParams, k_rollout, k_play, GuideFn, RolloutKind, ROLLOUT_RANDOM,
-                             ROLLOUT_TEMPO, ROLLOUT_SMART)
+                             GuideFn)
+from kwsearch._playout cimport (k_playout_tempo, PlayoutParams, k_rollout, k_play, RolloutKind, ROLLOUT_SMART)
 from kwsearch._eval cimport EvalModel, Evaluator, Prior, PriorModel, k_evaluate, k_policy
 # SearchParams (the search's parameters, every field documented) comes from _search.pxd.
 
@@ -30,10 +30,8 @@ DEF CACHE_LINE = 64
 # The rollout policies by name (SearchConfig.rollout) and the smart playout's knobs in the order of
 # PlayoutParams (SearchConfig.playout), with their defaults: the table of kwsearch.settings.
 from kwsearch.settings import DEFAULT_PLAYOUT, PLAYOUT_FIELDS, ROLLOUTS
-#: Each rollout policy's ``RolloutKind`` (_fast.pxd), by its name.
-ROLLOUT_KINDS = {"random": ROLLOUT_RANDOM, "tempo": ROLLOUT_TEMPO, "smart": ROLLOUT_SMART}
-if tuple(sorted(ROLLOUT_KINDS, key=ROLLOUT_KINDS.get)) != ROLLOUTS:
-    raise ImportError("kwsearch._search: the RolloutKind enum and kwsearch.settings.ROLLOUTS disagree")
+#: Each rollout policy's ``RolloutKind`` (_playout.pxd), by its name (checked against ROLLOUTS there).
+from kwsearch._playout import ROLLOUT_KINDS
 
 #: Action ids the root's availability array counts (every id of kwsearch.actions is below it).
 DEF ROOT_SLOTS = 512

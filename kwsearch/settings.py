@@ -62,7 +62,7 @@ def check_flag(owner: str, name: str, value) -> None:
 
 
 #: The rollout policies (``SearchConfig.rollout``), in the order of the C enum ``RolloutKind``
-#: (``_fast.pxd``: ``ROLLOUT_RANDOM``, ``ROLLOUT_TEMPO``, ``ROLLOUT_SMART``).
+#: (``_playout.pxd``: ``ROLLOUT_RANDOM``, ``ROLLOUT_TEMPO``, ``ROLLOUT_SMART``).
 ROLLOUTS = ("random", "tempo", "smart")
 #: How the root spends the budget (``SearchConfig.root``): ``uct`` selects there by UCB like
 #: everywhere else; ``halving`` runs sequential halving over the root's options

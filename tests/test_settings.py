@@ -84,8 +84,10 @@ def test_analysis_json_names_every_setting_in_effect():
 
 def test_rollout_names_are_the_c_enum():
     _search = pytest.importorskip("kwsearch._search")
+    _playout = pytest.importorskip("kwsearch._playout")  # the owner of the RolloutKind enum
     assert ROLLOUTS == SETTING["rollout"].choices == _search.ROLLOUTS
-    assert [_search.ROLLOUT_KINDS[name] for name in ROLLOUTS] == [0, 1, 2]
+    assert [_playout.ROLLOUT_KINDS[name] for name in ROLLOUTS] == [0, 1, 2]
+    assert _search.ROLLOUT_KINDS is _playout.ROLLOUT_KINDS
 
 
 def test_search_params_carry_every_setting_the_c_loop_reads():
