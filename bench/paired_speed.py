@@ -5,15 +5,19 @@
 Each checkout must have its extensions built in place (``python setup.py build_ext --inplace``).
 A round runs one process per build (alternating which goes first), each timing with
 ``time.process_time()``: C-level playouts per CPU second (random, tempo, smart, from a
-four-player set-up) and search iterations per CPU second (random and smart rollouts, on
-examples/midgame-4p.json and the four-player set-up). Prints each build's median and the
-median, min and max of the per-round ratio new/old.
+four-player set-up), search iterations per CPU second with random and smart rollouts (on
+examples/midgame-4p.json and the four-player set-up) and with the default settings for two,
+three and four players (``SearchConfig()``, on the position 10 random decisions after the set-up
+with seed 11, after a warm-up search that loads the evaluation). Only the public API
+(``search``, ``SearchConfig``) is used, so any two builds since issue 16 compare. Prints each
+build's median and the median, min and max of the per-round ratio new/old.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -21,6 +25,8 @@ import time
 from pathlib import Path
 
 MIDGAME = Path(__file__).resolve().parent.parent / "examples" / "midgame-4p.json"
+#: Iterations of each default-settings search (the settings table's defaults for the player count).
+DEFAULT_ITERATIONS = 60000
 
 
 def one_round() -> dict:
@@ -52,6 +58,15 @@ def one_round() -> dict:
             it = 300000 if name == "4p-mid" else 40000
             out[f"search {rollout} it/s {name}"] = rate(
                 lambda: search(st, SearchLimits(iterations=it), SearchConfig(rollout=rollout), seed=3), it)
+    for players in (2, 3, 4):
+        st = _fast.new_state(Game(players), seed=11)
+        pick = random.Random(11)
+        for _ in range(10):
+            st.apply(pick.choice(st.legal_actions()))
+        search(st, SearchLimits(iterations=2000), SearchConfig(), seed=5)  # warm-up: loads the evaluation
+        out[f"search default it/s {players}p"] = rate(
+            lambda: search(st, SearchLimits(iterations=DEFAULT_ITERATIONS), SearchConfig(), seed=5),
+            DEFAULT_ITERATIONS)
     return out
 
 
