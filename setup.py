@@ -26,6 +26,8 @@ ARGS = ["-O0", "-g"] if DEBUG else ["-O3"]
 
 extensions = [
     Extension("kwsearch._fast", ["kwsearch/_fast.pyx"], extra_compile_args=ARGS),
+    Extension("kwsearch._playout", ["kwsearch/_playout.pyx"], extra_compile_args=ARGS),
+    Extension("kwsearch._forced", ["kwsearch/_forced.pyx"], extra_compile_args=ARGS),
     Extension("kwsearch._search", ["kwsearch/_search.pyx"], extra_compile_args=ARGS),
     Extension("kwsearch._eval", ["kwsearch/_eval.pyx"], extra_compile_args=ARGS),
 ]

@@ -28,6 +28,7 @@ sys.path.insert(0, str(HERE.parent))
 from kwsearch import _search  # noqa: E402
 from kwsearch.fileio import write_json_atomic  # noqa: E402
 from kwsearch.game import Game  # noqa: E402
+from kwsearch.search import SearchConfig  # noqa: E402
 
 
 def _digest(values) -> str:
@@ -70,7 +71,8 @@ def fingerprint(seeds: int = 200, searches: int = 4) -> dict[str, object]:
             st = game.new_initial_state(1000 + k, engine="fast")
             for rollout in _search.ROLLOUTS:
                 tree = _search.Tree()
-                done, rng_state = _search.run_slice(tree, st, 300, 0.0, 1.0, 0.0, True, 12345 + k, False, rollout)
+                params = _search.Params(SearchConfig(c_uct=1.0, money_weight=0.0, rollout=rollout, cutoff=0))
+                done, rng_state = _search.run_slice(tree, st, params, 300, 0.0, 12345 + k)
                 kids = sorted((ch[0], ch[2], ch[3], round(ch[4], 6)) for ch in tree.children(0))
                 out[f"{tag} search {k} {rollout}"] = [done, rng_state, tree.size, _digest(kids)]
     return out

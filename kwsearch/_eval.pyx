@@ -12,14 +12,15 @@ from libc.math cimport exp
 from libc.stdint cimport int8_t, int16_t, uint64_t
 
 import kwsearch.actions as _A
-from kwsearch._fast import ROLLOUTS
+from kwsearch._playout import ROLLOUT_KINDS
 
 from kwsearch._fast cimport (AK_BODY, AK_BUYER, AK_ENGINE, AK_GP, AK_GP_ENGINE2, AK_GP_START2, AK_HIRE,
                              AK_RESEARCH, CAR_BODY, CAR_BODY_BONUS, CAR_ENGINE, CAR_ENGINE_BONUS, CAR_OWNER,
-                             CAR_PRICE, CAR_WORKERS, EN_OPEL, MAX_BUYERS, MAX_LEGAL, MAX_MARKET, MAX_TILES, MAXP,
+                             CAR_FIELDS, CAR_PRICE, CAR_WORKERS, EN_OPEL, MAX_BUYERS, MAX_LEGAL, MAX_MARKET, MAX_TILES, MAXP,
                              PH_ACTION, PH_OVER, PREF_BODY, PREF_ENGINE, PREF_PRESTIGE, PREF_PRICE, SEAT, SPECIAL,
                              TK_ENGINE_DEST, TK_MARKET_PRICE, TK_RACE, TK_SALES, Comp, FastState, KState, k_next,
-                             PlayoutParams, k_rollout, race_money, sales_money)
+                             race_money, sales_money, sales_rule)
+from kwsearch._playout cimport PlayoutParams, RolloutKind, k_rollout
 
 #: Feature scales (the raw quantity is divided by these; kwsearch.features uses the same numbers).
 DEF MONEY_SCALE = 50.0
@@ -216,14 +217,15 @@ def sample_game(FastState start, uint64_t seed, int every, str policy="tempo", t
     cdef const Comp* c = &start.fg.comp
     cdef uint64_t rng = seed
     cdef double feats[MAXP * NFEAT]
-    cdef int gap, done = 0, i, k, kind
+    cdef int gap, done = 0, i, k
+    cdef RolloutKind kind
     cdef list samples = []
     cdef PlayoutParams pp
     if every < 1:
         raise ValueError(f"every: expected at least 1, got {every}")
-    if policy not in ROLLOUTS:
+    if policy not in ROLLOUT_KINDS:
         raise ValueError(f"policy: expected tempo, smart or random, got {policy!r}")
-    kind = ROLLOUTS.index(policy)
+    kind = ROLLOUT_KINDS[policy]
     if policy == "smart":
         if playout is None or len(playout) != 5:
             raise ValueError(f"playout: the smart policy needs its 5 knobs, got {playout!r}")
@@ -274,46 +276,27 @@ cdef int P_REMOVE_PASS = _A.REMOVE_PASS
 DEF POINTS_CAP = 7
 
 
-cdef int _buyers_take(const KState* s, const int8_t* extra, const int8_t* prefs, int nprefs,
-                      int* taken) noexcept nogil:
-    """The buyers' rule (RULES.md §8, rules.buyers_choices) over the market plus, if ``extra`` is
-    not NULL, one more car (owner, body, engine, workers, price; no marker) at index ``nmarket``:
-    ``taken[b]`` is the car buyer ``b`` of preference ``prefs[b]`` takes, -1 if none."""
-    cdef int8_t sold[MAX_MARKET + 1]
-    cdef int ncars = s.nmarket + (1 if extra != NULL else 0), b, i, best, bestv, bestp, value, pref
-    for i in range(ncars):
-        sold[i] = 0
-    for b in range(nprefs):
-        pref = prefs[b]
-        best = -1
-        bestv = 0
-        bestp = 0
-        for i in range(ncars):
-            if sold[i]:
-                continue
-            if i < s.nmarket:
-                if pref == PREF_BODY:
-                    value = s.market[i][CAR_BODY] + s.market[i][CAR_BODY_BONUS]
-                elif pref == PREF_ENGINE:
-                    value = s.market[i][CAR_ENGINE] + s.market[i][CAR_ENGINE_BONUS]
-                elif pref == PREF_PRESTIGE:
-                    value = s.market[i][CAR_WORKERS]
-                else:
-                    value = 0
-                if best < 0 or value > bestv or (value == bestv and s.market[i][CAR_PRICE] < bestp):
-                    best, bestv, bestp = i, value, s.market[i][CAR_PRICE]
-            else:
-                value = extra[1] if pref == PREF_BODY else (extra[2] if pref == PREF_ENGINE else
-                                                             (extra[3] if pref == PREF_PRESTIGE else 0))
-                if best < 0 or value > bestv or (value == bestv and extra[4] < bestp):
-                    best, bestv, bestp = i, value, extra[4]
-        taken[b] = best
-        if best >= 0:
-            sold[best] = 1
-    return ncars
+cdef void _buyers_take(const KState* s, const Comp* c, const int8_t* extra, const int8_t* prefs, int nprefs,
+                       int* taken) noexcept nogil:
+    """The buyers' rule (RULES.md §8; _fast.pxd's sales_rule) over the market plus, if ``extra``
+    is not NULL, one more car (owner, body, engine, workers, price; no marker) at index
+    ``nmarket``: ``taken[b]`` is the car buyer ``b`` of preference ``prefs[b]`` takes, -1 if none."""
+    cdef int8_t cars[(MAX_MARKET + 1) * CAR_FIELDS]
+    cdef int i
+    for i in range(s.nmarket * CAR_FIELDS):
+        cars[i] = (&s.market[0][0])[i]
+    if extra != NULL:
+        for i in range(CAR_FIELDS):
+            cars[s.nmarket * CAR_FIELDS + i] = 0
+        cars[s.nmarket * CAR_FIELDS + CAR_OWNER] = extra[0]
+        cars[s.nmarket * CAR_FIELDS + CAR_BODY] = extra[1]
+        cars[s.nmarket * CAR_FIELDS + CAR_ENGINE] = extra[2]
+        cars[s.nmarket * CAR_FIELDS + CAR_WORKERS] = extra[3]
+        cars[s.nmarket * CAR_FIELDS + CAR_PRICE] = extra[4]
+    sales_rule(s, c, cars, s.nmarket + (1 if extra != NULL else 0), prefs, nprefs, NULL, 0, taken, NULL, NULL)
 
 
-cdef inline bint _price_wins(const KState* s, int price) noexcept nogil:
+cdef inline bint _price_wins(const KState* s, const Comp* c, int price) noexcept nogil:
     """Whether the car being built, offered at ``price``, is taken by a buyer on the table."""
     cdef int8_t extra[5]
     cdef int taken[MAX_BUYERS + 1]
@@ -323,14 +306,14 @@ cdef inline bint _price_wins(const KState* s, int price) noexcept nogil:
     extra[2] = s.car[1]
     extra[3] = s.car[2]
     extra[4] = <int8_t>price
-    _buyers_take(s, extra, s.active, s.nactive, taken)
+    _buyers_take(s, c, extra, s.active, s.nactive, taken)
     for b in range(s.nactive):
         if taken[b] == s.nmarket:
             return True
     return False
 
 
-cdef inline bint _buyer_sells(const KState* s, int seat, int pref) noexcept nogil:
+cdef inline bint _buyer_sells(const KState* s, const Comp* c, int seat, int pref) noexcept nogil:
     """Whether one more buyer of ``pref``, after the buyers on the table, would take a car of ``seat``."""
     cdef int8_t prefs[MAX_BUYERS + 1]
     cdef int taken[MAX_BUYERS + 1]
@@ -338,7 +321,7 @@ cdef inline bint _buyer_sells(const KState* s, int seat, int pref) noexcept nogi
     for b in range(s.nactive):
         prefs[b] = s.active[b]
     prefs[s.nactive] = <int8_t>pref
-    _buyers_take(s, NULL, prefs, s.nactive + 1, taken)
+    _buyers_take(s, c, NULL, prefs, s.nactive + 1, taken)
     return taken[s.nactive] >= 0 and s.market[taken[s.nactive]][CAR_OWNER] == seat
 
 
@@ -373,7 +356,7 @@ cdef void k_prior_features(const KState* s, const Comp* c, const int16_t* buf, i
     if kind == TK_MARKET_PRICE:
         for i in range(n):
             price = buf[i] - P_MARKET_PRICE
-            if P_MARKET_PRICE <= buf[i] < P_MARKET_NO_MARKER and price > best_win and _price_wins(s, price):
+            if P_MARKET_PRICE <= buf[i] < P_MARKET_NO_MARKER and price > best_win and _price_wins(s, c, price):
                 best_win = price
     for i in range(n):
         f = out + i * NPRIOR
@@ -425,7 +408,7 @@ cdef void k_prior_features(const KState* s, const Comp* c, const int16_t* buf, i
             f[10] = 1.0
             if a < P_MARKET_PASS:
                 f[26] = s.white[t] / 5.0
-            f[27] = 1.0 if _buyer_sells(s, seat, t) else 0.0
+            f[27] = 1.0 if _buyer_sells(s, c, seat, t) else 0.0
         elif P_MARKET_BODY <= a < P_MARKET_WORKERS:
             f[11] = 1.0
             f[24] = (a - P_MARKET_BODY + 1 if a < P_MARKET_ENGINE else a - P_MARKET_ENGINE + 1) / 7.0
@@ -435,7 +418,7 @@ cdef void k_prior_features(const KState* s, const Comp* c, const int16_t* buf, i
             price = a - P_MARKET_PRICE
             f[13] = 1.0
             f[21] = price / 10.0
-            if kind == TK_MARKET_PRICE and _price_wins(s, price):
+            if kind == TK_MARKET_PRICE and _price_wins(s, c, price):
                 f[22] = 1.0
             f[23] = 1.0 if price == best_win else 0.0
         elif a == P_ENGINE_GP:

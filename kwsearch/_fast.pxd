@@ -34,6 +34,7 @@ Invariants (hold between any two calls of the functions below):
   developments + workers on its market cars (+ the car being built) + 2.
 """
 
+cimport cython
 from libc.stdint cimport int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 cdef enum:
@@ -278,48 +279,151 @@ ctypedef struct Comp:
     int8_t spec_bonus[MAX_SPECIAL]   # its bonus (BN_*)
     int8_t spec_value[MAX_SPECIAL]   # its bonus value (components.SpecialtyTile.value)
 
+# Shared C helpers, inline in every module that cimports them.
+
+@cython.overflowcheck(False)  # splitmix64 wraps modulo 2**64 by design, also in the debug build
+cdef inline uint64_t k_next(uint64_t* s) noexcept nogil:
+    """splitmix64 (game.rng_next): advance the generator and return its next number."""
+    s[0] += <uint64_t>0x9E3779B97F4A7C15ULL
+    cdef uint64_t z = s[0]
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef inline uint64_t seed_to_rng(uint64_t seed) noexcept nogil:
+    """The generator state a seed starts (game.seed_to_rng)."""
+    cdef uint64_t s = seed
+    return k_next(&s)
+
+
+cdef inline double k_unit(uint64_t* rng) noexcept nogil:
+    """A uniform number in [0, 1) from the generator."""
+    return <double>(k_next(rng) >> 11) * (1.0 / 9007199254740992.0)
+
+
+cdef inline void research_points(const KState* s, const Comp* c, int seat, int* body, int* engine) noexcept nogil:
+    """Seat ``seat``'s research points (start tile and active developments), rules.Seat.research_points."""
+    cdef const SeatS* p = &s.seats[seat]
+    cdef int k, b = 0, e = 0
+    if p.start_tile >= 0:
+        b = c.start_body
+        e = c.start_engine
+    for k in range(c.ndev):
+        if p.active[k]:
+            b += p.active[k] * c.card_body[c.dev_type[k]]
+            e += p.active[k] * c.card_engine[c.dev_type[k]]
+    body[0] = b
+    engine[0] = e
+
+
+cdef inline int has(const SeatS* p, int engineer) noexcept nogil:
+    """Whether seat ``p`` owns engineer ``engineer`` (EN_*)."""
+    return (p.engineers >> engineer) & 1
+
+
+cdef inline void sales_rule(const KState* s, const Comp* c, const int8_t* cars, int ncars,
+                            const int8_t* prefs, int nprefs, const int8_t* bonus, int nbonus,
+                            int* taken, int* money, uint32_t* sold) noexcept nogil:
+    """THE buyers' rule of RULES.md §8 in C (rules.choose_sales is the reference): the engine's
+    sales (sales_money), the smart playouts' projections (smart_gain, smart_price) and the evaluation's
+    features (_eval's k_features through sales_money, the prior's _buyers_take) all call it.
+
+    ``cars`` holds ``ncars`` cars of CAR_FIELDS numbers each (``&s.market[0][0]``, or a copy with
+    one more car). Buyer ``b`` of preference ``prefs[b]``, in order, takes the unsold car of the
+    highest value for that preference (body + Maybach bonus, engine + Horch bonus, workers; a price
+    buyer values every car alike), ties going to the lowest price: ``taken[b]`` is its index, -1 if
+    no unsold car is left. What it pays is added to ``money[owner]`` of that car's owner: the
+    price times the multiplier (a price buyer pays ``c.opel_mult`` to an owner of Opel in ``s``,
+    else ``c.price_mult``; any other buyer 1x), plus its Daimler marker ``bonus[b]`` for
+    ``b < nbonus`` (``s.active_daimler`` / ``s.nactive`` for the buyers on the table; a buyer
+    beyond ``nbonus`` — one that might join — has no marker yet).
+
+    ``sold`` (may be NULL: none) is the set of cars sold before these buyers come (bit i: car i),
+    updated, so that a projection can go on with more buyers: the choices and the money of buyers
+    added after those of a first call (a buyer who may join) are those of one call with all.
+
+    Each output may be NULL: ``taken`` NULL asks for the money only, ``money`` NULL for the
+    choices only. Being inline, a caller's constant NULL compiles that branch away, so each
+    caller runs as fast as a copy of its own would.
+    """
+    cdef uint32_t done = sold[0] if sold != NULL else 0  # bit i: car i is sold (ncars < 32)
+    cdef int i, b, pref, best, bestv, bestp, value, mult
+    cdef const int8_t* car
+    for b in range(nprefs):
+        pref = prefs[b]
+        best = -1
+        bestv = 0
+        bestp = 0
+        for i in range(ncars):
+            if (done >> i) & 1:
+                continue
+            car = cars + i * CAR_FIELDS
+            if pref == PREF_BODY:
+                value = car[CAR_BODY] + car[CAR_BODY_BONUS]
+            elif pref == PREF_ENGINE:
+                value = car[CAR_ENGINE] + car[CAR_ENGINE_BONUS]
+            elif pref == PREF_PRESTIGE:
+                value = car[CAR_WORKERS]
+            else:
+                value = 0
+            if best < 0 or value > bestv or (value == bestv and car[CAR_PRICE] < bestp):
+                best = i
+                bestv = value
+                bestp = car[CAR_PRICE]
+        if best < 0:  # every car is sold: so are they for the buyers after this one
+            if taken != NULL:
+                for i in range(b, nprefs):
+                    taken[i] = -1
+            break
+        done |= <uint32_t>1 << best
+        if taken != NULL:
+            taken[b] = best
+        if money != NULL:
+            car = cars + best * CAR_FIELDS
+            mult = 1
+            if pref == PREF_PRICE:
+                mult = c.opel_mult if has(&s.seats[car[CAR_OWNER]], EN_OPEL) else c.price_mult
+            money[car[CAR_OWNER]] += car[CAR_PRICE] * mult + (bonus[b] if b < nbonus else 0)
+    if sold != NULL:
+        sold[0] = done
+
+
 # C-level operations (no Python objects, no GIL).
 cdef int k_legal(KState* s, const Comp* c, int16_t* buf) noexcept nogil
 cdef void k_apply(KState* s, const Comp* c, int action) noexcept nogil
 cdef void race_money(const KState* s, const Comp* c, int* out) noexcept nogil
 cdef void sales_money(const KState* s, const Comp* c, int* out) noexcept nogil
 cdef void k_determinize(KState* s, const Comp* c, uint64_t seed) noexcept nogil
-# Both playouts return the number of decisions taken; ``max_decisions > 0`` stops them after that
-# many decisions (the search's playout cut-off), ``<= 0`` plays to the end of the game.
+# The random playout returns the number of decisions taken; ``max_decisions > 0`` stops it after
+# that many decisions (the search's playout cut-off), ``<= 0`` plays to the end of the game.
 cdef int k_playout(KState* s, const Comp* c, uint64_t* rng, int max_decisions) noexcept nogil
-# Playout with the cheap tempo policy (ROLLOUTS "tempo"); trace may be NULL.
-cdef int k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap,
-                         int max_decisions) noexcept nogil
-cdef uint64_t k_next(uint64_t* s) noexcept nogil
 
-# The tunable knobs of the smart playout (ROLLOUTS "smart"; SearchConfig.playout).
-ctypedef struct PlayoutParams:
-    double rule       # chance that a decision other than the turn's tile follows the hand rule
-    double tempo      # chance that a turn's tile is one that lets the fewest other workers past
-    double sell       # chance that the hand rule offers a car at the market step when it can
-    double develop    # worth of a useful research point (per round left, up to 2) at a research choice
-    double engineer   # worth of an engineer card at a research choice (scaled by the time left)
-
-# Playout with the heuristic's cheap rules (ROLLOUTS "smart"); trace may be NULL; max_decisions <= 0
-# plays to the end, otherwise it stops after that many decisions.
-cdef int k_playout_smart(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap, int max_decisions,
-                         const PlayoutParams* pp) noexcept nogil
-# The playout of a rollout policy by its index in ROLLOUTS (random, tempo, smart; _fast.ROLLOUTS),
-# without a trace: the search's and the evaluation's training games' one dispatch. ``pp`` is read
-# only by the smart policy.
-cdef int k_rollout(KState* s, const Comp* c, uint64_t* rng, int kind, int max_decisions,
-                   const PlayoutParams* pp) noexcept nogil
+# A playout policy's pick (kwsearch._playout's tempo and smart policies): one of the n options in
+# ``buf``, given ``pick``, the uniformly random option the loop drew first; ``ctx`` is its settings.
+ctypedef int (*PickFn)(const void* ctx, KState* s, const Comp* c, const int16_t* buf, int n, int pick,
+                       uint64_t* rng) noexcept nogil
 # A playout guide: picks one of the n options in ``buf`` (the search's move prior, drawing from
 # ``rng``); ``ctx`` is its model.
 ctypedef int (*GuideFn)(const void* ctx, const KState* s, const Comp* c, const int16_t* buf, int n,
                         uint64_t* rng) noexcept nogil
-# The one playout loop behind all of the above: rollout policy ``kind`` at every decision, except
-# that with a ``guide`` and ``share > 0`` a decision is the guide's with chance ``share`` (one
-# uniform draw per decision decides; none without a guide, so k_rollout is k_play with guide NULL).
-# trace may be NULL; ``pp`` is read only by the smart policy.
-cdef int k_play(KState* s, const Comp* c, uint64_t* rng, int kind, int16_t* trace, int cap, int max_decisions,
-                const PlayoutParams* pp, GuideFn guide, const void* ctx, double share) noexcept nogil
+# The one playout loop: a uniform option at every decision, replaced by ``policy``'s pick if not
+# NULL, except that with a ``guide`` and ``share > 0`` a decision is the guide's with chance
+# ``share`` (one uniform draw per decision decides; none without a guide). trace may be NULL;
+# ``max_decisions`` as k_playout. kwsearch._playout's k_play / k_rollout choose the policy.
+cdef int k_loop(KState* s, const Comp* c, uint64_t* rng, PickFn policy, const void* pctx, int16_t* trace,
+                int cap, int max_decisions, GuideFn guide, const void* gctx, double share) noexcept nogil
 
+# Forced draws (kwsearch._forced): while ``owner`` is set, that state's research draws call
+# ``card`` and its V6 specialty-tile draws (stack ``r`` with ``n >= 1`` face-down tiles) call
+# ``special`` instead of taking the tops; k_hook_draws(NULL, NULL, NULL) ends it.
+ctypedef int (*CardDrawFn)(KState* s) noexcept nogil
+ctypedef int (*SpecialDrawFn)(KState* s, const Comp* c, int r, int n) noexcept nogil
+ctypedef struct DrawHook:
+    KState* owner           # the state whose draws are forced (NULL: none)
+    CardDrawFn card         # its research-card draw
+    SpecialDrawFn special   # its specialty-tile draw
+cdef void k_hook_draws(KState* owner, CardDrawFn card, SpecialDrawFn special) noexcept nogil
 
 cdef class FastGame:
     cdef Comp comp                # the component tables in C

@@ -37,11 +37,13 @@ set-up is dealt by the reference (:meth:`kwsearch.rules.State.new`) and converte
 Python API: :class:`FastState` implements :class:`kwsearch.game.GameState` (the
 reference's methods; ``observation`` and ``to_json`` are
 :mod:`kwsearch.observation`'s, on the converted state) plus
-:meth:`FastState.playout`, :meth:`FastState.apply_forced` (OpenSpiel's explicit
-chance), :meth:`FastState.to_reference` / :meth:`FastState.from_reference`.
-C API (for the search, all ``nogil``): ``k_legal``, ``k_apply``,
-``k_determinize``, ``k_playout`` and ``k_playout_tempo`` (the search's tempo
-rollout policy).
+:meth:`FastState.playout` (uniformly random),
+:meth:`FastState.to_reference` / :meth:`FastState.from_reference`.
+C API (``_fast.pxd``, all ``nogil``): ``k_legal``, ``k_apply``, ``k_determinize``,
+``k_playout`` and the one playout loop ``k_loop``, whose rollout policies live in
+:mod:`kwsearch._playout`; ``k_hook_draws``, through which :mod:`kwsearch._forced`
+(OpenSpiel's explicit chance) forces a state's draws; and the shared inline
+helpers of ``_fast.pxd`` (the buyers' rule ``sales_rule``, ``k_next``, ...).
 """
 
 cimport cython
@@ -137,15 +139,6 @@ cdef extern from *:
     int kw_ctz32(uint32_t x) noexcept nogil       # index of the lowest set bit of x (x != 0)
 
 
-@cython.overflowcheck(False)  # splitmix64 wraps modulo 2**64 by design, also in the debug build
-cdef uint64_t k_next(uint64_t* s) noexcept nogil:
-    s[0] += <uint64_t>0x9E3779B97F4A7C15ULL
-    cdef uint64_t z = s[0]
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
 cdef inline void shuffle(int8_t* items, int n, uint64_t* s) noexcept nogil:
     cdef int i, j
     cdef int8_t t
@@ -154,11 +147,6 @@ cdef inline void shuffle(int8_t* items, int n, uint64_t* s) noexcept nogil:
         t = items[i]
         items[i] = items[j]
         items[j] = t
-
-
-cdef inline uint64_t seed_to_rng(uint64_t seed) noexcept nogil:
-    cdef uint64_t s = seed
-    return k_next(&s)
 
 
 cdef inline void sort16(int16_t* buf, int n) noexcept nogil:
@@ -208,106 +196,25 @@ cdef inline int then_next(KState* s, const Comp* c, int16_t* buf) noexcept nogil
     return fn(s, c, s.tasks[top][1], buf)
 
 
-cdef inline int has(const SeatS* p, int engineer) noexcept nogil:
-    return (p.engineers >> engineer) & 1
-
-
 cdef inline void award(KState* s, const Comp* c, int seat, int a) noexcept nogil:
     if s.awards[a] < 0:
         s.awards[a] = <int8_t>seat
         s.seats[seat].money += c.award_money[a]
 
 
-cdef inline void research_points(KState* s, const Comp* c, int seat, int* body, int* engine) noexcept nogil:
-    cdef SeatS* p = &s.seats[seat]
-    cdef int k, b = 0, e = 0
-    if p.start_tile >= 0:
-        b = c.start_body
-        e = c.start_engine
-    for k in range(c.ndev):
-        if p.active[k]:
-            b += p.active[k] * c.card_body[c.dev_type[k]]
-            e += p.active[k] * c.card_engine[c.dev_type[k]]
-    body[0] = b
-    engine[0] = e
+# Forced draws (kwsearch._forced, OpenSpiel's explicit chance) hook into the two draws:
+# while ``draw_hook.owner`` is a state, its research and specialty-tile draws are
+# ``draw_hook.card`` / ``draw_hook.special`` instead (k_hook_draws sets it). Keyed on the
+# state's address, so no other state (a search running meanwhile) is affected; the normal
+# path pays one pointer comparison per draw.
+cdef DrawHook draw_hook
 
 
-# Forced draws (FastState.apply_forced, for kwsearch.openspiel's explicit chance
-# nodes): while ``_force.owner`` is a state, its research draws take the named
-# card types in order — the topmost undrawn card of that type, as the reference
-# engine's ``draw_hook`` in records.replay — and its V6 specialty-tile draws take
-# the named tiles in order (out of the stack drawn from, after any reshuffle, as
-# records.replay's ``special_hook``). The first draw of either kind beyond the
-# named ones is recorded: its kind and the pile it would draw from (card-type
-# counts, or the stack's face-down tiles). Keyed on the state's address, so no
-# other state (a search running meanwhile) is affected; the normal path pays one
-# pointer comparison per draw.
-ctypedef struct ForceS:
-    KState* owner
-    int n               # named cards
-    int i               # named cards drawn so far
-    int8_t cards[8]
-    int ns              # named specialty tiles
-    int si              # named specialty tiles drawn so far
-    int8_t specials[8]
-    int missing         # a named card / tile was not among the undrawn ones
-    int more            # draws asked for beyond the named ones (of either kind)
-    int kind            # the kind of the first such draw: 0 a research card, 1 a specialty tile
-    int pool[MAX_TYPES] # kind 0: undrawn card-type counts at that draw
-    int spool[MAX_SPECIAL]  # kind 1: 1 for each face-down tile of the stack drawn from
-
-cdef ForceS _force
-
-
-cdef int forced_draw(KState* s) noexcept nogil:
-    cdef int i, j, t
-    if _force.i < _force.n:
-        t = _force.cards[_force.i]
-        _force.i += 1
-        for j in range(s.ndeck - 1, -1, -1):
-            if s.cards[j] == t:
-                for i in range(j, s.ndeck - 1):
-                    s.cards[i] = s.cards[i + 1]
-                s.ndeck -= 1
-                return t
-        _force.missing = 1
-    elif _force.more == 0:
-        _force.kind = 0
-        for t in range(MAX_TYPES):
-            _force.pool[t] = 0
-        for i in range(s.ndeck):
-            _force.pool[s.cards[i]] += 1
-    if _force.i >= _force.n:
-        _force.more += 1
-    s.ndeck -= 1
-    return s.cards[s.ndeck]
-
-
-cdef int forced_draw_special(KState* s, const Comp* c, int r, int n) noexcept nogil:
-    """draw_special for the forced state: stack r has n >= 1 face-down tiles (positions 1..n, top n)."""
-    cdef int t, u, p
-    if _force.si < _force.ns:
-        t = _force.specials[_force.si]
-        _force.si += 1
-        if 0 <= t < c.nspec and c.spec_stack[t] == r and s.spec_loc[t] > 0:
-            p = s.spec_loc[t]
-            for u in range(c.nspec):  # the tiles above it close the gap (the order is kept)
-                if c.spec_stack[u] == r and s.spec_loc[u] > p:
-                    s.spec_loc[u] -= 1
-            s.spec_loc[t] = 0
-            return t
-        _force.missing = 1
-    elif _force.more == 0:
-        _force.kind = 1
-        for t in range(MAX_SPECIAL):
-            _force.spool[t] = 1 if t < c.nspec and c.spec_stack[t] == r and s.spec_loc[t] > 0 else 0
-    if _force.si >= _force.ns:
-        _force.more += 1
-    for t in range(c.nspec):
-        if c.spec_stack[t] == r and s.spec_loc[t] == n:
-            s.spec_loc[t] = 0
-            return t
-    return -1
+cdef void k_hook_draws(KState* owner, CardDrawFn card, SpecialDrawFn special) noexcept nogil:
+    """Force ``owner``'s draws (see _fast.pxd); ``owner`` NULL ends it."""
+    draw_hook.owner = owner
+    draw_hook.card = card
+    draw_hook.special = special
 
 
 cdef inline int draw(KState* s) noexcept nogil:
@@ -323,8 +230,8 @@ cdef inline int draw(KState* s) noexcept nogil:
         s.ndeck = s.ndiscard
         s.ndiscard = 0
         shuffle(s.cards, s.ndeck, &s.rng)
-    if s == _force.owner:
-        return forced_draw(s)
+    if s == draw_hook.owner:
+        return draw_hook.card(s)
     s.ndeck -= 1
     return s.cards[s.ndeck]
 
@@ -694,8 +601,8 @@ cdef inline int draw_special(KState* s, const Comp* c, int r) noexcept nogil:
         for k in range(nu):
             s.spec_loc[tmp[k]] = <int8_t>(k + 1)
         n = nu
-    if s == _force.owner:
-        return forced_draw_special(s, c, r, n)
+    if s == draw_hook.owner:
+        return draw_hook.special(s, c, r, n)
     for t in range(c.nspec):
         if c.spec_stack[t] == r and s.spec_loc[t] == n:
             s.spec_loc[t] = 0
@@ -1455,43 +1362,12 @@ cdef void task_race(KState* s, const Comp* c, int arg) noexcept nogil:
 
 
 cdef void sales_money(const KState* s, const Comp* c, int* out) noexcept nogil:
-    """What the buyers on the table pay each seat if sales are scored now (rules.State._task_sales,
-    as rules.choose_sales; kwsearch._eval projects it into its features)."""
-    cdef int i, a, b, best, bestv, bestp, value, owner, price, mult
-    cdef int sold[MAX_MARKET]
-    for i in range(s.nplayers):
-        out[i] = 0
-    for i in range(s.nmarket):
-        sold[i] = 0
-    for b in range(s.nactive):
-        a = s.active[b]
-        best = -1
-        bestv = 0
-        bestp = 0
-        for i in range(s.nmarket):
-            if sold[i]:
-                continue
-            if a == PREF_BODY:
-                value = s.market[i][CAR_BODY] + s.market[i][CAR_BODY_BONUS]
-            elif a == PREF_ENGINE:
-                value = s.market[i][CAR_ENGINE] + s.market[i][CAR_ENGINE_BONUS]
-            elif a == PREF_PRESTIGE:
-                value = s.market[i][CAR_WORKERS]
-            else:
-                value = 0
-            if best < 0 or value > bestv or (value == bestv and s.market[i][CAR_PRICE] < bestp):
-                best = i
-                bestv = value
-                bestp = s.market[i][CAR_PRICE]
-        if best < 0:
-            continue
-        sold[best] = 1
-        owner = s.market[best][CAR_OWNER]
-        price = s.market[best][CAR_PRICE]
-        mult = 1
-        if a == PREF_PRICE:
-            mult = c.opel_mult if has(&s.seats[owner], EN_OPEL) else c.price_mult
-        out[owner] += price * mult + s.active_daimler[b]
+    """What the buyers on the table pay each seat if sales are scored now (rules.State._task_sales;
+    the rule is sales_rule of _fast.pxd; kwsearch._eval projects it into its features)."""
+    cdef int b
+    for b in range(s.nplayers):
+        out[b] = 0
+    sales_rule(s, c, &s.market[0][0], s.nmarket, s.active, s.nactive, s.active_daimler, s.nactive, NULL, out, NULL)
 
 
 cdef void task_sales(KState* s, const Comp* c, int arg) noexcept nogil:
@@ -1844,63 +1720,41 @@ cdef void k_determinize(KState* s, const Comp* c, uint64_t seed) noexcept nogil:
     s.rng = r
 
 
+cdef int k_loop(KState* s, const Comp* c, uint64_t* rng, PickFn policy, const void* pctx, int16_t* trace,
+                int cap, int max_decisions, GuideFn guide, const void* gctx, double share) noexcept nogil:
+    """The one playout loop: at every decision a uniformly random option, which ``policy`` (if not
+    NULL) may replace by its own pick (kwsearch._playout's tempo and smart policies), except that
+    with a ``guide`` and ``share > 0`` a decision is, with chance ``share``, the guide's pick instead
+    (one uniform draw per decision decides; none is drawn without a guide, so the unguided
+    playouts' streams are the guided ones' at share 0 minus that draw). ``trace`` (if given)
+    receives the first ``cap`` actions; ``max_decisions > 0`` stops after that many decisions.
+    Returns the number of decisions taken. It lives with the task machine so that each decision's
+    ``resolve`` and ``run_opts`` are direct calls."""
+    cdef int16_t buf[MAX_LEGAL]
+    cdef int n = k_legal(s, c, buf)  # the first options sorted, later ones in run_opts' order
+    cdef int pick, steps = 0
+    cdef bint guided = guide != NULL and share > 0
+    while n > 0 and (max_decisions <= 0 or steps < max_decisions):
+        if guided and k_unit(rng) < share:
+            pick = guide(gctx, s, c, buf, n, rng)
+        else:
+            pick = buf[<int>(k_next(rng) % <uint64_t>n)]
+            if policy != NULL:
+                pick = policy(pctx, s, c, buf, n, pick, rng)
+        if trace != NULL and steps < cap:
+            trace[steps] = <int16_t>pick
+        steps += 1
+        resolve(s, c, pick)
+        n = run_opts(s, c, buf)
+    return steps
+
+
 cdef int k_playout(KState* s, const Comp* c, uint64_t* rng, int max_decisions) noexcept nogil:
     """Play uniformly random legal actions until the game is over, or (``max_decisions > 0``) until
     that many decisions are taken (the state is then at the next decision); return the number of
     decisions."""
-    return k_play(s, c, rng, 0, NULL, 0, max_decisions, NULL, NULL, NULL, 0.0)
+    return k_loop(s, c, rng, NULL, NULL, NULL, 0, max_decisions, NULL, NULL, 0.0)
 
-cdef inline int tempo_tile(KState* s, uint64_t* rng) noexcept nogil:
-    """The tempo policy's tile at a turn: uniformly one of the tiles that let the fewest other
-    workers past the seat moving, found in one pass over the chain.
-
-    The seat moving is ``chain[0]``; a tile at position j lets past it the seats in
-    ``chain[1:j]``, a count that only grows along the chain, so the fewest are the
-    tiles between the first seat-free run after position 0 and the next seat. They are
-    collected as a bit set indexed like the options of ``task_turn`` (action tile ``t``
-    is bit ``t``, the V6 specialty tile bit ``MAX_TILES``), and the k-th set bit is
-    taken: the same choice, from the same random number, as a scan of the options in
-    their order.
-    """
-    cdef uint32_t good = 0
-    cdef int j, e, m, k, special = 0
-    m = 0  # tiles collected (each chain entry is distinct, so each sets a new bit)
-    for j in range(1, s.nchain):
-        e = s.chain[j]
-        if SEAT <= e < SPECIAL:  # another seat's worker
-            if good:
-                break
-        elif e < SEAT:
-            good |= <uint32_t>1 << e
-            m += 1
-        else:
-            good |= <uint32_t>1 << MAX_TILES
-            special = e - SPECIAL
-            m += 1
-    k = <int>(k_next(rng) % <uint64_t>m)
-    while k > 0:  # drop the k lowest set bits: the k-th (from 0) is then the lowest
-        good &= good - 1
-        k -= 1
-    j = kw_ctz32(good)
-    return A_TILE + j if j < MAX_TILES else A_SPECIAL_TILE + special
-
-
-cdef int k_playout_tempo(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap,
-                         int max_decisions) noexcept nogil:
-    """Play to the end with a cheap policy that keeps tempo and sells; return the number of decisions.
-    With ``max_decisions > 0`` the playout stops after that many decisions (the playout cut-off of
-    the search, ``SearchConfig.cutoff``), leaving the state at its next decision.
-
-    At a turn, three times in four the seat takes one of the tiles that let the
-    fewest other workers past it (uniformly among those), otherwise any tile; at
-    the market step it passes only one time in eight when it could offer a car.
-    A new engine lower than the GP car's goes to a workshop, an equal one goes to
-    the GP car only when the workshops are full (RULES.md §4.1 offers both places
-    whatever the values; a lower engine in the car would only slow it). Every
-    other decision is uniformly random. ``trace`` (if given) receives the first
-    ``cap`` actions taken (for tests).
-    """
-    return k_play(s, c, rng, 1, trace, cap, max_decisions, NULL, NULL, NULL, 0.0)
 
 # ---------------------------------------------------------------------------
 # Python wrappers
@@ -2167,7 +2021,7 @@ cdef class FastState:
             rs.benz = p.benz
             rs.dev_active = [dev_type[k] for k in range(len(dev_type)) for _ in range(p.active[k])]
             rs.dev_inactive = [dev_type[k] for k in range(len(dev_type)) for _ in range(p.inactive[k])]
-        ref._legal = self.legal_actions()
+        ref.settle()  # the pending decision's options (its task is already at its decision)
         return ref
 
     # ----- the State API -----------------------------------------------
@@ -2238,54 +2092,6 @@ cdef class FastState:
 
     def __deepcopy__(self, memo):
         return self.copy()
-
-    def apply_forced(self, int action, cards=(), specials=()):
-        """Apply a legal ``action`` whose research draws turn up ``cards`` (card-type
-        ids, in order) and whose V6 specialty-tile draws place ``specials``
-        (specialty tile ids, in order) instead of the tops of the deck and stacks.
-
-        Returns ``None`` when the action drew nothing beyond the named cards and
-        tiles. Otherwise the first draw beyond them (in the order the action draws)
-        is the next chance event, and the result says which pile it comes from:
-        ``("card", counts)`` — the card-type counts (a list indexed by type) of the
-        undrawn research pile, after a reshuffle of the discard pile if the deck is
-        empty — or ``("special", tiles)`` — the sorted ids of the face-down tiles of
-        the stack drawn from, after a reshuffle of its used pile if it is empty. The
-        state is then past that draw (an arbitrary one) and is for discarding.
-
-        Raises ``ValueError`` if a named card or tile is not among the undrawn ones,
-        or if the action drew fewer than named. This is :mod:`kwsearch.openspiel`'s
-        explicit chance: the caller applies the action to a copy and adds one chance
-        outcome per draw until it returns ``None``.
-        """
-        cdef int k, n = len(cards), ns = len(specials)
-        if n > 8 or ns > 8:
-            raise ValueError(f"apply_forced: at most 8 named cards and 8 named specialty tiles, "
-                             f"got {n} and {ns}")
-        _force.owner = &self.st
-        _force.n = n
-        _force.i = 0
-        _force.ns = ns
-        _force.si = 0
-        _force.missing = 0
-        _force.more = 0
-        _force.kind = 0
-        for k in range(n):
-            _force.cards[k] = <int8_t>cards[k]
-        for k in range(ns):
-            _force.specials[k] = <int8_t>specials[k]
-        try:
-            k_apply(&self.st, &self.fg.comp, action)
-        finally:
-            _force.owner = NULL
-        if _force.missing or _force.i < n or _force.si < ns:
-            raise ValueError(f"apply_forced: the action drew {_force.i} cards and {_force.si} specialty tiles; "
-                             f"not all of {list(cards)} and {list(specials)} could be turned up")
-        if _force.more == 0:
-            return None
-        if _force.kind == 1:
-            return "special", [t for t in range(self.fg.comp.nspec) if _force.spool[t]]
-        return "card", [_force.pool[k] for k in range(self.fg.comp.ntypes)]
 
     def determinize(self, rng):
         seed = rng if isinstance(rng, int) else rng.getrandbits(64)
@@ -2410,25 +2216,6 @@ def bench_playouts(FastState state, int n, uint64_t seed):
     return total
 
 
-def bench_playouts_counted(FastState state, int n, uint64_t seed, bint tempo=False):
-    """n playouts at C level from ``state``, uniformly random or (``tempo``) with the search's tempo
-    policy; returns (total money, total decisions), for ns-per-decision figures."""
-    cdef KState s
-    cdef uint64_t r = seed_to_rng(seed)
-    cdef long total = 0, decisions = 0
-    cdef int i, j
-    with nogil:
-        for i in range(n):
-            s = state.st
-            if tempo:
-                decisions += k_playout_tempo(&s, &state.fg.comp, &r, NULL, 0, 0)
-            else:
-                decisions += k_playout(&s, &state.fg.comp, &r, 0)
-            for j in range(s.nplayers):
-                total += s.seats[j].money
-    return total, decisions
-
-
 def bench_legal_apply(FastState state, int n, uint64_t seed):
     """Random walks at C level: returns (legal generations, applies) done in n playouts."""
     cdef KState s
@@ -2447,445 +2234,3 @@ def bench_legal_apply(FastState state, int n, uint64_t seed):
                 k_apply(&s, &state.fg.comp, buf[<int>(k_next(&r) % <uint64_t>k)])
                 applies += 1
     return gens, applies
-
-
-# ---------------------------------------------------------------------------
-# The smart playout: the heuristic bot's cheap rules at playout speed
-# ---------------------------------------------------------------------------
-#
-# kwsearch/heuristic.py's ``HandRules`` (docs/heuristic.md), cut down to what costs a
-# few hundred nanoseconds: no evaluation, no copies, no allocation. Each rule
-# returns its choice or -1 ("no opinion": the playout then picks at random); the
-# playout checks that a choice is among the options before taking it.
-
-#: The place of each action kind (AK_*) in the heuristic's order of a tile's actions
-#: (heuristic._ORDER: hire, research, engine, gp_engine2, body, gp, gp_start2, buyer).
-cdef int8_t SMART_TILE_ORDER[8]
-SMART_TILE_ORDER[:] = [0, 4, 2, 5, 1, 7, 3, 6]
-#: Worth of each engineer (EN_* order) relative to the others (heuristic card_worth / 4).
-cdef double SMART_ENGINEER[9]
-SMART_ENGINEER[:] = [0.625, 1.0, 0.875, 0.375, 0.625, 1.0, 0.875, 0.625, 1.0]
-
-
-cdef inline double smart_unit(uint64_t* rng) noexcept nogil:
-    """A uniform number in [0, 1) from the playout's generator."""
-    return <double>(k_next(rng) >> 11) * (1.0 / 9007199254740992.0)
-
-
-cdef inline int smart_value(const int8_t* car, int pref) noexcept nogil:
-    """What a buyer of ``pref`` looks at on a market car (RULES.md §8; heuristic._car_value)."""
-    if pref == PREF_BODY:
-        return car[CAR_BODY] + car[CAR_BODY_BONUS]
-    if pref == PREF_ENGINE:
-        return car[CAR_ENGINE] + car[CAR_ENGINE_BONUS]
-    if pref == PREF_PRESTIGE:
-        return car[CAR_WORKERS]
-    return 0
-
-
-cdef int smart_sales(KState* s, const Comp* c, int8_t (*cars)[CAR_FIELDS], int ncars, const int8_t* prefs,
-                     int nprefs, int seat, int* extra) noexcept nogil:
-    """The scoring's purchases (heuristic.project_sales) of ``ncars`` cars by buyers of ``prefs``, in
-    order: returns the revenue of ``seat``'s cars (price times the buyer's multiplier) and sets
-    ``extra[0]`` to the revenue of the other seats' cars; ``extra[1]`` is 1 when the last car is sold."""
-    cdef int8_t sold[MAX_MARKET + 1]
-    cdef int i, b, best, bestv, v, mult, mine = 0
-    extra[0] = 0
-    extra[1] = 0
-    for i in range(ncars):
-        sold[i] = 0
-    for b in range(nprefs):
-        best = -1
-        bestv = -1
-        for i in range(ncars):
-            if sold[i]:
-                continue
-            v = smart_value(cars[i], prefs[b])
-            if best < 0 or v > bestv or (v == bestv and cars[i][CAR_PRICE] < cars[best][CAR_PRICE]):
-                best = i
-                bestv = v
-        if best < 0:
-            break
-        sold[best] = 1
-        mult = 1
-        if prefs[b] == PREF_PRICE:
-            mult = c.opel_mult if has(&s.seats[cars[best][CAR_OWNER]], EN_OPEL) else c.price_mult
-        if cars[best][CAR_OWNER] == seat:
-            mine += cars[best][CAR_PRICE] * mult
-        else:
-            extra[0] += cars[best][CAR_PRICE] * mult
-        if best == ncars - 1:
-            extra[1] = 1
-    return mine
-
-
-cdef inline double smart_workshop(const int8_t* work, int n) noexcept nogil:
-    """heuristic.workshop_value of tile codes (bodies paired with engines, best with best)."""
-    cdef int bodies[4]
-    cdef int engines[4]
-    cdef int nb = 0, ne = 0, i, j, t
-    cdef double v = 0.0
-    for i in range(n):
-        if work[i] > ENGINE_CODE:
-            engines[ne] = work[i] - ENGINE_CODE
-            ne += 1
-        else:
-            bodies[nb] = work[i]
-            nb += 1
-    for i in range(nb):  # sort both descending (at most four items)
-        for j in range(i + 1, nb):
-            if bodies[j] > bodies[i]:
-                t = bodies[i]; bodies[i] = bodies[j]; bodies[j] = t
-    for i in range(ne):
-        for j in range(i + 1, ne):
-            if engines[j] > engines[i]:
-                t = engines[i]; engines[i] = engines[j]; engines[j] = t
-    for i in range(nb if nb > ne else ne):
-        if i < nb and i < ne:
-            v += 2.5 + 0.45 * (bodies[i] + engines[i])
-        elif i < nb:
-            v += 0.5 + 0.2 * bodies[i]
-        else:
-            v += 0.5 + 0.2 * engines[i]
-    return v
-
-
-cdef inline double smart_card(KState* s, const Comp* c, int seat, int t, const PlayoutParams* pp) noexcept nogil:
-    """A cheap heuristic card_worth: developments by the research points they add that are still
-    useful (below 7), weighted by the rounds left, so they count early; an instant card a little;
-    an engineer by its worth while the game lasts."""
-    cdef int bp, ep, k = c.card_kind[t]
-    cdef double left = c.rounds - s.round + 0.5, v
-    if k == 0:
-        research_points(s, c, seat, &bp, &ep)
-        v = (c.card_body[t] if c.card_body[t] < 7 - bp else (7 - bp if bp < 7 else 0))
-        v += (c.card_engine[t] if c.card_engine[t] < 7 - ep else (7 - ep if ep < 7 else 0))
-        v *= pp.develop * (left if left < 2.0 else 2.0)
-        if c.card_tile[t]:
-            v += 2.0
-        if s.seats[seat].canteen == 0:
-            v *= 0.4
-        return v
-    if k == 1:
-        return 2.5
-    return pp.engineer * SMART_ENGINEER[c.card_engineer[t]] * (left if left < 1.0 else 1.0)
-
-
-cdef inline int smart_buyer_gain(KState* s, const Comp* c, int seat, int pref) noexcept nogil:
-    """heuristic.buyer_worth without its fractions, in half units: twice the white money, twice the
-    change of ``seat``'s projected sales minus the change of the others', and (with no car of
-    ``seat`` on the market) a bonus for a buyer that suits the seat's workshop or research."""
-    cdef int8_t prefs[MAX_BUYERS + 1]
-    cdef int extra[2]
-    cdef int before, others, after, i, v, mine = 0, bp, ep
-    for i in range(s.nactive):
-        prefs[i] = s.active[i]
-    before = smart_sales(s, c, s.market, s.nmarket, prefs, s.nactive, seat, extra)
-    others = extra[0]
-    prefs[s.nactive] = <int8_t>pref
-    after = smart_sales(s, c, s.market, s.nmarket, prefs, s.nactive + 1, seat, extra)
-    v = 2 * s.white[pref] + 2 * (after - before) - (extra[0] - others)
-    for i in range(s.nmarket):
-        if s.market[i][CAR_OWNER] == seat:
-            mine = 1
-    if not mine:
-        research_points(s, c, seat, &bp, &ep)
-        if pref == PREF_BODY:
-            v += bp // 2
-        elif pref == PREF_ENGINE:
-            v += ep // 2
-        elif pref == PREF_PRESTIGE:
-            v += s.seats[seat].canteen // 2
-        elif has(&s.seats[seat], EN_OPEL):
-            v += 3
-    return v
-
-
-cdef int smart_price(KState* s, const Comp* c, const int16_t* buf, int n) noexcept nogil:
-    """The highest price marker at which the car being built still wins one of the buyers on the
-    table; when none does, undercut: the highest marker below every price on the market (the
-    first buyer of price takes the cheapest car), else the lowest."""
-    cdef int8_t cars[MAX_MARKET + 1][CAR_FIELDS]
-    cdef int extra[2]
-    cdef int i, k, price, best = -1, under = -1, low = -1, cheapest = 1000
-    cdef int seat = s.turn_seat
-    for i in range(s.nmarket):
-        for k in range(CAR_FIELDS):
-            cars[i][k] = s.market[i][k]
-        if s.market[i][CAR_PRICE] < cheapest:
-            cheapest = s.market[i][CAR_PRICE]
-    cars[s.nmarket][CAR_OWNER] = <int8_t>seat
-    cars[s.nmarket][CAR_BODY] = s.car[0]
-    cars[s.nmarket][CAR_ENGINE] = s.car[1]
-    cars[s.nmarket][CAR_WORKERS] = s.car[2]
-    cars[s.nmarket][CAR_BODY_BONUS] = 0
-    cars[s.nmarket][CAR_ENGINE_BONUS] = 0
-    for i in range(n):
-        price = buf[i] - A_MARKET_PRICE
-        if low < 0 or price < low:
-            low = price
-        if price < cheapest and price > under:
-            under = price
-        if price <= best:
-            continue
-        cars[s.nmarket][CAR_PRICE] = <int8_t>price
-        smart_sales(s, c, cars, s.nmarket + 1, s.active, s.nactive, seat, extra)
-        if extra[1]:
-            best = price
-    if best >= 0:
-        return A_MARKET_PRICE + best
-    return A_MARKET_PRICE + (under if under >= 0 else low)
-
-
-cdef int smart_workers(KState* s, const Comp* c) noexcept nogil:
-    """One worker, or (a prestige buyer on the table or still to come, heuristic.workers_for)
-    one more than any car on the market has, if the canteen has them (at most four)."""
-    cdef int i, need = 0, prestige = 0
-    for i in range(s.nactive):
-        if s.active[i] == PREF_PRESTIGE:
-            prestige = 1
-    if prestige or (s.stacks[PREF_PRESTIGE] > 0 and s.nactive < c.buyer_spaces):
-        for i in range(s.nmarket):
-            if s.market[i][CAR_WORKERS] > need:
-                need = s.market[i][CAR_WORKERS]
-        need += 1
-        if need <= s.seats[s.turn_seat].canteen and need <= 4:
-            return A_MARKET_WORKERS + need - 1
-    return A_MARKET_WORKERS
-
-
-cdef int smart_rule(KState* s, const Comp* c, int kind, const int16_t* buf, int n, uint64_t* rng,
-                    const PlayoutParams* pp) noexcept nogil:
-    """The hand rule's choice for the pending decision of kind ``kind``, or -1 (none)."""
-    cdef int i, a, best = -1, seat = s.turn_seat, v, bv = 0, arg = s.tasks[s.ntasks - 1][1], m, b
-    cdef int8_t work[4]
-    cdef int8_t prefs[MAX_BUYERS]
-    cdef int extra[2]
-    cdef double d, bd = -1e300
-    cdef SeatS* p
-    if kind == TK_TILE:  # the heuristic's order of a tile's actions
-        for i in range(n):
-            v = SMART_TILE_ORDER[buf[i] - A_DO]
-            if best < 0 or v < bv:
-                best = buf[i]
-                bv = v
-        return best
-    if kind == TK_HIRE:  # the development with the most research points
-        for i in range(n):
-            v = c.card_body[buf[i] - A_ACTIVATE] + c.card_engine[buf[i] - A_ACTIVATE]
-            if best < 0 or v > bv:
-                best = buf[i]
-                bv = v
-        return best
-    if kind == TK_RESEARCH:
-        for i in range(n):
-            d = smart_card(s, c, seat, buf[i] - A_RESEARCH, pp)
-            if d > bd:
-                best = buf[i]
-                bd = d
-        return best
-    if kind == TK_ENGINE_DEST:  # heuristic r_engine_dest, without its Bugatti and upgrade cases
-        p = &s.seats[seat]
-        if arg < p.gp_engine:
-            return A_ENGINE_WORKSHOP
-        if arg == p.gp_engine:
-            return A_ENGINE_GP if p.nwork >= 3 else A_ENGINE_WORKSHOP
-        return A_ENGINE_GP if has(p, EN_BUGATTI) else A_ENGINE_WORKSHOP
-    if kind == TK_PLACE:  # give up the tile whose loss keeps the best workshop
-        p = &s.seats[seat]
-        for i in range(n):
-            m = 0
-            a = 0
-            for b in range(p.nwork):
-                if p.work[b] == buf[i] - A_GIVEUP and not a:
-                    a = 1
-                else:
-                    work[m] = p.work[b]
-                    m += 1
-            work[m] = <int8_t>arg
-            d = smart_workshop(work, m + 1)
-            if d > bd:
-                best = buf[i]
-                bd = d
-        return best
-    if kind == TK_BUYER:
-        for i in range(n):
-            v = smart_buyer_gain(s, c, seat, buf[i] - A_BUYER)
-            if best < 0 or v > bv:
-                best = buf[i]
-                bv = v
-        return best
-    if kind == TK_MARKET:  # offer the best body (its best engine follows) at the rule's rate
-        if smart_unit(rng) >= pp.sell:
-            return A_MARKET_PASS
-        for i in range(n):
-            if buf[i] > best:
-                best = buf[i]
-        return best
-    if kind == TK_MARKET_ENGINE:
-        for i in range(n):
-            if buf[i] > best:
-                best = buf[i]
-        return best
-    if kind == TK_MARKET_WORKERS:
-        return smart_workers(s, c)
-    if kind == TK_MARKET_PRICE:
-        return smart_price(s, c, buf, n)
-    if kind == TK_MARKET_MARKER:  # a marker is worth keeping until the last round
-        if s.round < c.rounds:
-            return A_MARKET_NO_MARKER
-        for i in range(n):
-            if buf[i] != A_MARKET_NO_MARKER and (best < 0 or c.slot_value[buf[i] - A_MARKET_MARKER]
-                                                   > c.slot_value[best - A_MARKET_MARKER]):
-                best = buf[i]
-        return best if best >= 0 else A_MARKET_NO_MARKER
-    if kind == TK_DAIMLER:  # late in the round: the highest marker on a buyer who takes our car
-        if s.round < c.rounds and 2 * s.nmarket < c.market_size:
-            return A_DAIMLER_PASS
-        best = A_DAIMLER_PASS
-        for i in range(n):
-            if buf[i] == A_DAIMLER_PASS:
-                continue
-            m = (buf[i] - A_DAIMLER) // MAX_BUYERS
-            b = (buf[i] - A_DAIMLER) % MAX_BUYERS
-            for a in range(b + 1):
-                prefs[a] = s.active[a]
-            # buyer b takes one of our cars if our revenue grows when it joins the buyers before it
-            if (smart_sales(s, c, s.market, s.nmarket, prefs, b + 1, seat, extra)
-                    > smart_sales(s, c, s.market, s.nmarket, prefs, b, seat, extra)):
-                if best == A_DAIMLER_PASS or buf[i] > best:
-                    best = buf[i]
-        return best
-    if kind == TK_DIESEL:
-        return A_DIESEL_PASS
-    if kind == TK_BENZ:  # a fifth buyer when it pays (half units: 8 = the heuristic's 4.0)
-        best = A_BENZ_PASS
-        bv = 0 if s.round >= c.rounds else 8
-        for i in range(n):
-            if buf[i] == A_BENZ_PASS:
-                continue
-            v = smart_buyer_gain(s, c, arg, buf[i] - A_BENZ)
-            if v > bv:
-                best = buf[i]
-                bv = v
-        return best
-    if kind == TK_CARD_ORDER:
-        return A_ORDER_BODY
-    if kind == TK_SPECIAL_ORDER:
-        if c.spec_bonus[arg] == BN_GP_ENGINE and c.spec_action[arg] == AK_GP:
-            return A_ORDER_BONUS
-        return A_ORDER_ACTION
-    return -1
-
-
-cdef int k_playout_smart(KState* s, const Comp* c, uint64_t* rng, int16_t* trace, int cap, int max_decisions,
-                         const PlayoutParams* pp) noexcept nogil:
-    """Play on with the heuristic's cheap rules; return the number of decisions taken.
-
-    At a turn the seat takes, with chance ``pp.tempo``, one of the tiles that let
-    the fewest other workers past it (as the tempo playout), otherwise any tile.
-    Every other decision follows, with chance ``pp.rule``, the hand rule of its
-    kind (``smart_rule``: the heuristic's order of a tile's actions, the research
-    card worth most — developments early —, the buyer that best suits the seat's
-    cars, a car offered with chance ``pp.sell``, one worker unless a prestige buyer
-    is contested, the highest price that still wins a buyer on the table, else an
-    undercut, ...) and is uniformly random otherwise (or when the rule has no
-    choice). ``trace`` (if given) receives the first ``cap`` actions taken;
-    ``max_decisions > 0`` stops after that many decisions (the state is then not over).
-    """
-    return k_play(s, c, rng, 2, trace, cap, max_decisions, pp, NULL, NULL, 0.0)
-
-
-#: The rollout policies, in the order of k_rollout's ``kind`` (SearchConfig.rollout, the
-#: evaluation's training games); "smart" plays the heuristic's cheap rules (k_playout_smart).
-ROLLOUTS = ("random", "tempo", "smart")
-
-
-cdef inline int k_pick(KState* s, const Comp* c, uint64_t* rng, int kind, const int16_t* buf, int n,
-                       const PlayoutParams* pp) noexcept nogil:
-    """One decision of the rollout policy ``kind`` (its index in ROLLOUTS) among the n options in
-    ``buf`` (run_opts' order): random, tempo (k_playout_tempo's rules) or smart (k_playout_smart's).
-    Every policy draws a uniform option first, so the streams of the three stay aligned with it."""
-    cdef int16_t good[MAX_LEGAL]
-    cdef int i, m, rule, tk
-    cdef int pick = buf[<int>(k_next(rng) % <uint64_t>n)]
-    if kind == 0:
-        return pick
-    tk = s.tasks[s.ntasks - 1][0]
-    if kind == 1:
-        if tk == TK_TURN and (k_next(rng) & 3) != 0:
-            pick = tempo_tile(s, rng)
-        elif tk == TK_ENGINE_DEST and s.tasks[s.ntasks - 1][1] <= s.seats[s.turn_seat].gp_engine:
-            if s.tasks[s.ntasks - 1][1] == s.seats[s.turn_seat].gp_engine and s.seats[s.turn_seat].nwork >= 3:
-                pick = A_ENGINE_GP
-            else:
-                pick = A_ENGINE_WORKSHOP
-        elif tk == TK_MARKET and n > 1 and pick == A_MARKET_PASS and (k_next(rng) & 7) != 0:
-            m = 0
-            for i in range(n):
-                if buf[i] != A_MARKET_PASS:
-                    good[m] = buf[i]
-                    m += 1
-            pick = good[<int>(k_next(rng) % <uint64_t>m)]
-        return pick
-    if tk == TK_TURN:
-        if smart_unit(rng) < pp.tempo:
-            pick = tempo_tile(s, rng)
-    elif smart_unit(rng) < pp.rule:
-        rule = smart_rule(s, c, tk, buf, n, rng, pp)
-        for i in range(n):
-            if buf[i] == rule:
-                pick = rule
-                break
-    return pick
-
-
-cdef int k_play(KState* s, const Comp* c, uint64_t* rng, int kind, int16_t* trace, int cap, int max_decisions,
-                const PlayoutParams* pp, GuideFn guide, const void* ctx, double share) noexcept nogil:
-    """The one playout loop: ``kind``'s policy (k_pick) at every decision, except that with a
-    ``guide`` and ``share > 0`` a decision is, with chance ``share``, the guide's pick instead (one
-    uniform draw per decision decides; none is drawn without a guide, so the unguided playouts'
-    streams are the guided ones' at share 0 minus that draw). ``trace`` (if given) receives the
-    first ``cap`` actions; ``max_decisions > 0`` stops after that many decisions. Returns the
-    number of decisions taken."""
-    cdef int16_t buf[MAX_LEGAL]
-    cdef int n = k_legal(s, c, buf)  # the first options sorted, later ones in run_opts' order
-    cdef int pick, steps = 0
-    cdef bint guided = guide != NULL and share > 0
-    while n > 0 and (max_decisions <= 0 or steps < max_decisions):
-        if guided and smart_unit(rng) < share:
-            pick = guide(ctx, s, c, buf, n, rng)
-        else:
-            pick = k_pick(s, c, rng, kind, buf, n, pp)
-        if trace != NULL and steps < cap:
-            trace[steps] = <int16_t>pick
-        steps += 1
-        resolve(s, c, pick)
-        n = run_opts(s, c, buf)
-    return steps
-
-
-cdef int k_rollout(KState* s, const Comp* c, uint64_t* rng, int kind, int max_decisions,
-                   const PlayoutParams* pp) noexcept nogil:
-    return k_play(s, c, rng, kind, NULL, 0, max_decisions, pp, NULL, NULL, 0.0)
-
-
-
-def smart_playout_trace(FastState state, uint64_t seed, params, int cap=20000, int max_decisions=0):
-    """The actions a smart playout from ``state`` takes with ``params`` (rule, tempo, sell,
-    develop, engineer), and the money per seat at its end (for tests and inspection)."""
-    cdef KState s = state.st
-    cdef uint64_t rng = seed
-    cdef PlayoutParams pp
-    cdef int16_t* trace = <int16_t*>malloc(cap * sizeof(int16_t))
-    cdef int i, steps
-    if trace == NULL:
-        raise MemoryError()
-    pp.rule, pp.tempo, pp.sell, pp.develop, pp.engineer = params
-    try:
-        k_next(&rng)
-        with nogil:
-            steps = k_playout_smart(&s, &state.fg.comp, &rng, trace, cap, max_decisions, &pp)
-        return [trace[i] for i in range(min(steps, cap))], [s.seats[i].money for i in range(s.nplayers)]
-    finally:
-        free(trace)

@@ -3,7 +3,9 @@
 
 See :mod:`kwsearch.search` for the algorithm and the public API; this module
 holds the node pool and the iteration loop, which run without the GIL and
-without Python objects.
+without Python objects. The settings reach the loop in one struct, ``SearchParams``
+(``_search.pxd``), built once per search by :class:`Params` and passed by pointer
+through ``run_slice`` -> ``iterate`` -> ``playout``.
 """
 
 from libc.math cimport log, sqrt, tanh
@@ -13,8 +15,10 @@ from libc.string cimport memcpy
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from kwsearch._fast cimport (MAX_LEGAL, MAX_TYPES, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal, k_next,
-                             k_playout_tempo, PlayoutParams, k_rollout, k_play, GuideFn)
+                             GuideFn)
+from kwsearch._playout cimport (k_playout_tempo, PlayoutParams, k_rollout, k_play, RolloutKind, ROLLOUT_SMART)
 from kwsearch._eval cimport EvalModel, Evaluator, Prior, PriorModel, k_evaluate, k_policy
+# SearchParams (the search's parameters, every field documented) comes from _search.pxd.
 
 cdef extern from "stdlib.h" nogil:
     int posix_memalign(void** memptr, size_t alignment, size_t size)
@@ -23,10 +27,11 @@ cdef extern from "stdlib.h" nogil:
 DEF CACHE_LINE = 64
 
 
-from kwsearch._fast import ROLLOUTS  # the rollout policies (SearchConfig.rollout), k_rollout's kinds
-#: The smart playout's knobs, in the order of PlayoutParams: rule, tempo, sell, develop, engineer
-#: (SearchConfig.playout; kwsearch.search.DEFAULT_PLAYOUT holds the defaults).
-PLAYOUT_FIELDS = ("rule", "tempo", "sell", "develop", "engineer")
+# The rollout policies by name (SearchConfig.rollout) and the smart playout's knobs in the order of
+# PlayoutParams (SearchConfig.playout), with their defaults: the table of kwsearch.settings.
+from kwsearch.settings import DEFAULT_PLAYOUT, PLAYOUT_FIELDS, ROLLOUTS
+#: Each rollout policy's ``RolloutKind`` (_playout.pxd), by its name (checked against ROLLOUTS there).
+from kwsearch._playout import ROLLOUT_KINDS
 
 #: Action ids the root's availability array counts (every id of kwsearch.actions is below it).
 DEF ROOT_SLOTS = 512
@@ -348,35 +353,40 @@ cdef int prior_guide(const void* ctx, const KState* s, const Comp* c, const int1
     return buf[n - 1]
 
 
-cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money_weight,
-                 int determinize, uint64_t* rng, int closed_loop, int rollout,
-                 int cutoff, const EvalModel* model, const PlayoutParams* pp,
-                 double prior_weight, const PriorModel* prior, int root_action, double c_other,
-                 double guide_share) noexcept nogil:
-    """One iteration: determinize, select with availability counts, expand one node,
-    play out at random, back up. Returns 0, or -1 when the node pool is full.
+cdef inline void playout(KState* s, const Comp* c, const SearchParams* p, uint64_t* rng) noexcept nogil:
+    """Play on from ``s`` with ``p``'s rollout policy, for at most ``p.cutoff`` decisions (0: to the
+    end); with ``p.prior_playout > 0`` each decision is, with that chance, the move prior's draw
+    (``prior_guide``), and the rollout policy's otherwise; 0 is the unguided playout, draw for draw."""
+    if p.prior_playout > 0:
+        k_play(s, c, rng, p.rollout, NULL, 0, p.cutoff, &p.playout, prior_guide, <const void*>p.prior_weights,
+               p.prior_playout)
+    else:
+        k_rollout(s, c, rng, p.rollout, p.cutoff, &p.playout)
 
-    With ``prior_weight > 0`` the move prior ``prior`` gives each option of a visited node a
+
+cdef int iterate(Tree t, KState* root, const Comp* c, const SearchParams* p, uint64_t* rng,
+                 int root_action) noexcept nogil:
+    """One iteration with the parameters ``p``: determinize, select with availability counts,
+    expand one node, play out, back up. Returns 0, or -1 when the node pool is full.
+
+    With ``p.prior > 0`` the move prior ``p.prior_weights`` gives each option of a visited node a
     probability P (computed once per node visit, over the options legal in this
     determinization): an untried option is expanded with probability proportional to its P
     (instead of uniformly), and the UCB score of a tried child gains the progressive bias
-    ``prior_weight * P / (1 + visits)``. ``prior_weight == 0`` never calls the prior, so the
+    ``p.prior * P / (1 + visits)``. ``p.prior == 0`` never calls the prior, so the
     search is the one without it, draw for draw.
 
-    With ``cutoff > 0`` the playout stops after that many decisions and, if the game is not
-    over by then, ``model`` scores the state (``cutoff_rewards``); the money statistics
+    With ``p.cutoff > 0`` the playout stops after that many decisions and, if the game is not
+    over by then, ``p.evaluation`` scores the state (``cutoff_rewards``); the money statistics
     then back up the seats' current money.
 
     With ``root_action >= 0`` the iteration takes that option at the root (the root's
     sequential halving, ``kwsearch.search``), whenever this determinization allows it; the
     other options' availability is not counted then. -1 selects by UCB as everywhere.
 
-    ``c_other`` is the exploration constant at the nodes where a seat other than the root's mover
-    chooses (``c_uct`` at the root mover's own nodes).
-
-    With ``guide_share > 0`` the playout takes each decision, with that chance, from the move prior
-    ``prior`` (an option drawn in proportion to its probability, ``prior_guide``) and the others
-    from the rollout policy; 0 is the unguided playout, draw for draw."""
+    The exploration constant is ``p.c_uct`` at the root mover's own nodes and ``p.c_opponents``
+    where another seat chooses. The playout is ``playout`` (``p.rollout``, guided by the prior
+    with ``p.prior_playout > 0``)."""
     cdef KState s = root[0]
     cdef int16_t buf[MAX_LEGAL]
     cdef int16_t root_legal[MAX_LEGAL]
@@ -387,6 +397,10 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
     cdef double score, best_score, ln_avail, mass, draw, cexp
     cdef int root_mover = root.actor
     cdef double prob[MAX_LEGAL]
+    # the settings read in the selection loop, as locals (loads the compiler need not repeat)
+    cdef double c_uct = p.c_uct, c_opponents = p.c_opponents, prior_weight = p.prior
+    cdef int closed_loop = p.closed_loop
+    cdef const PriorModel* prior = p.prior_weights
     cdef bint biased = prior_weight > 0 and prior != NULL
     cdef double r[4]
     cdef double w[4]
@@ -394,7 +408,7 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
     cdef uint64_t unseen[ROOT_WORDS]  # legal actions without a child yet (bit per action id)
     cdef int32_t slot[ROOT_SLOTS]           # the child of each legal action that has one
     path[0] = 0
-    if determinize:
+    if p.determinize:
         k_determinize(&s, c, k_next(rng))
     while s.phase != PH_OVER and depth < MAX_PATH - 1:
         n = k_legal(&s, c, buf)
@@ -459,7 +473,7 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
         # UCB1 with availability counts among the available children.
         best = -1
         best_score = -1e300
-        cexp = c_uct if mover == root_mover else c_other
+        cexp = c_uct if mover == root_mover else c_opponents
         for i in range(n):
             ch = slot[buf[i]]
             nd = &t.nodes[ch]
@@ -474,14 +488,11 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
         if node < 0:
             return -1
     if s.phase != PH_OVER:
-        if guide_share > 0:
-            k_play(&s, c, rng, rollout, NULL, 0, cutoff, pp, prior_guide, <const void*>prior, guide_share)
-        else:
-            k_rollout(&s, c, rng, rollout, cutoff, pp)
-    if s.phase != PH_OVER and model != NULL:  # stopped at the cut-off (or at MAX_PATH with one)
-        cutoff_rewards(&s, c, model, money_weight, r, w)
+        playout(&s, c, p, rng)
+    if s.phase != PH_OVER and p.evaluation != NULL:  # stopped at the cut-off (or at MAX_PATH with one)
+        cutoff_rewards(&s, c, p.evaluation, p.money_weight, r, w)
     else:
-        rewards(&s, money_weight, r, w)
+        rewards(&s, p.money_weight, r, w)
     for i in range(depth):
         nd = &t.nodes[path[i]]
         nd.visits += 1
@@ -497,60 +508,91 @@ cdef int iterate(Tree t, KState* root, const Comp* c, double c_uct, double money
     return 0
 
 
-def run_slice(Tree tree, FastState state, long iterations, double seconds, double c_uct,
-              double money_weight, bint determinize, uint64_t rng_state, bint closed_loop=False,
-              str rollout="tempo", int cutoff=0, Evaluator evaluator=None, tuple playout=None,
-              double prior_weight=0.0, Prior prior=None, int root_action=-1, double c_other=-1.0,
-              double guide_share=0.0):
-    """Run iterations on ``tree`` from ``state`` until ``iterations`` are done or ``seconds``
-    have passed (0 = no limit of that kind), or the node pool is full.
+cdef class Params:
+    """The parameters of one search in C (``SearchParams``, _search.pxd), built once from a
+    ``SearchConfig`` with its player-count defaults filled in (``SearchConfig.for_players``).
+
+    ``evaluator`` (a ``kwsearch._eval.Evaluator``) scores the playouts stopped at the cut-off and is
+    required when ``config.cutoff > 0``; ``prior`` (a ``kwsearch._eval.Prior``) is required when
+    ``config.prior`` or ``config.prior_playout`` is above 0. Both must be fitted for the player count
+    of the states searched (``run_slice`` checks). The object keeps them alive while the struct
+    points into them.
+    """
+
+    cdef SearchParams p
+    cdef readonly Evaluator evaluator
+    cdef readonly Prior prior_model
+
+    def __cinit__(self, config, Evaluator evaluator=None, Prior prior=None):
+        if config.rollout not in ROLLOUTS or config.cutoff is None or config.c_uct is None \
+                or config.money_weight is None:
+            raise ValueError(f"config: expected a SearchConfig with its player-count defaults filled in "
+                             f"(SearchConfig.for_players), got {config!r}")
+        self.p.c_uct = config.c_uct
+        self.p.c_opponents = config.c_uct if config.c_opponents is None else config.c_opponents
+        self.p.money_weight = config.money_weight
+        self.p.determinize = config.determinize
+        self.p.closed_loop = config.closed_loop
+        self.p.rollout = ROLLOUT_KINDS[config.rollout]
+        self.p.playout = playout_params(tuple(map(float, config.playout)))
+        if config.cutoff < 0:
+            raise ValueError(f"cutoff: expected 0 or more decisions, got {config.cutoff}")
+        self.p.cutoff = config.cutoff
+        self.p.evaluation = NULL
+        if config.cutoff > 0:
+            if evaluator is None:
+                raise ValueError("cutoff: a playout cut-off needs an evaluator")
+            self.evaluator = evaluator
+            self.p.evaluation = &evaluator.model
+        if not config.prior >= 0:
+            raise ValueError(f"prior: expected 0 or more, got {config.prior}")
+        if not 0 <= config.prior_playout <= 1:
+            raise ValueError(f"prior_playout: expected a chance from 0 to 1, got {config.prior_playout}")
+        self.p.prior = config.prior
+        self.p.prior_playout = config.prior_playout
+        self.p.prior_weights = NULL
+        if config.prior > 0 or config.prior_playout > 0:
+            if prior is None:
+                raise ValueError("prior, prior_playout: the move prior's weight or playout share needs a prior")
+            self.prior_model = prior
+            self.p.prior_weights = &prior.model
+
+    def as_dict(self):
+        """The struct's fields (for tests and inspection; the models by their player count)."""
+        return {"c_uct": self.p.c_uct, "c_opponents": self.p.c_opponents, "money_weight": self.p.money_weight,
+                "determinize": bool(self.p.determinize), "closed_loop": bool(self.p.closed_loop),
+                "rollout": ROLLOUTS[<int>self.p.rollout],
+                "playout": (self.p.playout.rule, self.p.playout.tempo, self.p.playout.sell, self.p.playout.develop,
+                            self.p.playout.engineer),
+                "cutoff": self.p.cutoff, "prior": self.p.prior, "prior_playout": self.p.prior_playout,
+                "evaluation": None if self.evaluator is None else self.evaluator.model.nplayers,
+                "prior_weights": None if self.prior_model is None else self.prior_model.model.nplayers}
+
+
+def run_slice(Tree tree, FastState state, Params params, long iterations, double seconds, uint64_t rng_state,
+              int root_action=-1):
+    """Run iterations with ``params`` on ``tree`` from ``state`` until ``iterations`` are done or
+    ``seconds`` have passed (0 = no limit of that kind), or the node pool is full.
 
     ``rng_state`` is the generator's state; the state after the slice is returned,
     so a search cut into slices draws the same numbers as one run in a piece (and
-    gives the same tree for the same iteration count). ``cutoff > 0`` stops each playout after
-    that many decisions and scores the state with ``evaluator`` (a ``kwsearch._eval.Evaluator``
-    for this player count, required then); 0 plays every playout to the end. ``playout`` holds
-    the smart rollout's knobs (``PLAYOUT_FIELDS``; None: ``kwsearch.search.DEFAULT_PLAYOUT``).
-    ``prior_weight > 0`` biases selection by the move prior ``prior`` (a ``kwsearch._eval.Prior``
-    for this player count, required then; see ``iterate``); 0 searches without it.
-    ``root_action >= 0`` takes that option at the root in every iteration that allows it
-    (``iterate``); -1 chooses there by UCB. ``c_other >= 0`` is the exploration constant where
-    another seat than the root's mover chooses; -1: ``c_uct`` everywhere. ``guide_share`` in [0, 1]
-    is the chance that a playout decision is drawn from ``prior`` (required then) instead of the
-    rollout policy (``iterate``); 0: unguided. Returns
-    ``(iterations done, rng_state)``; ``tree.pool_full`` tells whether the pool ended it.
+    gives the same tree for the same iteration count). ``root_action >= 0`` takes that option at
+    the root in every iteration that allows it (``iterate``; sequential halving); -1 chooses there
+    by UCB. Returns ``(iterations done, rng_state)``; ``tree.pool_full`` tells whether the pool
+    ended it.
     """
-    if rollout not in ROLLOUTS:
-        raise ValueError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {rollout!r}")
-    cdef int policy = ROLLOUTS.index(rollout)
-    cdef const EvalModel* model = NULL
-    if cutoff < 0:
-        raise ValueError(f"cutoff: expected 0 or more decisions, got {cutoff}")
-    if cutoff > 0:
-        if evaluator is None:
-            raise ValueError("cutoff: a playout cut-off needs an evaluator")
-        if evaluator.model.nplayers != state.st.nplayers:
-            raise ValueError(f"evaluator: fitted for {evaluator.model.nplayers} players, "
-                             f"the state has {state.st.nplayers}")
-        model = &evaluator.model
-    cdef const PriorModel* pm = NULL
-    if not prior_weight >= 0:
-        raise ValueError(f"prior_weight: expected 0 or more, got {prior_weight}")
-    if not 0 <= guide_share <= 1:
-        raise ValueError(f"guide_share: expected a chance from 0 to 1, got {guide_share}")
-    if prior_weight > 0 or guide_share > 0:
-        if prior is None:
-            raise ValueError("prior_weight, guide_share: the move prior's weight or playout share needs a prior")
-        if prior.model.nplayers != state.st.nplayers:
-            raise ValueError(f"prior: fitted for {prior.model.nplayers} players, the state has {state.st.nplayers}")
-        pm = &prior.model
-    cdef PlayoutParams pp = playout_params(playout)
+    if params.evaluator is not None and params.evaluator.model.nplayers != state.st.nplayers:
+        raise ValueError(f"evaluator: fitted for {params.evaluator.model.nplayers} players, "
+                         f"the state has {state.st.nplayers}")
+    if params.prior_model is not None and params.prior_model.model.nplayers != state.st.nplayers:
+        raise ValueError(f"prior: fitted for {params.prior_model.model.nplayers} players, "
+                         f"the state has {state.st.nplayers}")
+    cdef const SearchParams* p = &params.p
     cdef KState root = state.st
     cdef const Comp* c = &state.fg.comp
     cdef uint64_t rng = rng_state
     cdef long done = 0
     cdef double deadline = now() + seconds
-    cdef double cexp = c_uct if c_other < 0 else c_other
     if tree.pool_full:
         return 0, rng
     with nogil:
@@ -559,8 +601,7 @@ def run_slice(Tree tree, FastState state, long iterations, double seconds, doubl
                 break
             if seconds > 0 and (done & (CLOCK_EVERY - 1)) == 0 and now() >= deadline:
                 break
-            if iterate(tree, &root, c, c_uct, money_weight, determinize, &rng, closed_loop, policy,
-                       cutoff, model, &pp, prior_weight, pm, root_action, cexp, guide_share) < 0:
+            if iterate(tree, &root, c, p, &rng, root_action) < 0:
                 break
             done += 1
     return done, rng
@@ -592,11 +633,10 @@ def determinized(FastState state, uint64_t seed):
     return f
 
 
-cdef PlayoutParams playout_params(tuple playout):
+cdef PlayoutParams playout_params(tuple playout) except *:
     """The C struct of the smart playout's knobs (``PLAYOUT_FIELDS`` order; None: the defaults)."""
     cdef PlayoutParams pp
     if playout is None:
-        from kwsearch.search import DEFAULT_PLAYOUT
         playout = DEFAULT_PLAYOUT
     if len(playout) != len(PLAYOUT_FIELDS):
         raise ValueError(f"playout: expected {len(PLAYOUT_FIELDS)} numbers ({', '.join(PLAYOUT_FIELDS)}), "
@@ -605,7 +645,7 @@ cdef PlayoutParams playout_params(tuple playout):
     return pp
 
 
-cdef list _traced_playout(FastState state, uint64_t seed, int kind, tuple playout, int cap, int max_decisions,
+cdef list _traced_playout(FastState state, uint64_t seed, RolloutKind kind, tuple playout, int cap, int max_decisions,
                           const PriorModel* pm, double share):
     """The actions of one playout (``k_play``) from a copy of ``state``: policy ``kind``, guided by
     ``pm`` with chance ``share`` when ``pm`` is not NULL."""
@@ -633,7 +673,7 @@ def smart_playout_actions(FastState state, uint64_t seed, tuple playout=None, in
                           int max_decisions=0):
     """The actions a smart-policy playout from ``state`` takes (for tests and inspection), with the
     knobs ``playout`` (None: the defaults); ``max_decisions > 0`` stops after that many."""
-    return _traced_playout(state, seed, ROLLOUTS.index("smart"), playout, cap, max_decisions, NULL, 0.0)
+    return _traced_playout(state, seed, ROLLOUT_SMART, playout, cap, max_decisions, NULL, 0.0)
 
 
 def guided_playout_actions(FastState state, uint64_t seed, Prior prior, double share, str rollout="smart",
@@ -648,4 +688,4 @@ def guided_playout_actions(FastState state, uint64_t seed, Prior prior, double s
         raise ValueError(f"share: expected a chance from 0 to 1, got {share}")
     if prior is None or prior.model.nplayers != state.st.nplayers:
         raise ValueError(f"prior: expected a move prior for {state.st.nplayers} players")
-    return _traced_playout(state, seed, ROLLOUTS.index(rollout), playout, cap, max_decisions, &prior.model, share)
+    return _traced_playout(state, seed, ROLLOUT_KINDS[rollout], playout, cap, max_decisions, &prior.model, share)

@@ -47,7 +47,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Callable
 
-from . import _fast, _search
+from . import _fast, _playout, _search
 from .engine import convert, state_from_json
 from .game import Game
 from .search import SearchConfig, SearchLimits, search
@@ -364,7 +364,7 @@ def cpu_speed(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] 
             counted = {}
 
             def run(policy=policy, counted=counted) -> None:
-                counted["money"], counted["decisions"] = _fast.bench_playouts_counted(fast, kp, 11, policy == "tempo")
+                counted["money"], counted["decisions"] = _playout.bench_playouts_counted(fast, kp, 11, policy == "tempo")
 
             prate = best_cpu_rate(run, kp, repeat)
             per[policy] = counted["decisions"] / kp

@@ -20,34 +20,12 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
 ==========================================  ==========================================================
 ``random``                                  uniformly random legal actions
 ``heuristic``                               the hand-written greedy player (:mod:`kwsearch.heuristic`)
-``ismcts:iterations=N`` / ``seconds=S``     information-set MCTS (:mod:`kwsearch.search`); also
-                                            ``c=`` and ``money=`` (money weight; both by default
-                                            by player count, ``search.DEFAULT_C_UCT``), ``workers=1``,
-                                            ``reuse=1`` (keep the subtree between decisions),
-                                            ``loop=open`` (or ``closed``: branch on reveals),
-                                            ``rollout=`` (by player count, ``search.DEFAULT_ROLLOUT``:
-                                            ``smart`` with two and four players, ``tempo`` with three;
-                                            ``tempo``: a cheap playout policy; or ``random``,
-                                            or ``smart``: the heuristic's hand rules, with the knobs
-                                            ``rule=``, ``tempo=``, ``sell=``, ``develop=``,
-                                            ``engineer=``, see ``search.PLAYOUT_FIELDS``),
-                                            ``cutoff=`` (by player count, ``search.DEFAULT_CUTOFF``: 15
-                                            with two players, 30 with four, 0 with three; stop
-                                            playouts after that many decisions and score them with
-                                            the learned evaluation) and ``eval=FILE``
-                                            (its weights; or a shipped one by name: ``tempo`` or
-                                            ``searched``; by default ``searched`` with four players,
-                                            ``tempo`` otherwise, ``search.DEFAULT_EVALUATION``;
-                                            docs/evaluation.md),
-                                            ``prior=0`` (weight of the learned move prior's bias in
-                                            selection; 0 = none), ``pprior=0`` (the chance that a
-                                            playout decision is drawn from the same prior; 0 =
-                                            none) and ``priorw=FILE`` (its weights; default the
-                                            shipped ones, docs/evaluation.md);
-                                            ``root=uct`` (or ``halving``: sequential halving over
-                                            the root's options, ``search.DEFAULT_ROOT``) and
-                                            ``copp=`` (the exploration constant at the other seats'
-                                            nodes; default ``c`` everywhere)
+``ismcts:iterations=N`` / ``seconds=S``     information-set MCTS (:mod:`kwsearch.search`) with the
+                                            search settings' spec keys (``c=``, ``money=``, ``workers=``,
+                                            ``loop=``, ``rollout=`` and its knobs, ``cutoff=``, ``eval=``,
+                                            ``root=``, ``prior=``, ``pprior=``, ``priorw=``, ``copp=``:
+                                            the table of :mod:`kwsearch.settings`, docs/settings.md), and
+                                            ``reuse=1`` (keep the subtree between decisions)
 ``pimc:worlds=K,iterations=N``              determinized UCT: K sampled decks, a UCT search of N/K
                                             iterations on each, the worlds vote (ties: total visits)
 ``cheat:iterations=N``                      UCT that sees the true deck order (to measure what hidden
@@ -59,10 +37,8 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
 ==========================================  ==========================================================
 
 Limits: ``iterations`` from 1 to 2^31 - 1 (what the search counts), ``seconds``
-a finite number above 0 (at most a year), ``c`` from 0 to 1000, ``money`` from 0
-to 1, ``workers`` from 1 to 256, ``worlds`` from 1 to 100,000, ``cutoff`` from 0 to
-100,000 (``eval`` needs a cut-off; its path cannot hold ``,``), ``prior`` from 0 to
-1000, ``pprior`` from 0 to 1 (``priorw`` needs one of them above 0; its path cannot hold ``,``). Every random
+a finite number above 0 (at most a year), ``worlds`` from 1 to 100,000; the search settings' ranges
+are in the table (``eval`` and ``priorw`` name files: their paths cannot hold ``,``). Every random
 choice of a bot flows from its seed: the n-th search of a search bot uses
 ``derive_seed(seed, "run", n)`` (:mod:`kwsearch.seeds`).
 """
@@ -71,13 +47,13 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol
 
 from .errors import IllegalMoveError, KwsearchError
-from .search import (DEFAULT_PLAYOUT, MAX_C_UCT, MAX_CUTOFF, MAX_ITERATIONS, MAX_PRIOR, MAX_SECONDS, MAX_WORKERS,
-                     PLAYOUT_FIELDS, PLAYOUT_RANGES, ROOT_RULES, SearchConfig, SearchLimits, Searcher, determinized, search)
+from .search import MAX_ITERATIONS, MAX_SECONDS, SearchConfig, SearchLimits, Searcher, determinized, search
 from .seeds import derive_seed
+from .settings import MAX_C_UCT, SEARCH_BOTS, Setting, config_kwargs, spec_keys
 
 
 class BotSpecError(KwsearchError):
@@ -156,10 +132,7 @@ class PIMCBot:
         per_world = SearchLimits(
             iterations=max(1, (self.limits.iterations or 0) // self.worlds) if self.limits.iterations else None,
             seconds=(self.limits.seconds / self.worlds) if self.limits.seconds else None)
-        uct = SearchConfig(c_uct=self.config.c_uct, money_weight=self.config.money_weight, determinize=False,
-                           max_nodes=self.config.max_nodes, rollout=self.config.rollout, playout=self.config.playout,
-                           cutoff=self.config.cutoff, evaluation=self.config.evaluation,
-                           prior=self.config.prior, prior_weights=self.config.prior_weights, root=self.config.root)
+        uct = replace(self.config, determinize=False, workers=1, closed_loop=False)
         votes: dict[int, int] = {}
         visits: dict[int, int] = {}
         for k in range(self.worlds):
@@ -215,23 +188,36 @@ class _Option:
         return value
 
 
+def _spec_option(setting: Setting, knob=None) -> _Option:
+    """A search setting's spec option, from its entry in the table (kwsearch.settings)."""
+    if knob is not None:
+        return _Option("float", knob.lo, knob.hi)
+    if setting.words:
+        return _Option("choice", choices=setting.words)
+    if setting.kind in ("float", "int"):
+        return _Option(setting.kind, setting.lo, setting.hi, setting.lo_open)
+    return _Option(setting.kind, choices=setting.choices)
+
+
 _ITERATIONS = _Option("int", 1, MAX_ITERATIONS)
 _SECONDS = _Option("float", 0, MAX_SECONDS, lo_open=True)
-_SEARCH = {"iterations": _ITERATIONS, "seconds": _SECONDS, "c": _Option("float", 0, MAX_C_UCT),
-           "money": _Option("float", 0, 1), "rollout": _Option("choice", choices=("random", "tempo", "smart")),
-           "cutoff": _Option("int", 0, MAX_CUTOFF), "eval": _Option("text"),
-           "prior": _Option("float", 0, MAX_PRIOR), "pprior": _Option("float", 0, 1), "priorw": _Option("text"),
-           "root": _Option("choice", choices=ROOT_RULES), "copp": _Option("float", 0, MAX_C_UCT),
-           # the smart rollout's knobs (SearchConfig.playout), allowed only with rollout=smart
-           **{name: _Option("float", lo, hi) for name, (lo, hi) in zip(PLAYOUT_FIELDS, PLAYOUT_RANGES)}}
+_REUSE = _Option("choice", choices=("0", "1"))
+
+
+def _search_options(bot: str, **extra: _Option) -> dict[str, _Option]:
+    """The options of a search bot's spec: its limits, the search settings it takes (the table,
+    kwsearch.settings) and ``extra``."""
+    return {"iterations": _ITERATIONS, "seconds": _SECONDS,
+            **{key: _spec_option(s, k) for key, (s, k) in spec_keys(bot).items()}, **extra}
+
+
 #: Every bot and its options (what a spec may say).
 OPTIONS: dict[str, dict[str, _Option]] = {
     "random": {},
     "heuristic": {},
-    "ismcts": {**_SEARCH, "workers": _Option("int", 1, MAX_WORKERS), "reuse": _Option("choice", choices=("0", "1")),
-               "loop": _Option("choice", choices=("open", "closed"))},
-    "cheat": {**_SEARCH, "workers": _Option("int", 1, MAX_WORKERS), "reuse": _Option("choice", choices=("0", "1"))},
-    "pimc": {**_SEARCH, "worlds": _Option("int", 1, 100_000)},
+    "ismcts": _search_options("ismcts", reuse=_REUSE),
+    "cheat": _search_options("cheat", reuse=_REUSE),
+    "pimc": _search_options("pimc", worlds=_Option("int", 1, 100_000)),
     "openspiel-ismcts": {"iterations": _ITERATIONS, "seconds": _SECONDS, "c": _Option("float", 0, MAX_C_UCT)},
     "openspiel-mcts": {"iterations": _ITERATIONS, "seconds": _SECONDS, "c": _Option("float", 0, MAX_C_UCT)},
 }
@@ -327,27 +313,14 @@ class BotSpec:
         return out
 
     def _limits(self, check_files: bool = True) -> tuple[SearchLimits, SearchConfig] | None:
-        if self.name not in ("ismcts", "cheat", "pimc"):
+        if self.name not in SEARCH_BOTS:
             return None
         iterations, seconds = self.get("iterations"), self.get("seconds")
         if iterations is None and seconds is None:
             iterations = 10_000
-        knobs = [k for k in PLAYOUT_FIELDS if self.get(k) is not None]
-        if knobs and self.get("rollout") != "smart":
-            raise BotSpecError(f"bot spec {str(self)!r}: {knobs[0]} is a knob of the smart rollout; "
-                               f"add rollout=smart or leave it out")
-        playout = tuple(float(self.get(k, d)) for k, d in zip(PLAYOUT_FIELDS, DEFAULT_PLAYOUT))
         try:
             limits = SearchLimits(iterations=iterations, seconds=seconds)
-            config = SearchConfig(c_uct=self.get("c"), money_weight=self.get("money"),  # None: player-count default
-                                  determinize=(self.name != "cheat"), workers=self.get("workers", 1),
-                                  closed_loop=(self.get("loop", "open") == "closed"),
-                                  rollout=self.get("rollout"), playout=playout,  # None: player-count default
-                                  cutoff=self.get("cutoff"), evaluation=self.get("eval"),
-                                  prior=float(self.get("prior", 0.0)), prior_weights=self.get("priorw"),
-                                  prior_playout=float(self.get("pprior", 0.0)),
-                                  root=self.get("root"),  # None: player-count default
-                                  c_opponents=self.get("copp"))
+            config = SearchConfig(determinize=(self.name != "cheat"), **config_kwargs(self.name, self.get))
             from .features import SHIPPED, load_evaluation
             if check_files and config.evaluation is not None and config.evaluation not in SHIPPED:
                 load_evaluation(config.evaluation)  # a bad weights file fails when the spec is read

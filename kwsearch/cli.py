@@ -60,6 +60,48 @@ class FiniteFloat(click.ParamType):
         return v
 
 
+def _setting_type(s):
+    """The click type of a search setting (its entry in kwsearch.settings)."""
+    if s.processes:
+        return WORKERS  # processes started on this machine: the bound of every --workers
+    if s.words:
+        return click.Choice(list(s.words))
+    if s.kind == "float":
+        return FiniteFloat(min=s.lo, max=s.hi, min_open=s.lo_open)
+    if s.kind == "int":
+        return click.IntRange(min=int(s.lo), max=int(s.hi))
+    if s.kind == "choice":
+        return click.Choice(list(s.choices))
+    return str
+
+
+def search_options(command: str):
+    """The options of ``command`` for the search settings, generated from the table
+    (kwsearch.settings): each passes the setting's value, or None when not given, under its name."""
+    from .settings import cli_help, command_settings
+
+    def decorate(f):
+        for s in reversed(command_settings(command)):
+            names = [s.flag] + ([s.short] if s.short else [])
+            f = click.option(*names, s.name, type=_setting_type(s), default=None, metavar=s.metavar,
+                             help=cli_help(s))(f)
+        return f
+    return decorate
+
+
+def _tunable_names() -> list[str]:
+    """The spec keys ``kwsearch tune -p`` takes: an ismcts spec's search settings but workers."""
+    from .settings import spec_keys
+    return [k for k in spec_keys("ismcts") if k != "workers"]
+
+
+def search_overrides(values: dict) -> dict:
+    """The SearchConfig fields of the search options given (see :func:`search_options`)."""
+    from .settings import SETTING
+    return {name: SETTING[name].from_words(v) if SETTING[name].words else v
+            for name, v in values.items() if v is not None}
+
+
 @click.group(cls=_Group)
 @click.version_option(__version__, prog_name="kwsearch")
 def main() -> None:
@@ -277,49 +319,19 @@ def _search_text(config: SearchConfig) -> str:
                    "given).")
 @click.option("--seconds", "-s", type=FiniteFloat(min=0, min_open=True, max=366 * 24 * 3600.0), default=None,
               help="Search time in seconds (every worker searches this long).")
-@click.option("--workers", "-w", type=WORKERS, default=1, show_default=True,
-              help="Root-parallel search processes; their statistics are summed.")
 @click.option("--top", type=click.IntRange(min=1), default=5, show_default=True, help="Candidates to show.")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the search: the same seed, settings and --iterations repeat the result exactly.")
-@click.option("--loop", type=click.Choice(["open", "closed"]), default=None,
-              help="Open-loop (the default) or closed-loop ISMCTS.")
-@click.option("--max-nodes", type=click.IntRange(min=2, max=2**31 - 1), default=4_000_000, show_default=True,
-              help="Node pool of each worker (64 bytes a node); the search stops, and says so, when it "
-                   "is full.")
 @click.option("--bot", "bot", type=str, default=None, metavar="SPEC",
               help="Search as this search bot would (an ismcts: spec, e.g. "
                    "'ismcts:rollout=smart,money=0.2,cutoff=15'): its c, money weight, rollout and its knobs, "
                    "cut-off and evaluation; its limit is used unless --iterations/--seconds are given. The "
                    "options below override it. Default: the default ismcts (its settings depend on the "
                    "player count: docs/strength.md).")
-@click.option("--cutoff", type=click.IntRange(min=0, max=100_000), default=None,
-              help="Stop each playout after this many decisions and score it with the learned evaluation "
-                   "(docs/evaluation.md); 0 plays every playout to the end. Default: by player count, 15 with two "
-                   "players, 30 with four, 0 with three.")
-@click.option("--eval", "evaluation", type=str, default=None, metavar="FILE|NAME",
-              help="Weights file of the evaluation used with --cutoff, or a shipped one by name: tempo or "
-                   "searched (fitted to ISMCTS games; docs/evaluation.md). Default: searched with four players, "
-                   "tempo with two or three.")
-@click.option("--prior", type=FiniteFloat(min=0, max=1000.0), default=None,
-              help="Weight of the learned move prior's bias in selection (docs/evaluation.md, \"The move "
-                   "prior\"); 0 (the default) searches without it.")
-@click.option("--prior-playout", type=FiniteFloat(min=0, max=1.0), default=None,
-              help="Chance that a playout decision is drawn from the learned move prior instead of the rollout "
-                   "policy (docs/evaluation.md, \"The move prior\"); 0 (the default) plays out without it.")
-@click.option("--prior-weights", type=str, default=None, metavar="FILE",
-              help="Weights file of the move prior used with --prior or --prior-playout (default: the shipped "
-                   "one for the player count).")
-@click.option("--root", type=click.Choice(["uct", "halving"]), default=None,
-              help="How the root spends the budget: uct (the default) selects there as everywhere; halving "
-                   "runs sequential halving over the options: rounds of equal iterations each, keeping the "
-                   "better half, so the finalists are compared on equal searches (docs/strength.md, \"Stable "
-                   "advice\").")
+@search_options("suggest")
 @click.option("--json", "as_json", is_flag=True, help="Print a kwsearch-analysis/1 object (docs/formats.md).")
-def suggest(file: str, ply: int | None, iterations: int | None, seconds: float | None, workers: int, top: int,
-            seed: int, loop: str | None, max_nodes: int, bot: str | None, cutoff: int | None,
-            evaluation: str | None, prior: float | None, prior_playout: float | None, prior_weights: str | None,
-            root: str | None, as_json: bool) -> None:
+def suggest(file: str, ply: int | None, iterations: int | None, seconds: float | None, top: int, seed: int,
+            bot: str | None, as_json: bool, **settings) -> None:
     """Suggest a move: search the position of a game record or a position file.
 
     Prints the seat to move and the best options as whole-turn plans, with
@@ -352,27 +364,14 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
             raise click.ClickException(f"--bot: {exc}") from None
         if not (iterations or seconds):
             limits = bot_limits
-    overrides = {"workers": workers, "max_nodes": max_nodes}
-    if loop is not None:
-        overrides["closed_loop"] = loop == "closed"
-    if cutoff is not None:
-        overrides["cutoff"] = cutoff
-    if evaluation is not None:
-        overrides["evaluation"] = evaluation
-    if prior is not None:
-        overrides["prior"] = prior
-    if prior_playout is not None:
-        overrides["prior_playout"] = prior_playout
-    if prior_weights is not None:
-        overrides["prior_weights"] = prior_weights
-    if root is not None:
-        overrides["root"] = root
+    overrides = search_overrides(settings)  # the options given override the bot's settings
     config = replace(config, **overrides)
     config.evaluator(state.game.num_players)  # a bad weights file is one line, before the search starts
     config.prior_model(state.game.num_players)
     live = sys.stderr.isatty() and not as_json
     what = " and ".join(x for x in (f"{limits.iterations:,} iterations" if limits.iterations else "",
                                     f"{limits.seconds:g} s" if limits.seconds else "") if x)
+    workers = config.workers
     click.echo(f"searching: {what}, {workers} worker{'s' if workers > 1 else ''}, seed {seed} "
                "(Ctrl-C stops early)", err=True)
 
@@ -387,7 +386,7 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
         click.echo("\r" + " " * 100 + "\r", nl=False, err=True)
     r = an.result
     if r.pool_full:
-        click.echo(f"note: the node pool ({max_nodes:,} nodes per worker) filled up after {r.iterations:,} "
+        click.echo(f"note: the node pool ({config.max_nodes:,} nodes per worker) filled up after {r.iterations:,} "
                    "iterations and the search stopped there; raise --max-nodes for more", err=True)
     if as_json:
         click.echo(json.dumps(analysis_json(an, source=file, ply=ply), indent=1))
@@ -558,13 +557,10 @@ def play(seats: str | None, mirror: bool, seed: int | None, record_file: str | N
 @click.option("--cache", "cache_file", type=click.Path(dir_okay=False), default=None,
               help="Cache file of finished decisions (default: GAME.review-cache.json beside the game).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write a cache file.")
-@click.option("--cutoff", type=click.IntRange(min=0, max=100_000), default=None,
-              help="Stop each playout after this many decisions (the learned evaluation scores it); 0 plays "
-                   "them to the end, so the money figures are the game's end. Default: by player count, 15 "
-                   "with two players, 30 with four, 0 with three.")
+@search_options("review")
 def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: float | None, workers: int,
            seed: int, as_json: bool, html_file: str | None, cache_file: str | None, no_cache: bool,
-           cutoff: int | None) -> None:
+           **settings) -> None:
     """Review a logged game: every decision against the search's best, with win %, loss and marks.
 
     Each decision is searched from the deciding seat's information set. Ctrl-C
@@ -604,7 +600,7 @@ def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: f
     try:
         result = review_game(record, limits, seed=seed, seats=list(seats) or None, workers=workers,
                              cache=cache, source=file, names=names, progress=progress,
-                             config=SearchConfig(cutoff=cutoff))
+                             config=SearchConfig(**search_overrides(settings)))
     finally:
         if bar is not None:
             bar.stop()
@@ -806,8 +802,8 @@ def report(file: str, as_json: bool) -> None:
 @click.argument("space", type=click.Path(dir_okay=False), required=False)
 @click.option("--param", "-p", "params", multiple=True, metavar="NAME=V1,V2,...",
               help="A parameter and its values (repeat), instead of or on top of SPACE's params, "
-                   "e.g. -p rollout=tempo,smart -p money=0,0.1,0.2. Names: the options of an ismcts spec "
-                   "but its limits (c, money, rollout, rule, tempo, sell, develop, engineer, loop, root, copp...).")
+                   "e.g. -p rollout=tempo,smart -p money=0,0.1,0.2. Names: the search settings of an ismcts "
+                   f"spec ({', '.join(_tunable_names())}; docs/settings.md).")
 @click.option("--log", "log_file", type=click.Path(dir_okay=False), required=True,
               help="The run's log (JSON Lines, one line per game, fsynced); an existing log is resumed.")
 @click.option("--games", "-g", type=click.IntRange(1, 1_000_000), required=True,

@@ -105,9 +105,9 @@ def _sales_money(st) -> list[int]:
     """What each seat's market cars would fetch if sales were scored now (rules.State._task_sales)."""
     from .rules import choose_sales
     out = [0] * len(st.seats)
-    for _, car, _, payment in choose_sales(st.market, st.active, st.active_daimler,
-                                           lambda seat: st.seats[seat].has("opel"), st.game.components):
-        out[st.market[car][0]] += payment
+    for sale in choose_sales(st.market, st.active, st.active_daimler,
+                             lambda seat: st.seats[seat].has("opel"), st.game.components):
+        out[st.market[sale.car][0]] += sale.payment
     return out
 
 

@@ -641,10 +641,10 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
         return None, ck.problems
     # Settle: compute the pending decision's options (a no-op for a saved state).
     try:
-        st._run()
+        legal = st.settle()
     except (IndexError, KeyError, ValueError, StopIteration) as exc:
         return None, [("$.pending", f"the pending decision cannot be carried out in this position ({exc!r})")]
-    if st.phase != "over" and not st._legal:
+    if st.phase != "over" and not legal:
         return None, [("$.pending", "the pending decision has no legal option")]
     return st, []
 

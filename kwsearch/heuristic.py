@@ -144,7 +144,8 @@ def market_values(st, market, active, bonuses, progress: float,
         if st.stacks[pref] <= 0:
             continue
         w = st.stacks[pref] / total
-        [(_, k, mult, _)] = choose_sales(cars, [pref], [0], has_opel, comps)  # a lone buyer of pref
+        [sale] = choose_sales(cars, [pref], [0], has_opel, comps)  # a lone buyer of pref
+        k, mult = sale.car, sale.mult
         share[k] += w
         paid[k] += w * cars[k][4] * mult
     rest = cfg.unsold_chance * 0.15 * min(1.0, free / len(cars))

@@ -31,7 +31,7 @@ Model (docs/openspiel.md)
   or an earlier round's tile passed over) right after the action that placed it,
   in the order the action draws: uniform over the face-down tiles of the current
   round's stack (after a reshuffle of its used tiles, when it is empty). The
-  engine draws exactly the named card or tile (``FastState.apply_forced``).
+  engine draws exactly the named card or tile (``kwsearch._forced.apply_forced``).
 * Chance outcomes are a space of their own (``max_chance_outcomes`` = 56, or 72
   with ``v6``): ``CH_TILE + t`` puts action tile ``t`` next in the chain,
   ``CH_START + t`` offers start tile ``t``, ``CH_CARD + k`` turns up a research
@@ -75,6 +75,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from . import actions as A
 from ._fast import FastState
+from ._forced import apply_forced
 from .components import (ALL_ACTIONS, AWARDS, ENGINEERS, MAX_ACTION_TILES, MAX_CARD_TYPES, MAX_PRICE, MAX_SPECIAL,
                          MAX_START_TILES, MAX_TILE_VALUE, PREFERENCES, default_components)
 from .engine import convert
@@ -288,8 +289,8 @@ class KraftwagenState(pyspiel.State):
         else:
             act, drawn = action, ()
         st = self._st.copy()
-        nxt = st.apply_forced(act, [o - CH_CARD for o in drawn if o < CH_SPECIAL],
-                              [o - CH_SPECIAL for o in drawn if o >= CH_SPECIAL])
+        nxt = apply_forced(st, act, [o - CH_CARD for o in drawn if o < CH_SPECIAL],
+                           [o - CH_SPECIAL for o in drawn if o >= CH_SPECIAL])
         if nxt is None:
             self._st = st
             self._pending = None

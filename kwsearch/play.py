@@ -216,7 +216,7 @@ class Session:
         Recorder(self.record, self.state).apply(action, draw=self._ask_card if self.mirror else None,
                                                 draw_special=self._ask_special if self.mirror else None)
         reports = reports_from_log(log[mark:], prev.money(), self.state) if any(
-            ev[0] == "end" for ev in log[mark:]) else []
+            ev.kind == "end" for ev in log[mark:]) else []
         if reports:
             del log[:]
             self.record.setdefault("scoring", []).extend(r.to_json() for r in reports)

@@ -41,6 +41,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .errors import KwsearchError
 from .search import DEFAULT_CUTOFF, SearchConfig, SearchLimits
+from .settings import cache_settings
 
 REVIEW_FORMAT = "kwsearch-review/1"
 CACHE_FORMAT = "kwsearch-review-cache/1"
@@ -602,21 +603,10 @@ def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchCon
     players = record.get("players")
     if players in DEFAULT_CUTOFF:
         config = config.for_players(players)
-    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed,
-                "c_uct": config.c_uct, "money_weight": config.money_weight, "closed_loop": config.closed_loop,
-                "rollout": config.rollout, "max_nodes": config.max_nodes, "version": 1}
-    if config.rollout == "smart":  # its knobs matter too (other rollouts' keys are as before)
-        settings["playout"] = list(config.playout)
-    if config.cutoff:  # so do the cut-off and its evaluation, and the prior (absent: the keys are as before)
-        settings["cutoff"], settings["evaluation"] = config.cutoff, config.evaluation
-    if config.uses_prior:
-        settings["prior"], settings["prior_weights"] = config.prior, config.prior_weights
-    if config.prior_playout:
-        settings["prior_playout"] = config.prior_playout
-    if config.root not in (None, "uct"):  # the root's rule and the opponents' constant, when not the usual ones
-        settings["root"] = config.root
-    if config.c_opponents is not None:
-        settings["c_opponents"] = config.c_opponents
+    # The settings that change the search (kwsearch.settings.cache_settings: each setting's table entry
+    # says when it counts; a setting at its neutral value is left out, so older keys stay as they were).
+    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed, "version": 1,
+                **cache_settings(config)}
     blob = json.dumps({"game": game, "settings": settings}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
 

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import bisect
 import random
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 
 from . import actions as A
 from .actions import ENGINE_CODE, tile_code
@@ -139,6 +139,64 @@ def _bonus_commutes(kind: str, tile, st: "State") -> bool:
 _PRICE_PREF = PREFERENCES.index("price")
 
 
+class Purchase(NamedTuple):
+    """One buyer's purchase at a sales scoring (:func:`choose_sales`)."""
+    buyer: int     # the buyer's index among the active buyers
+    car: int       # the car's index on the market
+    mult: int      # the price multiplier (2 or 3 for a price buyer, else 1)
+    payment: int   # price times multiplier, plus the Daimler marker on the buyer
+
+
+# The entries of ``State.score_log`` (what a scoring did, for kwsearch.scoring's reports). Each
+# is a tuple whose first field names its kind, so ``entry.kind == "end"`` and ``entry[0]`` agree.
+
+class ScoreStart(NamedTuple):
+    """A scoring begins (the round's last turn ended)."""
+    kind: str            # "start"
+    round: int
+    money: list[int]     # each seat's money before it
+
+
+class ScoreBenz(NamedTuple):
+    """Benz's owner adds a fifth buyer (RULES.md §8)."""
+    kind: str            # "benz"
+    seat: int
+    pref: int            # the buyer's preference (index in components.PREFERENCES)
+    white: int           # the white money the seat took from that stack
+    got_award: bool      # whether the Buyer award came with it
+
+
+class RaceCar(NamedTuple):
+    """A car in the race's ranking (a neutral car has seat -1)."""
+    laps: int
+    space: int
+    seat: int
+
+
+class ScoreRace(NamedTuple):
+    """The race is scored (RULES.md §7)."""
+    kind: str            # "race"
+    cars: list[RaceCar]  # best first
+    laps: list[int]      # each seat's laps
+    spaces: list[int]    # each seat's space (0: no car in the race)
+
+
+class ScoreSales(NamedTuple):
+    """The buyers buy (RULES.md §8)."""
+    kind: str            # "sales"
+    market: list[list[int]]  # the market cars, as State.market holds them
+    active: list[int]        # the active buyers' preferences
+    daimler: list[int]       # the Daimler marker on each active buyer (0: none)
+    sales: list[Purchase]
+
+
+class ScoreEnd(NamedTuple):
+    """The scoring ends."""
+    kind: str            # "end"
+    round: int
+    money: list[int]     # each seat's money after it
+
+
 def buyers_choices(market, active) -> list[tuple[int, int]]:
     """Which car each buyer takes (RULES.md §8), without the money: ``(buyer index, car index)``
     for each buyer of preference indices ``active`` that finds an unsold car on ``market``, in
@@ -167,11 +225,11 @@ def buyers_choices(market, active) -> list[tuple[int, int]]:
     return out
 
 
-def choose_sales(market, active, active_daimler, has_opel, components) -> list[tuple[int, int, int, int]]:
+def choose_sales(market, active, active_daimler, has_opel, components) -> list[Purchase]:
     """The buyers' choices of RULES.md §8 over ``market`` (cars as the reference engine holds
     them: ``[owner, body, engine, workers, price, maybach, horch]``).
 
-    Returns ``(buyer index, car index, multiplier, payment)`` for each buyer that buys, in
+    Returns a :class:`Purchase` ``(buyer, car, mult, payment)`` for each buyer that buys, in
     buyer order: the car is :func:`buyers_choices`'s; a price buyer pays 2x its price (3x to a
     seller who owns Opel), every other buyer 1x, plus the Daimler marker on the buyer
     (``active_daimler``). ``has_opel(seat)`` tells whether the seller owns Opel (asked for price
@@ -185,7 +243,7 @@ def choose_sales(market, active, active_daimler, has_opel, components) -> list[t
         mult = 1
         if active[b] == _PRICE_PREF:
             mult = components.opel_multiplier if has_opel(owner) else components.price_buyer_multiplier
-        out.append((b, car, mult, price * mult + active_daimler[b]))
+        out.append(Purchase(b, car, mult, price * mult + active_daimler[b]))
     return out
 
 
@@ -466,6 +524,15 @@ class State:
         return OVER if self.phase == OVER else self.tasks[-1][0]
 
     # ----- the task machine ---------------------------------------------
+
+    def settle(self) -> list[int]:
+        """Carry out tasks until a decision with two or more options is pending (or the game is
+        over) and return its options, as :meth:`legal_actions`. For a state built field by field
+        (a position being read, a fast state converted back): on a state that is already at its
+        decision it only lists the options again, changing nothing.
+        """
+        self._run()
+        return list(self._legal)
 
     def _run(self) -> None:
         """Run tasks until a decision with two or more options is pending."""
@@ -1098,7 +1165,7 @@ class State:
         if len(self.market) >= self.game.market_size or self.track == 0:
             self.phase = SCORING
             if self.score_log is not None:
-                self.score_log.append(("start", self.round, self.money()))
+                self.score_log.append(ScoreStart("start", self.round, self.money()))
             self._push("round_end")
             self._push("sales")
             self._push("race")
@@ -1130,13 +1197,13 @@ class State:
         self._add_buyer(seat, p)
         if self.score_log is not None:
             got_award = award < 0 and self.awards[AWARDS.index("buyer")] == seat
-            self.score_log.append(("benz", seat, p, white, got_award))
+            self.score_log.append(ScoreBenz("benz", seat, p, white, got_award))
 
     def _task_race(self, _: int) -> None:
         self._pop()
         c = self.game.components
-        cars = [(s.laps, s.space, i) for i, s in enumerate(self.seats) if s.space > 0]
-        cars += [(0, sp, -1) for sp in self.game.neutral_cars]
+        cars = [RaceCar(s.laps, s.space, i) for i, s in enumerate(self.seats) if s.space > 0]
+        cars += [RaceCar(0, sp, -1) for sp in self.game.neutral_cars]
         cars.sort(reverse=True)
         for place, (_, _, seat) in enumerate(cars[:len(c.gp_place_money)]):
             if seat >= 0:
@@ -1144,7 +1211,7 @@ class State:
         for s in self.seats:
             s.money += c.lap_money(s.laps)
         if self.score_log is not None:
-            self.score_log.append(("race", cars, [s.laps for s in self.seats], [s.space for s in self.seats]))
+            self.score_log.append(ScoreRace("race", cars, [s.laps for s in self.seats], [s.space for s in self.seats]))
 
     def _task_sales(self, _: int) -> None:
         self._pop()
@@ -1154,16 +1221,16 @@ class State:
         # "who would buy now").
         sales = choose_sales(self.market, self.active, self.active_daimler,
                              lambda seat: self.seats[seat].has("opel"), self.game.components)
-        for _, car, _, payment in sales:
-            self.seats[self.market[car][0]].money += payment
+        for sale in sales:
+            self.seats[self.market[sale.car][0]].money += sale.payment
         if self.score_log is not None:
-            self.score_log.append(("sales", [list(car) for car in self.market], list(self.active),
-                                   list(self.active_daimler), sales))
+            self.score_log.append(ScoreSales("sales", [list(car) for car in self.market], list(self.active),
+                                             list(self.active_daimler), sales))
 
     def _task_round_end(self, _: int) -> None:
         self._pop()
         if self.score_log is not None:
-            self.score_log.append(("end", self.round, self.money()))
+            self.score_log.append(ScoreEnd("end", self.round, self.money()))
         for owner, body, engine, workers, _, _, _ in self.market:
             self.supply_body[body - 1] += 1
             self.supply_engine[engine - 1] += 1

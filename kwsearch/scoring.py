@@ -51,7 +51,7 @@ def prospective_sales(state) -> dict[int, tuple[int, int, int]]:
     st = reference(state)
     sales = choose_sales(st.market, st.active, st.active_daimler, lambda s: st.seats[s].has("opel"),
                          st.game.components)
-    return {car: (b, st.active[b], pay) for b, car, _, pay in sales}
+    return {sale.car: (sale.buyer, st.active[sale.buyer], sale.payment) for sale in sales}
 
 
 # ---------------------------------------------------------------------------
@@ -251,7 +251,7 @@ def _wrap(text: str, width: int, indent: str) -> list[str]:
 # ---------------------------------------------------------------------------
 
 
-def reports_from_log(log: list[tuple], money_before: list[int], state) -> list[ScoringReport]:
+def reports_from_log(log: list, money_before: list[int], state) -> list[ScoringReport]:
     """Turn the reference engine's ``score_log`` entries into reports.
 
     ``money_before`` is the money when the log began (used when the scoring had started
@@ -264,49 +264,45 @@ def reports_from_log(log: list[tuple], money_before: list[int], state) -> list[S
     cur: ScoringReport | None = None
     start = list(money_before)
     for ev in log:
-        kind = ev[0]
-        if kind == "start":
-            start = list(ev[2])
+        if ev.kind == "start":
+            start = list(ev.money)
             cur = None
             continue
         if cur is None:
             cur = ScoringReport(round=state.round, money_before=list(start), money_after=list(start))
-        if kind == "benz":
-            _, seat, p, white, got_award = ev
-            cur.benz.append(BenzBuyer(seat, PREFERENCES[p], white,
-                                      c.awards[AWARDS.index("buyer")] if got_award else 0))
-        elif kind == "race":
-            _, cars, laps, spaces = ev
-            for k, (lp, sp, seat) in enumerate(cars):
-                money = c.gp_place_money[k] if k < len(c.gp_place_money) and seat >= 0 else 0
-                cur.race.append(RaceLine(seat if seat >= 0 else None, lp, sp, k + 1, money))
+        if ev.kind == "benz":
+            cur.benz.append(BenzBuyer(ev.seat, PREFERENCES[ev.pref], ev.white,
+                                      c.awards[AWARDS.index("buyer")] if ev.got_award else 0))
+        elif ev.kind == "race":
+            for k, car in enumerate(ev.cars):
+                money = c.gp_place_money[k] if k < len(c.gp_place_money) and car.seat >= 0 else 0
+                cur.race.append(RaceLine(car.seat if car.seat >= 0 else None, car.laps, car.space, k + 1, money))
             for seat in range(n):
-                if spaces[seat] == 0:
-                    cur.race.append(RaceLine(seat, laps[seat], 0, None, 0))
-            cur.laps = list(laps)
-            cur.lap_money = [c.lap_money(x) for x in laps]
-        elif kind == "sales":
-            _, market, active, daimler, sales = ev
-            cars = [Car(*car) for car in market]
-            bought = {b: (car, mult, pay) for b, car, mult, pay in sales}
-            for b, p in enumerate(active):
+                if ev.spaces[seat] == 0:
+                    cur.race.append(RaceLine(seat, ev.laps[seat], 0, None, 0))
+            cur.laps = list(ev.laps)
+            cur.lap_money = [c.lap_money(x) for x in ev.laps]
+        elif ev.kind == "sales":
+            cars = [Car(*car) for car in ev.market]
+            bought = {sale.buyer: sale for sale in ev.sales}
+            for b, p in enumerate(ev.active):
                 if b in bought:
-                    car, mult, pay = bought[b]
-                    opel = mult != 1 and mult == c.opel_multiplier and mult != c.price_buyer_multiplier
-                    cur.sales.append(Sale(b + 1, PREFERENCES[p], cars[car], mult, opel, daimler[b], pay))
+                    sale = bought[b]
+                    opel = sale.mult != 1 and sale.mult == c.opel_multiplier and sale.mult != c.price_buyer_multiplier
+                    cur.sales.append(Sale(b + 1, PREFERENCES[p], cars[sale.car], sale.mult, opel, ev.daimler[b],
+                                          sale.payment))
                 else:
                     cur.sales.append(Sale(b + 1, PREFERENCES[p], None))
-            sold = {car for _, car, _, _ in sales}
+            sold = {sale.car for sale in ev.sales}
             cur.unsold = [car for i, car in enumerate(cars) if i not in sold]
-        elif kind == "end":
-            _, rnd, money = ev
-            cur.round = rnd
-            cur.money_after = list(money)
-            if rnd >= c.rounds:
-                cur.final = final_sheet(state, money)
+        elif ev.kind == "end":
+            cur.round = ev.round
+            cur.money_after = list(ev.money)
+            if ev.round >= c.rounds:
+                cur.final = final_sheet(state, ev.money)
             reports.append(cur)
             cur = None
-            start = list(money)
+            start = list(ev.money)
     return reports
 
 
@@ -341,7 +337,7 @@ def explain_apply(state, action: int) -> list[ScoringReport]:
             state.score_log = None
         else:
             del state.score_log[mark:]
-        return reports_from_log(log, money, state) if any(ev[0] == "end" for ev in log) else []
+        return reports_from_log(log, money, state) if any(ev.kind == "end" for ev in log) else []
     before = state.copy()
     rnd = state.round
     state.apply(action)

@@ -153,47 +153,20 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from .engine import convert, fast_module
-from .errors import KwsearchError
 from .observation import observation_key
 from .seeds import MASK64, derive_seed
+from .settings import (DEFAULT_PLAYOUT, MAX_C_UCT, MAX_CUTOFF, MAX_NODES, MAX_PRIOR, MAX_WORKERS,  # noqa: F401
+                       PLAYOUT_FIELDS, PLAYOUT_RANGES, ROLLOUTS, ROOT_RULES, SETTING, SearchError, check_config,
+                       check_integer, check_number, config_fields, config_json, resolve)
 
 #: The most iterations one search counts: the C loop keeps visit counts in 32-bit integers.
 MAX_ITERATIONS = 2**31 - 1
 #: The longest time limit accepted (a year and a day; more is a typo, not a plan).
 MAX_SECONDS = 366 * 24 * 3600.0
-#: The most worker processes one search starts, and the largest node pool (32-bit node indices).
-MAX_WORKERS = 256
-MAX_NODES = 2**31 - 1
 #: The C loop runs at most this long between two looks at ``stop``, Ctrl-C and the progress clock.
 SLICE_SECONDS = 0.05
 #: Nodes with fewer visits than this share of their tree's root are left out of the merged plans/PV.
 PATH_SHARE = 0.001
-
-
-class SearchError(KwsearchError):
-    """Bad search settings, or a search that cannot run (the message names the field)."""
-
-
-def _integer(owner: str, name: str, value, lo: int, hi: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not lo <= value <= hi:
-        raise SearchError(f"{owner}.{name}: expected an integer from {lo} to {hi:,}, got {value!r}")
-
-
-def _bound(x: float) -> str:
-    return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
-
-
-def _number(owner: str, name: str, value, lo: float, hi: float, lo_open: bool = False) -> None:
-    ok = (not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(value)
-          and (value > lo if lo_open else value >= lo) and value <= hi)
-    if not ok:
-        low = f"greater than {_bound(lo)}" if lo_open else f"from {_bound(lo)}"
-        raise SearchError(f"{owner}.{name}: expected a finite number {low} to {_bound(hi)}, got {value!r}")
-
-
-def _flag(owner: str, name: str, value) -> None:
-    if not isinstance(value, bool):
-        raise SearchError(f"{owner}.{name}: expected true or false, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -211,125 +184,47 @@ class SearchLimits:
         if self.iterations is None and self.seconds is None:
             raise SearchError("SearchLimits: give iterations or seconds (or both)")
         if self.iterations is not None:
-            _integer("SearchLimits", "iterations", self.iterations, 1, MAX_ITERATIONS)
+            check_integer("SearchLimits", "iterations", self.iterations, 1, MAX_ITERATIONS)
         if self.seconds is not None:
-            _number("SearchLimits", "seconds", self.seconds, 0, MAX_SECONDS, lo_open=True)
+            check_number("SearchLimits", "seconds", self.seconds, 0, MAX_SECONDS, lo_open=True)
 
     def as_dict(self) -> dict[str, Any]:
         return {"iterations": self.iterations, "seconds": self.seconds}
 
 
-#: Defaults by player count, each chosen by matches. ``c_uct`` and ``money_weight`` (docs/design.md):
-#: with three and four players, where a seat's win share is mostly 0 in random playouts, a lower
-#: exploration constant and half the reward from the money margin. ``rollout``, ``cutoff`` and
-#: ``evaluation`` (docs/strength.md, "The acceptance protocol"): with two players smart playouts
-#: stopped after 15 decisions and scored by the shipped (``tempo``) evaluation, with a money weight
-#: of 0.2 -- it scored 62.7% [58.1, 67.4] against the former default (tempo playouts to the end,
-#: money weight 0) over 400 games at 0.2 s a decision, and won every game against ``random``; with
-#: four players smart playouts stopped after 30 decisions and scored by the evaluation fitted to
-#: searched games (``searched``) -- 51.7% [47.2, 56.1] against three of the former default over 400
-#: games at 0.2 s (parity 25%), and more search helps it (4x the iterations against three copies
-#: at 1x: docs/strength.md). With three players the tempo playout to the end: no three-player
-#: match has been played for a cut-off search. The former defaults stay reachable by spec
-#: (``FORMER_DEFAULT``).
-DEFAULT_C_UCT = {2: 0.7, 3: 0.4, 4: 0.4}
-DEFAULT_MONEY_WEIGHT = {2: 0.2, 3: 0.5, 4: 0.5}
-DEFAULT_ROLLOUT = {2: "smart", 3: "tempo", 4: "smart"}
-DEFAULT_CUTOFF = {2: 15, 3: 0, 4: 30}
+#: The defaults by player count, as named by earlier versions (the table, kwsearch.settings, holds
+#: them and says why each was chosen).
+DEFAULT_C_UCT = SETTING["c_uct"].default
+DEFAULT_MONEY_WEIGHT = SETTING["money_weight"].default
+DEFAULT_ROLLOUT = SETTING["rollout"].default
+DEFAULT_CUTOFF = SETTING["cutoff"].default
 #: The evaluation that scores a playout stopped at a cut-off when ``SearchConfig.evaluation`` is
 #: None: a shipped one by name (``kwsearch.features.SHIPPED``), by player count.
-DEFAULT_EVALUATION = {2: "tempo", 3: "tempo", 4: "searched"}
-#: How the root spends the budget (``SearchConfig.root``): ``uct`` selects there by UCB like
-#: everywhere else; ``halving`` runs sequential halving over the root's options (see the module
-#: docstring, "The root").
-ROOT_RULES = ("uct", "halving")
-DEFAULT_ROOT = {2: "uct", 3: "uct", 4: "uct"}
+DEFAULT_EVALUATION = SETTING["evaluation"].default
+DEFAULT_ROOT = SETTING["root"].default
 #: The search default before issue 17, by player count, as a spec's options: the search plain
 #: ``ismcts`` was until the two- and four-player defaults changed (``bench/strength.py``'s matches
 #: and ``bench/train_prior.py`` spell it out, so their recorded games and shipped weights stay what
 #: they were).
 FORMER_DEFAULT = {2: "rollout=tempo,cutoff=0,money=0", 3: "rollout=tempo,cutoff=0,money=0.5",
                   4: "rollout=tempo,cutoff=0,money=0.5"}
-#: The largest exploration constant accepted (UCB terms beyond it only drown the rewards).
-MAX_C_UCT = 1000.0
-#: The longest playout cut-off accepted, in decisions (a whole game takes a few hundred).
-MAX_CUTOFF = 100_000
-#: The largest move-prior weight accepted (the bias W * P / (1 + visits) then drowns the rewards).
-MAX_PRIOR = 1000.0
-#: The smart rollout's knobs (``SearchConfig.playout``, ``kwsearch._search.PLAYOUT_FIELDS`` order): the
-#: chance that a decision follows the heuristic's hand rule, that a turn takes a tempo tile, that the
-#: rule offers a car when it can; the worth of a useful research point (developments early) and of an
-#: engineer card at a research choice. ``PLAYOUT_RANGES`` bounds each.
-PLAYOUT_FIELDS = ("rule", "tempo", "sell", "develop", "engineer")
-DEFAULT_PLAYOUT = (0.9, 0.75, 0.875, 0.7, 4.0)
-PLAYOUT_RANGES = ((0.0, 1.0), (0.0, 1.0), (0.0, 1.0), (0.0, 10.0), (0.0, 20.0))
 
 
 @dataclass(frozen=True)
+@config_fields
 class SearchConfig:
-    """Search settings. ``determinize=False`` searches the true deck order (the ``cheat`` bot).
+    """Search settings: one field per setting of the table :data:`kwsearch.settings.SETTINGS` (which
+    gives each one's type, range, default, bot-spec key, command-line flag and JSON name; docs/settings.md
+    lists them). ``determinize=False`` searches the true deck order (the ``cheat`` bot).
 
-    ``c_uct``, ``money_weight``, ``rollout``, ``cutoff`` and (with a cut-off) ``evaluation``
-    left at ``None`` take the defaults for the game's player count (``DEFAULT_C_UCT``,
-    ``DEFAULT_MONEY_WEIGHT``, ``DEFAULT_ROLLOUT``, ``DEFAULT_CUTOFF``, ``DEFAULT_EVALUATION``);
-    the result of a search carries the values used (:meth:`for_players`). ``max_nodes`` bounds each
-    worker's node pool (64 bytes a node).
+    The settings whose default depends on the player count (``c_uct``, ``money_weight``, ``rollout``,
+    ``cutoff``, ``root`` and, with a cut-off, ``evaluation``) are None until :meth:`for_players` fills
+    them in; the result of a search carries the values used. ``max_nodes`` bounds each worker's node
+    pool (64 bytes a node).
     """
 
-    c_uct: float | None = None
-    money_weight: float | None = None
-    determinize: bool = True
-    workers: int = 1
-    max_nodes: int = 4_000_000
-    closed_loop: bool = False  # branch on the research cards revealed (see the module docstring)
-    rollout: str | None = None  # playout policy: "tempo", "random" or "smart" (module docstring; None: by players)
-    playout: tuple = DEFAULT_PLAYOUT  # the smart rollout's knobs (PLAYOUT_FIELDS order; other rollouts ignore them)
-    cutoff: int | None = None  # playout decisions before the evaluation scores it (0: to the end; None: by players)
-    evaluation: str | None = None  # weights file or shipped name of that evaluation (None: by players)
-    prior: float = 0.0         # weight W of the move prior's progressive bias W * P / (1 + visits) (0: no prior)
-    prior_weights: str | None = None  # weights file of the move prior (None: the shipped one for the player count)
-    root: str | None = None  # how the root spends its budget: "uct" or "halving" (None: by players)
-    c_opponents: float | None = None  # exploration constant where another seat than the root's mover chooses (None: c_uct)
-    prior_playout: float = 0.0  # chance that a playout decision is drawn from the move prior (0: unguided)
-
     def __post_init__(self) -> None:
-        if self.c_uct is not None:
-            _number("SearchConfig", "c_uct", self.c_uct, 0, MAX_C_UCT)
-        if self.money_weight is not None:
-            _number("SearchConfig", "money_weight", self.money_weight, 0, 1)
-        if self.rollout is not None and self.rollout not in ("random", "tempo", "smart"):
-            raise SearchError(f"SearchConfig.rollout: expected random, tempo or smart, got {self.rollout!r}")
-        if not isinstance(self.playout, tuple) or len(self.playout) != len(PLAYOUT_FIELDS):
-            raise SearchError(f"SearchConfig.playout: expected a tuple of {len(PLAYOUT_FIELDS)} numbers "
-                              f"({', '.join(PLAYOUT_FIELDS)}), got {self.playout!r}")
-        for name, value, (lo, hi) in zip(PLAYOUT_FIELDS, self.playout, PLAYOUT_RANGES):
-            _number("SearchConfig", f"playout.{name}", value, lo, hi)
-        _integer("SearchConfig", "workers", self.workers, 1, MAX_WORKERS)
-        _integer("SearchConfig", "max_nodes", self.max_nodes, 2, MAX_NODES)
-        _flag("SearchConfig", "determinize", self.determinize)
-        _flag("SearchConfig", "closed_loop", self.closed_loop)
-        if self.cutoff is not None:
-            _integer("SearchConfig", "cutoff", self.cutoff, 0, MAX_CUTOFF)
-        if self.evaluation is not None:
-            if not isinstance(self.evaluation, str) or not self.evaluation.strip():
-                raise SearchError(f"SearchConfig.evaluation: expected the path of a weights file, "
-                                  f"got {self.evaluation!r}")
-            if self.cutoff == 0:
-                raise SearchError("SearchConfig.evaluation: the evaluation scores playouts stopped at a cut-off; "
-                                  "give cutoff (decisions) too")
-        _number("SearchConfig", "prior", self.prior, 0, MAX_PRIOR)
-        _number("SearchConfig", "prior_playout", self.prior_playout, 0, 1)
-        if self.c_opponents is not None:
-            _number("SearchConfig", "c_opponents", self.c_opponents, 0, MAX_C_UCT)
-        if self.root is not None and self.root not in ROOT_RULES:
-            raise SearchError(f"SearchConfig.root: expected {' or '.join(ROOT_RULES)}, got {self.root!r}")
-        if self.prior_weights is not None:
-            if not isinstance(self.prior_weights, str) or not self.prior_weights.strip():
-                raise SearchError(f"SearchConfig.prior_weights: expected the path of a weights file, "
-                                  f"got {self.prior_weights!r}")
-            if self.prior == 0 and self.prior_playout == 0:
-                raise SearchError("SearchConfig.prior_weights: the move prior is used only with a prior weight or a "
-                                  "playout share; give prior or prior_playout (above 0) too")
+        check_config(self)
 
     def for_players(self, n: int) -> "SearchConfig":
         """This configuration with the player-count defaults filled in (with a cut-off, the
@@ -337,25 +232,11 @@ class SearchConfig:
 
         An evaluation named with the cut-off left to the default is an error for a player
         count whose default has no cut-off (the evaluation would never be used)."""
-        cutoff = DEFAULT_CUTOFF[n] if self.cutoff is None else self.cutoff
-        if self.evaluation is not None and cutoff == 0:
-            raise SearchError(f"SearchConfig.evaluation: the evaluation scores playouts stopped at a cut-off, and "
-                              f"the {n}-player default has none; give cutoff (decisions) too")
-        evaluation = self.evaluation
-        if evaluation is None and cutoff > 0:
-            evaluation = DEFAULT_EVALUATION[n]
-        return replace(self, c_uct=DEFAULT_C_UCT[n] if self.c_uct is None else self.c_uct,
-                       money_weight=DEFAULT_MONEY_WEIGHT[n] if self.money_weight is None else self.money_weight,
-                       rollout=DEFAULT_ROLLOUT[n] if self.rollout is None else self.rollout, cutoff=cutoff,
-                       evaluation=evaluation, root=DEFAULT_ROOT[n] if self.root is None else self.root)
+        return replace(self, **resolve(self, n))
 
     def as_dict(self) -> dict[str, Any]:
-        return {"c_uct": self.c_uct, "money_weight": self.money_weight, "determinize": self.determinize,
-                "workers": self.workers, "max_nodes": self.max_nodes, "closed_loop": self.closed_loop,
-                "rollout": self.rollout, "cutoff": self.cutoff, "evaluation": self.evaluation, "root": self.root,
-                **({"playout": dict(zip(PLAYOUT_FIELDS, self.playout))} if self.rollout == "smart" else {}),
-                **({"prior": self.prior, "prior_playout": self.prior_playout, "prior_weights": self.prior_weights}
-                   if self.uses_prior else {})}
+        """The settings as ``kwsearch-analysis/1`` records them (``rootInfo.config``: docs/formats.md)."""
+        return config_json(self)
 
     @property
     def uses_prior(self) -> bool:
@@ -528,8 +409,10 @@ def _pv(children: dict, mover: int) -> list[int]:
     return pv
 
 
-#: What :func:`_next_slice` returns when the caller's stop event is set.
+#: What :func:`_next_slice` returns, and a schedule yields, when the caller's stop event is set.
 _STOPPED = object()
+#: What a schedule yields when a pass is over: the driver calls its ``tick`` (progress, orphan check).
+_TICK = object()
 
 
 def _next_slice(tree, done: int, iterations: int | None, seconds: float | None, t0: float, stop):
@@ -555,6 +438,63 @@ def _next_slice(tree, done: int, iterations: int | None, seconds: float | None, 
         if span <= 0:
             return None
     return left, span
+
+
+def _uct_schedule(tree, reused: int, iterations: int | None, seconds: float | None, t0: float, stop):
+    """The slices of a search that selects at the root by UCB, as :func:`_drive` runs them: each
+    ``(iterations, seconds, -1)`` of :func:`_next_slice`'s budget, then a tick."""
+    while True:
+        budget = _next_slice(tree, tree.root_visits() - reused, iterations, seconds, t0, stop)
+        if budget is _STOPPED:
+            yield _STOPPED
+        if not isinstance(budget, tuple):
+            return
+        left, span = budget
+        yield left, span, -1
+        yield _TICK
+
+
+def _schedule(config: SearchConfig, tree, fast, reused: int, iterations: int | None, seconds: float | None,
+              t0: float, stop):
+    """``(schedule, halving)``: the slices a search of ``config`` runs (UCB at the root, or sequential
+    halving with its ``_Halving``, else None), for :func:`_drive`."""
+    if config.root == "halving":
+        halving = _Halving(fast, reused)
+        return halving.schedule(tree, iterations, seconds, t0, stop), halving
+    return _uct_schedule(tree, reused, iterations, seconds, t0, stop), None
+
+
+def _drive(tree, state, params, schedule, rng: int, tick: Callable[[], None]) -> tuple[int, bool]:
+    """The one driver loop of every way of running a search -- in process, in a root-parallel worker,
+    with UCB or sequential halving at the root: run ``schedule``'s slices on ``tree`` with the C
+    parameters ``params`` (``search_params``), carrying the generator's state ``rng`` from slice to
+    slice, call ``tick`` where the schedule says a pass is over, and stop when the schedule ends,
+    the node pool is full or ``stop`` is set. Returns ``(rng, interrupted)``.
+
+    A schedule is a generator of ``(iterations, seconds, root_action)`` slices (``root_action >= 0``:
+    every iteration takes that root option), ``_TICK`` and ``_STOPPED``; it reads the tree between
+    slices (its visits), so it can budget by iterations done."""
+    from . import _search
+    for step in schedule:
+        if step is _TICK:
+            tick()
+        elif step is _STOPPED:
+            return rng, True
+        else:
+            left, span, root_action = step
+            _, rng = _search.run_slice(tree, state, params, left, span, rng, root_action)
+            if tree.pool_full:
+                break
+    return rng, False
+
+
+def search_params(config: SearchConfig, players: int):
+    """The C parameters of a search of ``config`` for ``players`` (a ``kwsearch._search.Params``, the
+    struct ``SearchParams`` of ``_search.pxd``): the player-count defaults filled in, the evaluation
+    and the move prior loaded. Built once per search (and per worker)."""
+    from . import _search
+    resolved = config.for_players(players)
+    return _search.Params(resolved, resolved.evaluator(players), resolved.prior_model(players))
 
 
 def _make_result(fast, stats: dict[str, Any], *, seed: int, config: SearchConfig, limits: SearchLimits,
@@ -668,10 +608,11 @@ class _Halving:
         """The ranking so far: the options still in, best first, then those dropped, latest round first."""
         return self._ranked(tree, self.alive) + [a for batch in reversed(self.out) for a in batch]
 
-    def run(self, tree, fast, config: SearchConfig, iterations: int | None, seconds: float | None, rng: int,
-            evaluator, prior, t0: float, stop, tick: Callable[[], None]) -> tuple[int, bool]:
-        """Spend the budget (``iterations`` and/or ``seconds`` since ``t0``; None: no limit of that
-        kind); returns ``(rng, interrupted)``. ``tick()`` is called after every pass."""
+    def schedule(self, tree, iterations: int | None, seconds: float | None, t0: float, stop):
+        """The slices that spend the budget (``iterations`` and/or ``seconds`` since ``t0``; None: no
+        limit of that kind), for :func:`_drive`: each option's turn in a pass is a slice of up to
+        ``HALVING_STEP`` iterations that takes it at the root; a tick ends every pass; ``stop`` is
+        looked at before each pass. The ranking after each round reads the tree."""
         for r in range(self.rounds):
             left_rounds = self.rounds - r
             k = len(self.alive)
@@ -686,18 +627,19 @@ class _Halving:
             done = [0] * k
             while True:
                 if stop is not None and stop.is_set():
-                    return rng, True
+                    yield _STOPPED
+                    return
                 ran = 0
                 for i, a in enumerate(self.alive):
                     step = HALVING_STEP if quota is None else min(HALVING_STEP, quota[i] - done[i])
                     if step <= 0:
                         continue
-                    n, rng = _run_slice(tree, fast, step, 0.0, rng, config, evaluator, prior, root_action=a)
+                    before = tree.root_visits()
+                    yield step, 0.0, a
+                    n = tree.root_visits() - before  # every iteration completed passes the root once
                     done[i] += n
                     ran += n
-                    if tree.pool_full:
-                        return rng, False
-                tick()
+                yield _TICK
                 if ran == 0 or (deadline is not None and time.perf_counter() >= deadline):
                     break
             if r == self.rounds - 1:
@@ -708,7 +650,6 @@ class _Halving:
             self.alive, dropped = ranked[:keep], ranked[keep:]
             if dropped:
                 self.out.append(dropped)
-        return rng, False
 
 
 class Searcher:
@@ -797,7 +738,7 @@ class Searcher:
         """
         if not isinstance(limits, SearchLimits):
             raise SearchError(f"search limits: expected a SearchLimits, got {limits!r}")
-        _number("Searcher.run", "progress_interval", progress_interval, 0, 86400.0, lo_open=True)
+        check_number("Searcher.run", "progress_interval", progress_interval, 0, 86400.0, lo_open=True)
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
             raise SearchError(f"Searcher.run: seed: expected an integer, got {seed!r}")
         if state.is_terminal():
@@ -816,16 +757,14 @@ class Searcher:
     def _run_here(self, fast, config: SearchConfig, limits: SearchLimits, seed: int, progress, stop,
                   interval: float) -> SearchResult:
         from . import _search
-        evaluator = config.evaluator(fast.game.num_players)
-        prior = config.prior_model(fast.game.num_players)
+        params = search_params(config, fast.game.num_players)
         tree = self._reused_tree(fast) or _search.Tree(config.max_nodes)
         tree.reset_root_avail()
         reused = tree.root_visits()
         rng = derive_seed(seed, "worker", 0)
         t0 = last = time.perf_counter()
         interrupted = False
-
-        halving = _Halving(fast, reused) if config.root == "halving" else None
+        schedule, halving = _schedule(config, tree, fast, reused, limits.iterations, limits.seconds, t0, stop)
 
         def result(final: bool) -> SearchResult:
             return _make_result(fast, _tree_stats(tree, reused), seed=seed, config=config, limits=limits,
@@ -838,39 +777,12 @@ class Searcher:
                 progress(result(False))
                 last = time.perf_counter()
         try:
-            if halving is not None:
-                rng, interrupted = halving.run(tree, fast, config, limits.iterations, limits.seconds, rng, evaluator,
-                                               prior, t0, stop, tick)
-            while halving is None:
-                budget = _next_slice(tree, tree.root_visits() - reused, limits.iterations, limits.seconds, t0,
-                                     stop)
-                if budget is _STOPPED:
-                    interrupted = True
-                if not isinstance(budget, tuple):
-                    break
-                left, span = budget
-                _, rng = _run_slice(tree, fast, left, span, rng, config, evaluator, prior)
-                if tree.pool_full:
-                    break
-                tick()
+            rng, interrupted = _drive(tree, fast, params, schedule, rng, tick)
         except KeyboardInterrupt:
             interrupted = True  # the tree is whole: the C loop is never cut inside an iteration
         self.tree = tree
         self._root, self._path = fast.copy(), []
         return result(True)
-
-
-def _run_slice(tree, state, left: int, span: float, rng: int, config: SearchConfig, evaluator, prior, *,
-               root_action: int = -1) -> tuple[int, int]:
-    """One slice of :func:`_next_slice`'s ``(left, span)`` budget on ``tree`` with ``config``'s
-    settings, for the in-process loop, the workers and the halving rounds alike (``root_action >= 0``:
-    every iteration takes that root option); returns ``(iterations done, random state to go on with)``."""
-    from . import _search
-    c_other = -1.0 if config.c_opponents is None else float(config.c_opponents)  # -1: c_uct everywhere
-    return _search.run_slice(tree, state, left, span, config.c_uct, config.money_weight, config.determinize, rng,
-                             config.closed_loop, config.rollout, config.cutoff, evaluator,
-                             tuple(map(float, config.playout)), float(config.prior), prior, root_action, c_other,
-                             float(config.prior_playout))
 
 
 def search(state, limits: SearchLimits = SearchLimits(iterations=1000), config: SearchConfig = SearchConfig(),
@@ -916,8 +828,7 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
         fast_module()
         state = state_from_json(obj, engine="fast")
         tree = _search.Tree(config.max_nodes)
-        evaluator = config.evaluator(state.game.num_players)
-        prior = config.prior_model(state.game.num_players)
+        params = search_params(config, state.game.num_players)
         t0 = last = time.perf_counter()
 
         def tick() -> None:
@@ -927,20 +838,8 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
             if report_every and time.perf_counter() - last >= report_every:
                 conn.send(("stats", _tree_stats(tree)))
                 last = time.perf_counter()
-        if config.root == "halving":
-            rng, _ = _Halving(state, 0).run(tree, state, config, iterations, seconds, rng, evaluator, prior, t0,
-                                            stop, tick)
-        while config.root != "halving" and not stop.is_set():
-            if os.getppid() != parent:
-                return  # the parent is gone: nobody wants the result
-            budget = _next_slice(tree, tree.root_visits(), iterations, seconds, t0, stop)
-            if not isinstance(budget, tuple):
-                break
-            left, span = budget
-            _, rng = _run_slice(tree, state, left, span, rng, config, evaluator, prior)
-            if tree.pool_full:
-                break
-            tick()
+        schedule, _ = _schedule(config, tree, state, 0, iterations, seconds, t0, stop)
+        _drive(tree, state, params, schedule, rng, tick)
         conn.send(("final", _tree_stats(tree)))
     except _Orphaned:
         return  # the parent is gone: nobody wants the result

@@ -139,7 +139,7 @@ class TuneSettings:
         # the smart rollout is checked in a smart spec, which some point of the run may make even when
         # the base is not one. A value must stand for itself in the spec: a string holding "," or "="
         # (or padded with spaces) would read as other options or another value.
-        from .search import PLAYOUT_FIELDS
+        from .search import PLAYOUT_FIELDS  # the smart rollout's knobs (the table, kwsearch.settings)
         for name, values in self.params:
             for v in values:
                 self.spec_of({name: v})

@@ -20,6 +20,7 @@ import kwsearch
 from kwsearch.engine import convert, default_engine, set_default_engine, state_from_json
 from kwsearch.errors import IllegalMoveError, InvalidMoveError, KwsearchError
 from kwsearch._fast import FastState
+from kwsearch._forced import apply_forced
 from kwsearch.rules import SPECIAL, TERMINAL, Game, State, random_game
 
 pytestmark = pytest.mark.one_engine  # does its own engine handling (see conftest.py)
@@ -535,7 +536,7 @@ def test_apply_forced_turns_up_the_named_cards_whatever_the_deck_order(players, 
                                       for i, (r, pile) in enumerate(zip(stacks, piles)))
             for i, (kind, _, pile) in enumerate(events):
                 before = events[:i]
-                result = fast.copy().apply_forced(action, [t for k, t, _ in before if k == "card"],
+                result = apply_forced(fast.copy(), action, [t for k, t, _ in before if k == "card"],
                                                   [t for k, t, _ in before if k == "special"])
                 if kind == "card":
                     counts = [0] * len(ref.game.components.card_types)
@@ -545,7 +546,7 @@ def test_apply_forced_turns_up_the_named_cards_whatever_the_deck_order(players, 
                 else:
                     assert result == ("special", pile)
             after = fast.copy()
-            assert after.apply_forced(action, cards, specials) is None
+            assert apply_forced(after, action, cards, specials) is None
             assert _public(after) == _public(ref)
             fast = after
     assert draws > 30 and reshuffles >= 2
@@ -563,9 +564,9 @@ def test_apply_forced_refuses_a_card_that_is_not_undrawn():
     deck = state.to_reference().deck
     missing = next(t for t in range(len(state.game.components.card_types)) if t not in deck)
     with pytest.raises(ValueError, match="could be turned up"):
-        state.copy().apply_forced(research[0], [missing, missing])
+        apply_forced(state.copy(), research[0], [missing, missing])
     before = state.to_json()
-    state.copy().apply_forced(research[0], [deck[-1]])
+    apply_forced(state.copy(), research[0], [deck[-1]])
     assert state.to_json() == before  # applied to a copy: the original is untouched
 
 
@@ -574,7 +575,7 @@ def test_apply_forced_refuses_a_specialty_tile_that_is_not_undrawn_in_the_stack_
     rng = random.Random(3)
     while True:  # the first action that places a new specialty tile
         action = rng.choice(state.legal_actions())
-        result = state.copy().apply_forced(action)
+        result = apply_forced(state.copy(), action)
         if result is not None and result[0] == "special":
             break
         state.apply(action)
@@ -584,12 +585,12 @@ def test_apply_forced_refuses_a_specialty_tile_that_is_not_undrawn_in_the_stack_
     assert pile == sorted(t for t in state.to_reference().spec_undrawn[r])
     other = next(t.index for t in sp if t.stack != r)  # a tile of another stack
     with pytest.raises(ValueError, match="could be turned up"):
-        state.copy().apply_forced(action, [], [other])
+        apply_forced(state.copy(), action, [], [other])
     with pytest.raises(ValueError, match="at most 8"):
-        state.copy().apply_forced(action, [], [pile[0]] * 9)
+        apply_forced(state.copy(), action, [], [pile[0]] * 9)
     for t in pile:  # any face-down tile of the stack can be named; it is the one placed
         after = state.copy()
-        assert after.apply_forced(action, [], [t]) is None
+        assert apply_forced(after, action, [], [t]) is None
         after = after.to_reference()
         assert SPECIAL + t in after.chain and t not in after.spec_undrawn[r]
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from types import SimpleNamespace
+
 import pytest
 
 from helpers import assert_one_line_error, run_cli
@@ -136,14 +138,13 @@ def test_search_with_guided_playouts_and_workers_is_reproducible():
     assert a.actions == search(st, SearchLimits(iterations=1000), config, seed=3).actions
 
 
-def test_run_slice_checks_the_playout_share():
-    fast = Game(2).new_initial_state(2, engine="fast")
+def test_search_params_check_the_playout_share():
+    config = SearchConfig(c_uct=0.7, money_weight=0.1, rollout="tempo", cutoff=0, prior_playout=0.5)
     with pytest.raises(ValueError, match="needs a prior"):
-        _search.run_slice(_search.Tree(), fast, 10, 0, 0.7, 0.1, True, 1, False, "tempo", 0, None, None, 0.0,
-                          None, -1, -1.0, 0.5)
-    with pytest.raises(ValueError, match="guide_share"):
-        _search.run_slice(_search.Tree(), fast, 10, 0, 0.7, 0.1, True, 1, False, "tempo", 0, None, None, 0.0,
-                          load_prior(None, 2), -1, -1.0, 1.5)
+        _search.Params(config)
+    bad = SimpleNamespace(**{**config.__dict__, "prior_playout": 1.5})  # past SearchConfig's own check
+    with pytest.raises(ValueError, match="prior_playout"):
+        _search.Params(bad, None, load_prior(None, 2))
 
 
 def test_settings_and_specs():

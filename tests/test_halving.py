@@ -48,8 +48,8 @@ def test_forced_root_option_takes_every_iteration():
     st = convert(turn_state(), "fast")
     legal = st.legal_actions()
     tree = _search.Tree()
-    done, _ = _search.run_slice(tree, st, 300, 0.0, 0.4, 0.5, True, 7, False, "tempo", 0, None, None, 0.0, None,
-                                legal[-1])
+    params = _search.Params(SearchConfig(c_uct=0.4, money_weight=0.5, rollout="tempo", cutoff=0))
+    done, _ = _search.run_slice(tree, st, params, 300, 0.0, 7, legal[-1])
     kids = {a: visits for a, _p, visits, *_ in tree.children(0)}
     assert done == 300 and kids == {legal[-1]: 300}
 
@@ -187,9 +187,10 @@ def test_opponents_constant_spreads_the_other_seats_visits():
     st = convert(turn_state(), "fast")
     mover = st.current_player()
     tree_a, tree_b = _search.Tree(), _search.Tree()
-    for tree, c_other in ((tree_a, -1.0), (tree_b, 50.0)):
-        _search.run_slice(tree, st, 3000, 0.0, 0.4, 0.5, True, 9, False, "tempo", 0, None, None, 0.0, None,
-                          -1, c_other)
+    for tree, c_opponents in ((tree_a, None), (tree_b, 50.0)):
+        params = _search.Params(SearchConfig(c_uct=0.4, money_weight=0.5, rollout="tempo", cutoff=0,
+                                             c_opponents=c_opponents))
+        _search.run_slice(tree, st, params, 3000, 0.0, 9)
 
     def opponent_spread(tree):
         """Share of the most visited child, over the well-visited nodes where another seat chooses."""

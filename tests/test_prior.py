@@ -206,7 +206,9 @@ def test_prior_weight_zero_is_the_search_without_it():
     runs = []
     for weight, model in ((0.0, None), (0.0, pr)):
         tree = _search.Tree()
-        _search.run_slice(tree, fast, 700, 0, 0.7, 0.1, True, 99, False, "tempo", 0, None, None, weight, model)
+        params = _search.Params(SearchConfig(c_uct=0.7, money_weight=0.1, rollout="tempo", cutoff=0, prior=weight),
+                                None, model)
+        _search.run_slice(tree, fast, params, 700, 0, 99)
         runs.append((tree.size, tree.children()))
     assert runs[0] == runs[1]
     assert "prior" not in SearchConfig().as_dict()  # the recorded settings of a search without it are unchanged
@@ -214,11 +216,11 @@ def test_prior_weight_zero_is_the_search_without_it():
 
 def test_run_slice_checks_the_prior():
     fast = convert(_midgame(2), "fast")
+    config = SearchConfig(c_uct=0.7, money_weight=0.1, rollout="tempo", cutoff=0, prior=1.0)
     with pytest.raises(ValueError, match="needs a prior"):
-        _search.run_slice(_search.Tree(), fast, 10, 0, 0.7, 0.1, True, 1, False, "tempo", 0, None, None, 1.0, None)
+        _search.Params(config)
     with pytest.raises(ValueError, match="fitted for 3 players"):
-        _search.run_slice(_search.Tree(), fast, 10, 0, 0.7, 0.1, True, 1, False, "tempo", 0, None, None, 1.0,
-                          load_prior(None, 3))
+        _search.run_slice(_search.Tree(), fast, _search.Params(config, None, load_prior(None, 3)), 10, 0, 1)
 
 
 @pytest.mark.one_engine

@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from kwsearch import _fast, _search
+from kwsearch import _fast, _playout, _search
 from kwsearch import actions as A
 from kwsearch.bots import BotSpec, BotSpecError, from_spec, play_game
 from kwsearch.engine import convert
@@ -52,7 +52,7 @@ def test_smart_playouts_are_legal_and_deterministic(players, v6):
             assert a in ref.legal_actions()
             ref.apply(a)
         assert ref.is_terminal()
-        actions, money = _fast.smart_playout_trace(start, seed, playout)
+        actions, money = _playout.smart_playout_trace(start, seed, playout)
         assert actions == trace and money == ref.money()  # both engines end the game alike
 
 
@@ -61,7 +61,7 @@ def test_smart_playout_stops_after_max_decisions():
     full = _search.smart_playout_actions(start, 9)
     part = _search.smart_playout_actions(start, 9, None, 20000, 10)
     assert len(part) == 10 and part == full[:10]
-    actions, _ = _fast.smart_playout_trace(start, 9, DEFAULT_PLAYOUT, 20000, 10)
+    actions, _ = _playout.smart_playout_trace(start, 9, DEFAULT_PLAYOUT, 20000, 10)
     assert actions == part
 
 

@@ -22,6 +22,7 @@ import json
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -33,7 +34,7 @@ for p in (ROOT, ROOT / "bench"):
 import stability  # noqa: E402
 from kwsearch import _search  # noqa: E402
 from kwsearch.engine import convert  # noqa: E402
-from kwsearch.search import SearchConfig  # noqa: E402
+from kwsearch.search import SearchConfig, search_params  # noqa: E402
 from kwsearch.seeds import derive_seed  # noqa: E402
 
 
@@ -41,14 +42,13 @@ def option_values(state, action: int, config: SearchConfig, iterations: int, see
     """The mover's mean reward after ``action``, from one forced search per seed."""
     fast = convert(state, "fast")
     n = fast.game.num_players
-    evaluator = config.evaluator(n)
+    params = search_params(replace(config, determinize=True, closed_loop=False, prior=0.0, prior_playout=0.0,
+                                   prior_weights=None), n)
     mover = fast.current_player()
     out = []
     for s in seeds:
         tree = _search.Tree(config.max_nodes)
-        _search.run_slice(tree, fast, iterations, 0.0, config.c_uct, config.money_weight, True, s, False,
-                          config.rollout, config.cutoff, evaluator, tuple(map(float, config.playout)), 0.0, None,
-                          action)
+        _search.run_slice(tree, fast, params, iterations, 0.0, s, action)
         (child,) = [c for c in tree.children(0) if c[0] == action]
         out.append(child[5][mover] / child[2])
     return out
