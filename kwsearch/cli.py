@@ -142,7 +142,7 @@ def _components_option(f):
 @click.option("--output", "-o", type=click.Path(dir_okay=False), required=True,
               help="Where to write the game record (must not exist unless --force).")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
-@click.option("--v6", is_flag=True, help="Play with the V6 specialty tiles (RULES.md §11).")
+@click.option("--v6", is_flag=True, help="Play with the V6 specialty tiles (rules §11: kwsearch rules 11).")
 @_components_option
 def new(players: int, seed: int, output: str, force: bool, v6: bool, components_file: str | None) -> None:
     """Write a fresh game record (set-up drawn from --seed).
@@ -782,6 +782,18 @@ def tournament(bots: tuple[str, ...], players: int | None, games: int | None, wo
                f"{'s' if info.workers > 1 else ''}{extra}"
                + (f"; {info.skipped} were already in {out}" if info.skipped else ""))
     click.echo(report_text(rep))
+
+
+@main.command("rules")
+@click.argument("section", required=False, metavar="[SECTION]")
+def rules_command(section: str | None) -> None:
+    """Print the rules of Kraftwagen, or one section of them.
+
+    SECTION is a number as the messages cite it (8, §8, 4.1), a word of a title
+    (buyers, engineers), 'intro', or 'contents' for the list of sections.
+    """
+    from .rulebook import print_rules
+    print_rules(section, click.echo)
 
 
 @main.command()

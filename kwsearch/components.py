@@ -201,7 +201,7 @@ MARKS: dict[str, str] = {
     "engineer_markers": "[book] Maybach +1/+2, Horch +1/+2, Daimler +2/+4, Diesel two changes, Benz one fifth buyer",
     "otto_workers": "[book] up to two workers",
     "specialty_tiles": "[book 9.0] twelve tiles, four per stack A/B/C, and their bonuses; [assumed] which "
-                       "stack holds which bonus and each tile's standard action (RULES.md §11)",
+                       "stack holds which bonus and each tile's standard action (rules §11: kwsearch rules 11)",
 }
 
 # ---------------------------------------------------------------------------

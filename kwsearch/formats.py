@@ -668,7 +668,7 @@ def _check_awards(ck: "_Checker", st) -> None:
 
     def need(path: str, name: str, why: str) -> None:
         if free(name):
-            ck.err(path, f"{why}, but the award {name} is free: the engine gives it at once (RULES.md §9); "
+            ck.err(path, f"{why}, but the award {name} is free: the engine gives it at once (rules §9: kwsearch rules 9); "
                          f"give \"awards\": {{\"{name}\": SEAT}}")
 
     for si, s in enumerate(st.seats):
@@ -703,7 +703,7 @@ def _check_awards(ck: "_Checker", st) -> None:
                                ("engine7", "engine4", "an engine of value 7 qualifies for engine4 too")):
         if not free(higher) and free(lower):
             ck.err(f"$.awards.{lower}", f"the award {higher} is taken (seat {st.awards[AWARDS.index(higher)]}) "
-                                        f"but {lower} is free, which no game reaches: {why} (RULES.md §9); "
+                                        f"but {lower} is free, which no game reaches: {why} (rules §9: kwsearch rules 9); "
                                         f"give \"awards\": {{\"{lower}\": SEAT}}")
 
 

@@ -42,7 +42,7 @@ AWARD_LABEL = {"gp1": "GP 1 lap", "gp2": "GP 2 laps", "buyer": "Buyer", "market"
                "worker": "Worker", "engineers": "Engineers"}
 
 #: RULES.md §6: the tie rule stated in every final sheet.
-TIE_RULE = "highest money wins, tied players share the win (RULES.md §6, a stated decision)"
+TIE_RULE = "highest money wins, tied players share the win (rules §6: kwsearch rules 6)"
 
 
 def prospective_sales(state) -> dict[int, tuple[int, int, int]]:

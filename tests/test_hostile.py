@@ -260,7 +260,7 @@ def test_a_lap_completed_while_the_first_lap_award_is_free(tmp_path):
     pos = start_of_turn()
     pos["seats"][0].update(laps=1, space=4)
     assert first(pos) == ("$.seats[0].laps", '1 lap(s) completed, but the award gp1 is free: the engine gives '
-                                             'it at once (RULES.md §9); give "awards": {"gp1": SEAT}')
+                                             'it at once (rules §9: kwsearch rules 9); give "awards": {"gp1": SEAT}')
     p = write(tmp_path, pos)
     result = run("validate", p)
     assert result.exit_code == 1 and "award gp1 is free" in result.stderr and "Traceback" not in result.output
@@ -295,7 +295,7 @@ def test_a_higher_award_taken_while_the_lower_is_free_is_unreachable(tmp_path, h
     assert path == f"$.awards.{lower}"
     assert message.startswith(f"the award {higher} is taken (seat {holder}) but {lower} is free, which no game "
                               "reaches: ")
-    assert message.endswith(f'(RULES.md §9); give "awards": {{"{lower}": SEAT}}')
+    assert message.endswith(f'(rules §9: kwsearch rules 9); give "awards": {{"{lower}": SEAT}}')
     p = write(tmp_path, pos)
     one_line_error(run("validate", p), f"the award {higher} is taken", f"but {lower} is free")
     one_line_error(run("show", p), f"but {lower} is free")

@@ -68,7 +68,11 @@ def serve(file: str | None, *, review: str | None = None, host: str = "127.0.0.1
     warning = host_warning(host)
     if warning:
         echo(warning)
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
+    # log_config=None: uvicorn leaves the process's logging as it is. Its own configuration
+    # (logging.config.dictConfig) first shuts down every handler already installed, and one that
+    # another library installed (absl's, with OpenSpiel) closes the stream it writes to.
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
+                                           log_config=None))
 
     def announce() -> None:
         while not server.started and not server.should_exit:
