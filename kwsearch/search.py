@@ -206,6 +206,11 @@ class SearchLimits:
 
     iterations: int | None = None
     seconds: float | None = None
+    # issue 29 (kwsearch.confidence): after the search, re-search the finalists until the best is
+    # separated or they are declared equal, up to ``clear_cap`` re-search iterations (None: the
+    # default cap). Read by kwsearch.analysis (hints); the search itself ignores them.
+    until_clear: bool = False
+    clear_cap: int | None = None
 
     def __post_init__(self) -> None:
         if self.iterations is None and self.seconds is None:
@@ -214,9 +219,13 @@ class SearchLimits:
             _integer("SearchLimits", "iterations", self.iterations, 1, MAX_ITERATIONS)
         if self.seconds is not None:
             _number("SearchLimits", "seconds", self.seconds, 0, MAX_SECONDS, lo_open=True)
+        _flag("SearchLimits", "until_clear", self.until_clear)
+        if self.clear_cap is not None:
+            _integer("SearchLimits", "clear_cap", self.clear_cap, 1, 2**62)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"iterations": self.iterations, "seconds": self.seconds}
+        extra = {"until_clear": True, "clear_cap": self.clear_cap} if self.until_clear else {}
+        return {"iterations": self.iterations, "seconds": self.seconds, **extra}
 
 
 #: Defaults by player count, each chosen by matches. ``c_uct`` and ``money_weight`` (docs/design.md):
