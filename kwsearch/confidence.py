@@ -166,14 +166,17 @@ def chunk_value(fast, config, evaluator, prior, action: int, n: int, seed: int) 
     """One re-search of ``action`` alone for ``n`` iterations from ``seed``: ``(win after n/2, win after n,
     money after n/2, money after n, visits)`` of the mover (win share; money at the playouts' end)."""
     from . import _search
-    from .search import _run_slice
     tree = _search.Tree(config.max_nodes)
     mover = fast.current_player()
     rng = seed
     out = []
     done = 0
+    c_other = -1.0 if config.c_opponents is None else float(config.c_opponents)  # as kwsearch.search runs it
     for stop in (n // 2, n):
-        _, rng = _run_slice(tree, fast, stop - done, 0.0, rng, config, evaluator, prior, root_action=action)
+        _, rng = _search.run_slice(tree, fast, stop - done, 0.0, config.c_uct, config.money_weight,
+                                   config.determinize, rng, config.closed_loop, config.rollout, config.cutoff,
+                                   evaluator, tuple(map(float, config.playout)), float(config.prior), prior,
+                                   action, c_other, float(config.prior_playout))
         done = stop
         kid = [c for c in tree.children(0) if c[0] == action]
         if not kid or kid[0][2] == 0:
