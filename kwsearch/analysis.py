@@ -13,7 +13,7 @@ command repeats a search with an iteration limit exactly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from .search import SearchConfig, SearchLimits, SearchResult, Searcher
@@ -35,6 +35,9 @@ class Candidate:
     money_sd: float
     money_all: tuple[float, ...]   # every seat's expected final money
     pv: tuple[str, ...]
+    estimate: Any = None           # kwsearch.confidence.Estimate: the re-searched value and its interval
+    equal: bool = False            # equal to the best at the re-searches' precision or within the margin
+    rank: int | None = None        # place by the re-searched win share (0: the best; None: not verified)
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,20 @@ class Analysis:
     result: SearchResult
     candidates: tuple[Candidate, ...]
     interrupted: bool
+    verification: Any = None       # kwsearch.confidence.Verification (None: not verified)
+
+    def ranked(self) -> tuple[Candidate, ...]:
+        """The candidates by their re-searched rank (the search's order when not verified)."""
+        return tuple(sorted(self.candidates, key=lambda c: c.order if c.rank is None else c.rank))
+
+    def equal_text(self) -> str:
+        """The best option, or all the options equal to it: ``tile 0 or tile 6, equal``."""
+        names = [c.text for c in self.ranked() if c.equal] or [self.ranked()[0].text]
+        if len(names) == 1:
+            return names[0]
+        v = self.verification
+        how = "equal" if v is None or v.verdict == "equal" else "equal at this precision"
+        return ", ".join(names[:-1]) + f" or {names[-1]}, {how}"
 
 
 def describe(result: SearchResult, top: int = 5) -> Analysis:
@@ -56,8 +73,12 @@ def describe(result: SearchResult, top: int = 5) -> Analysis:
 
 def analyse(state, limits: SearchLimits, config: SearchConfig = SearchConfig(), seed: int = 0, top: int = 5,
             progress: Callable[[Analysis], None] | None = None, stop=None,
-            progress_interval: float = 0.25) -> Analysis:
+            progress_interval: float = 0.25, verify: bool = True) -> Analysis:
     """Search ``state`` with ``seed`` and describe its best ``top`` options.
+
+    With ``verify`` (the default) the options described are then re-searched on their own
+    (:func:`verified`, docs/confidence.md); ``limits.until_clear`` repeats that until the best is
+    clear or the finalists are equal, up to ``limits.clear_cap`` iterations.
 
     ``progress(analysis)`` is called every ``progress_interval`` seconds with the
     candidates so far; ``stop.set()`` or Ctrl-C ends the search early with the
@@ -67,7 +88,25 @@ def analyse(state, limits: SearchLimits, config: SearchConfig = SearchConfig(), 
     report = None if progress is None else (lambda r: progress(describe(r, top)))
     result = Searcher(config, seed, reuse=False).run(state, limits, progress=report, stop=stop,
                                                      progress_interval=progress_interval, seed=seed)
-    return describe(result, top)
+    an = describe(result, top)
+    if verify and not an.interrupted and result.iterations > 0:
+        an = verified(state, an, seed=seed, until_clear=limits.until_clear, cap=limits.clear_cap, stop=stop)
+    return an
+
+
+def verified(state, an: Analysis, *, seed: int, until_clear: bool = False, cap: int | None = None,
+             stop=None) -> Analysis:
+    """``an`` with its candidates re-searched on their own (kwsearch.confidence): each carries its
+    estimate and 95% interval and its ``rank`` by the re-searched win share (the options equal to the
+    best first, marked ``equal``); the candidates stay in the search's order (``ranked()`` sorts)."""
+    from .confidence import verify
+    options = [c.action for c in an.candidates]
+    v = verify(state, an.result, options, seed=seed, until_clear=until_clear, cap=cap, stop=stop)
+    by_action = {c.action: c for c in an.candidates}
+    rank = {a: i for i, a in enumerate(v.order)}
+    cands = tuple(replace(c, rank=rank[c.action], estimate=v.estimates[c.action], equal=c.action in v.equal)
+                  for c in an.candidates)
+    return Analysis(an.result, cands, an.interrupted, v)
 
 
 def analysis_json(an: Analysis, source: str | None = None, ply: int | None = None) -> dict[str, Any]:
@@ -95,6 +134,7 @@ def analysis_json(an: Analysis, source: str | None = None, ply: int | None = Non
             "nodes": r.nodes,
             "poolFull": r.pool_full,
             "config": r.config.as_dict(),
+            **({"confidence": _confidence_json(an)} if an.verification is not None else {}),
         },
         "moveInfos": [{
             "move": c.text,
@@ -109,8 +149,29 @@ def analysis_json(an: Analysis, source: str | None = None, ply: int | None = Non
             "moneyAll": list(c.money_all),
             "plan": list(c.plan),
             "pv": list(c.pv),
+            **(_estimate_json(c) if c.estimate is not None else {}),
         } for c in an.candidates],
     }
+
+
+def _estimate_json(c: Candidate) -> dict[str, Any]:
+    """A candidate's re-searched value and 95% intervals (docs/formats.md, docs/confidence.md)."""
+    e = c.estimate
+    return {"rank": c.rank, "equal": c.equal,
+            "estimate": {"winrate": e.win, "winrateLow": e.win_low, "winrateHigh": e.win_high,
+                         "winratePrecision": e.win_precision, "winrateDrift": e.win_drift,
+                         "money": e.money, "moneyLow": e.money - e.money_half, "moneyHigh": e.money + e.money_half,
+                         "moneyDrift": e.money_drift, "chunks": e.chunks, "chunkIterations": e.chunk_iterations,
+                         "round": e.round}}
+
+
+def _confidence_json(an: Analysis) -> dict[str, Any]:
+    from .confidence import DEPTH_FACTOR
+    v = an.verification
+    return {"method": "re-search", "level": 0.95, "margin": v.margin, "depthFactor": DEPTH_FACTOR,
+            "verdict": v.verdict, "capped": v.capped, "untilClear": v.until_clear, "rounds": v.rounds,
+            "iterations": v.iterations, "best": an.ranked()[0].text,
+            "equal": [c.text for c in an.ranked() if c.equal], "history": v.history}
 
 
 def plan_text(state, plan: tuple[str, ...] | list[str]) -> str:

@@ -329,9 +329,15 @@ def _search_text(config: SearchConfig) -> str:
                    "options below override it. Default: the default ismcts (its settings depend on the "
                    "player count: docs/strength.md).")
 @search_options("suggest")
+@click.option("--until-clear", is_flag=True,
+              help="After the search, re-search the finalists on their own, doubling the length each round, until "
+                   "the best is separated from the rest or they are declared equal, up to --clear-cap "
+                   "(docs/confidence.md).")
+@click.option("--clear-cap", type=click.IntRange(min=1, max=2**62), default=None,
+              help="Most iterations the re-searches of --until-clear spend (default: 16 times the search's).")
 @click.option("--json", "as_json", is_flag=True, help="Print a kwsearch-analysis/1 object (docs/formats.md).")
 def suggest(file: str, ply: int | None, iterations: int | None, seconds: float | None, top: int, seed: int,
-            bot: str | None, as_json: bool, **settings) -> None:
+            bot: str | None, until_clear: bool, clear_cap: int | None, as_json: bool, **settings) -> None:
     """Suggest a move: search the position of a game record or a position file.
 
     Prints the seat to move and the best options as whole-turn plans, with
@@ -364,6 +370,7 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
             raise click.ClickException(f"--bot: {exc}") from None
         if not (iterations or seconds):
             limits = bot_limits
+    limits = replace(limits, until_clear=until_clear, clear_cap=clear_cap)  # kwsearch.confidence
     overrides = search_overrides(settings)  # the options given override the bot's settings
     config = replace(config, **overrides)
     config.evaluator(state.game.num_players)  # a bad weights file is one line, before the search starts
@@ -403,18 +410,18 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
     click.echo(f"ISMCTS: {r.iterations:,} iterations in {r.elapsed:.1f} s ({r.iterations_per_second:,.0f}/s), "
                f"seed {seed}, {workers} worker{'s' if workers > 1 else ''}, {_search_text(r.config)}{note}")
     click.echo("")
-    rows = []
-    for c in an.candidates:
-        plan = plan_text(state, c.plan)
-        rows.append((str(c.order + 1), plan, f"{c.visits:,}", f"{100 * c.share:.1f}%", f"{100 * c.win_prob:.1f}%",
-                     f"{c.money:.1f} ± {c.money_sd:.1f}", f"{100 * c.avail:.0f}%"))
     cut = r.config.cutoff  # with a cut-off the money statistics are the money when the playouts stopped
-    head = ("#", "plan for this turn", "visits", "share", "win", "money@cut ± sd" if cut else "money ± sd", "avail")
-    for line in table(head, rows, left={1}):
+    from .confidence import confidence_rows
+    head, rows = confidence_rows(an, lambda c: plan_text(state, c.plan), cut)
+    for line in table(head, rows, left={0, 1}):
         click.echo(line)
     if cut:
         click.echo(f"money@cut: the seat's money where the playouts stopped, {cut} decisions on, not at the "
                    "game's end (--cutoff 0 plays them out)")
+    if an.verification is not None:
+        from .confidence import legend
+        for line in legend(an):
+            click.echo(line)
     click.echo("")
     click.echo("PV: " + ", ".join(r.pv))
 

@@ -425,14 +425,21 @@ class Session:
         from .search import SearchLimits
         # Each hint gets its own stream: the game's seed and the decision it is asked at.
         seed = derive_seed(self.seed, "hint", len(self.record.get("events", [])))
-        an = analyse(self.state, SearchLimits(iterations=self.hint_iterations), seed=seed, top=3)
+        # Issue 29: the hint re-searches its options until the best is clear or they are equal
+        # (kwsearch.confidence), so a short hint and a long suggest differ only within the band.
+        an = analyse(self.state, SearchLimits(iterations=self.hint_iterations, until_clear=True), seed=seed, top=3)
         note = ", stopped early" if an.interrupted else ""
         cut = an.result.config.cutoff  # the money where the playouts stopped, not at the game's end
         self.say(f"  hints ({an.result.iterations:,} iterations{note}"
                  + (f"; money at the playout cut-off, {cut} decisions on" if cut else "") + "):")
-        for c in an.candidates:
-            self.say(f"  {c.order + 1}. {plan_text(self.state, c.plan)}  — win {100 * c.win_prob:.0f}%, "
+        for c in an.ranked():
+            e = c.estimate
+            win = f"{100 * c.win_prob:.0f}%" if e is None else f"{100 * e.win:.0f}% ± {100 * e.win_half:.0f}"
+            self.say(f"  {(c.order if c.rank is None else c.rank) + 1}{'=' if c.equal and len(an.candidates) > 1 else '.'} "
+                     f"{plan_text(self.state, c.plan)}  — win {win}, "
                      f"{'money@cut' if cut else 'money'} {c.money:.1f}, {c.visits:,} visits")
+        if an.verification is not None:
+            self.say(f"  {an.verification.summary()}; hint: {an.equal_text()}")
 
 
 # ---------------------------------------------------------------------------

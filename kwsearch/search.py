@@ -157,7 +157,7 @@ from .observation import observation_key
 from .seeds import MASK64, derive_seed
 from .settings import (DEFAULT_PLAYOUT, MAX_C_UCT, MAX_CUTOFF, MAX_NODES, MAX_PRIOR, MAX_WORKERS,  # noqa: F401
                        PLAYOUT_FIELDS, PLAYOUT_RANGES, ROLLOUTS, ROOT_RULES, SETTING, SearchError, check_config,
-                       check_integer, check_number, config_fields, config_json, resolve)
+                       check_flag, check_integer, check_number, config_fields, config_json, resolve)
 
 #: The most iterations one search counts: the C loop keeps visit counts in 32-bit integers.
 MAX_ITERATIONS = 2**31 - 1
@@ -179,6 +179,11 @@ class SearchLimits:
 
     iterations: int | None = None
     seconds: float | None = None
+    # issue 29 (kwsearch.confidence): after the search, re-search the finalists until the best is
+    # separated or they are declared equal, up to ``clear_cap`` re-search iterations (None: the
+    # default cap). Read by kwsearch.analysis (hints); the search itself ignores them.
+    until_clear: bool = False
+    clear_cap: int | None = None
 
     def __post_init__(self) -> None:
         if self.iterations is None and self.seconds is None:
@@ -187,9 +192,13 @@ class SearchLimits:
             check_integer("SearchLimits", "iterations", self.iterations, 1, MAX_ITERATIONS)
         if self.seconds is not None:
             check_number("SearchLimits", "seconds", self.seconds, 0, MAX_SECONDS, lo_open=True)
+        check_flag("SearchLimits", "until_clear", self.until_clear)
+        if self.clear_cap is not None:
+            check_integer("SearchLimits", "clear_cap", self.clear_cap, 1, 2**62)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"iterations": self.iterations, "seconds": self.seconds}
+        extra = {"until_clear": True, "clear_cap": self.clear_cap} if self.until_clear else {}
+        return {"iterations": self.iterations, "seconds": self.seconds, **extra}
 
 
 #: The defaults by player count, as named by earlier versions (the table, kwsearch.settings, holds

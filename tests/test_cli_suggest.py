@@ -26,11 +26,12 @@ MID3 = str(ROOT / "tests" / "data" / "scoring-3p.json")
 #: docs/formats.md, "Analysis output": field -> type(s)
 ROOT_INFO = {"currentPlayer": int, "visits": int, "winrate": float, "money": float, "moneyAll": list,
              "iterations": int, "iterationsPerSecond": float, "elapsed": float, "seed": int, "limits": dict,
-             "nodes": int, "poolFull": bool, "config": dict}
+             "nodes": int, "poolFull": bool, "config": dict, "confidence": dict}
 #: rootInfo fields that are timings (the rest is reproducible from the seed under an iteration limit)
 TIMINGS = ("iterationsPerSecond", "elapsed")
 MOVE_INFO = {"move": str, "action": int, "order": int, "visits": int, "share": float, "availability": float,
-             "winrate": float, "money": float, "moneyStdev": float, "moneyAll": list, "plan": list, "pv": list}
+             "winrate": float, "money": float, "moneyStdev": float, "moneyAll": list, "plan": list, "pv": list,
+             "rank": int, "equal": bool, "estimate": dict}  # the last three: issue 29 (docs/confidence.md)
 
 
 def run(*args):

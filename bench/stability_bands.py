@@ -1,0 +1,74 @@
+"""Stable advice with the equal band (issue 29's target; docs/confidence.md).
+
+    python bench/stability_bands.py --out bench/strength17/stability/bands-default4p.json
+
+The positions and seeds of ``bench/stability.py`` (40 sampled four-player positions of seed 1, 5
+search seeds ``derive_seed(seed, "search", p, k)``, 20,000 iterations); each search is a hint
+(:func:`kwsearch.analysis.analyse`, top 5 re-searched alone, ``--until-clear`` with
+``--until-clear``). Per position: the top move of every seed, every seed's equal band; the target
+counts the positions where every seed's top move lies in every other seed's band (≥ 95%) and those
+where the band holds a single option (≥ 70%; counted over all searches).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+import stability  # noqa: E402
+from kwsearch.analysis import analyse  # noqa: E402
+from kwsearch.search import SearchConfig, SearchLimits  # noqa: E402
+from kwsearch.seeds import derive_seed  # noqa: E402
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--positions", type=int, default=40)
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--iterations", type=int, default=20_000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--until-clear", action="store_true")
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args(argv)
+    sample = stability.sample_positions(a.positions, 4, a.seed)
+    rows = []
+    t0 = time.process_time()
+    for p, pos in enumerate(sample):
+        st = pos["state"]
+        runs = []
+        for k in range(a.seeds):
+            an = analyse(st, SearchLimits(iterations=a.iterations, until_clear=a.until_clear), SearchConfig(),
+                         seed=derive_seed(a.seed, "search", p, k), top=5)
+            v = an.verification
+            runs.append({"top": an.ranked()[0].text, "band": [c.text for c in an.ranked() if c.equal],
+                         "verdict": v.verdict, "rounds": v.rounds, "iterations": v.iterations,
+                         "visits_top": an.candidates[0].text})
+        stable = all(r["top"] in o["band"] for r in runs for o in runs)
+        rows.append({"position": p, "stage": pos["stage"], "task": st.pending(), "stable": stable,
+                     "single": sum(len(r["band"]) == 1 for r in runs) / len(runs), "runs": runs})
+        print(f"  position {p}: {'stable' if stable else 'UNSTABLE'} tops {[r['top'] for r in runs]} "
+              f"bands {[len(r['band']) for r in runs]}", flush=True)
+    n = len(rows)
+    res = {"positions": n, "seeds": a.seeds, "iterations": a.iterations, "seed": a.seed, "until_clear": a.until_clear,
+           "stable": sum(r["stable"] for r in rows) / n, "single_band": sum(r["single"] for r in rows) / n,
+           "all_single": sum(r["single"] == 1 for r in rows) / n,
+           "visits_top_agree": sum(len({x["visits_top"] for x in r["runs"]}) == 1 for r in rows) / n,
+           "verified_top_agree": sum(len({x["top"] for x in r["runs"]}) == 1 for r in rows) / n,
+           "cpu_seconds": round(time.process_time() - t0, 1), "rows": rows}
+    if a.out:
+        Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
+    print(f"stable {res['stable']:.1%} (target 95%), single band {res['single_band']:.1%} of searches "
+          f"(all seeds single {res['all_single']:.1%}; target 70%), top agree: by visits "
+          f"{res['visits_top_agree']:.1%}, re-searched {res['verified_top_agree']:.1%}; CPU {res['cpu_seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
