@@ -20,7 +20,7 @@ match      what                                                      passes when
 
 Each match is a tournament of :mod:`kwsearch.tournament` (seats rotated, every
 rotation of a deal on the same deck, a results file that survives a kill) in
-``bench/acceptance-LABEL-MATCH.jsonl``; a rerun with the same options resumes it
+``bench/results/acceptance-LABEL-MATCH.jsonl``; a rerun with the same options resumes it
 (a run can be split across sessions: ``--games`` may grow), and ``--match``
 plays one match only. A game's score is the candidate's win share (1 for a sole
 win, split on ties); the interval is the 95% normal interval over *deal sets*
@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--iterations", type=int, default=None, help="iterations per decision instead of seconds")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--seed", type=seed_arg, default=SEED_BASE, help=f"base of the match seeds (default {SEED_BASE})")
-    ap.add_argument("--out-dir", default=str(HERE), help="where the results files go (default bench/)")
+    ap.add_argument("--out-dir", default=str(HERE / "results"), help="where the results files go (default bench/results/)")
     ap.add_argument("--results", default=str(HERE / "RESULTS.md"), help="the Markdown file of the summary")
     ap.add_argument("--report", action="store_true", help="only write and print the summary")
     a = ap.parse_args(argv)

@@ -12,14 +12,14 @@ moves (seeded), every 15th decision from the start. At each, OpenSpiel's ISMCTS
 evaluator, on :mod:`kwsearch.openspiel`'s game) and ours (:func:`kwsearch.search.search`,
 one worker) each search for ``--seconds``; the figure is total iterations over
 total time. OpenSpiel's C++ MCTS (``pyspiel.MCTSBot``) is measured the same way
-for reference. The results go to ``bench/peer-openspiel-speed.json``.
+for reference. The results go to ``bench/results/peer-openspiel-speed.json``.
 
 **Match.** ``ismcts:seconds=T`` against ``openspiel-ismcts:seconds=T`` (both from
 :func:`kwsearch.bots.from_spec`), 2 players: game ``i`` uses deck seed
 ``base + i // 2`` and seats our bot at ``i % 2``, so every deal is played with the
 seats swapped. Score = our win share (ties split); 95% CI by the normal
 approximation (±1.96·sd/√n) and Wilson's interval on wins. Games are appended to
-``bench/peer-openspiel-games.jsonl`` as they finish (a rerun resumes).
+``bench/results/peer-openspiel-games.jsonl`` as they finish (a rerun resumes).
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ from kwsearch.tournament import wilson  # noqa: E402
 from kwsearch.seeds import seed_arg  # noqa: E402
 
 BEGIN, END = "<!-- BEGIN peer-openspiel -->", "<!-- END peer-openspiel -->"
-GAMES_FILE = HERE / "peer-openspiel-games.jsonl"
-SPEED_FILE = HERE / "peer-openspiel-speed.json"
+GAMES_FILE = HERE / "results" / "peer-openspiel-games.jsonl"
+SPEED_FILE = HERE / "results" / "peer-openspiel-speed.json"
 
 
 def positions(count: int, seed: int = 7):

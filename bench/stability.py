@@ -1,8 +1,8 @@
 """How much a search's advice depends on its seed (issue 17, item 6: stable advice).
 
-    python bench/stability.py --spec ismcts --label default --out bench/stability-default.json
+    python bench/stability.py --spec ismcts --label default --out bench/results/stability-default.json
     python bench/stability.py --spec "ismcts:rollout=smart" --label smart --positions 40 --seeds 5 \\
-        --iterations 20000 --players 4 --seed 1 --out bench/stability-smart.json
+        --iterations 20000 --players 4 --seed 1 --out bench/results/stability-smart.json
 
 The same position searched with different seeds should give the same top move
 once the search is long enough; the issue's target is that, over 40 sampled

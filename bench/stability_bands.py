@@ -1,6 +1,6 @@
 """Stable advice with the equal band (issue 29's target; docs/confidence.md).
 
-    python bench/stability_bands.py --out bench/strength17/stability/bands-default4p.json
+    python bench/stability_bands.py --out bench/results/strength17/stability/bands-default4p.json
 
 The positions and seeds of ``bench/stability.py`` (40 sampled four-player positions of seed 1, 5
 search seeds ``derive_seed(seed, "search", p, k)``, 20,000 iterations); each search is a hint

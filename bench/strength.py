@@ -8,7 +8,7 @@ Each match pits a *tested* bot (the first spec) against opponents. Seats rotate
 so the tested bot plays every seat equally often, and the deck/tile seed is
 shared by the games of one rotation (paired decks). The score of a game is the
 tested bot's win share (1 for a sole win, split on ties). Results go line by line
-to ``bench/strength-games.jsonl`` as games finish (a rerun skips the games it
+to ``bench/results/strength-games.jsonl`` as games finish (a rerun skips the games it
 already has, so an interrupted run resumes), and the summary to its section of
 ``bench/RESULTS.md``: games, mean score with a 95% confidence interval (normal
 approximation, ±1.96·sd/√n), the parity score, and the mean money of the tested
@@ -34,7 +34,7 @@ from kwsearch.search import FORMER_DEFAULT  # noqa: E402
 from kwsearch.seeds import seed_arg  # noqa: E402
 
 BEGIN, END = "<!-- BEGIN strength -->", "<!-- END strength -->"
-GAMES_FILE = HERE / "strength-games.jsonl"
+GAMES_FILE = HERE / "results" / "strength-games.jsonl"
 
 #: The searches spell out ``FORMER`` / ``FORMER4``: the search default of the recorded games
 #: (search.FORMER_DEFAULT); the two- and four-player defaults changed in issue 17 (docs/strength.md).
@@ -133,8 +133,8 @@ def to_markdown(rows: list[dict]) -> str:
     lines += ["", "Settings of the tested ISMCTS: tempo playouts to the end; c = 0.7 and the win-share reward with "
               "two players (spelled out: the default before issue 17), c = 0.4 and money weight 0.5 with four (the "
               "default; docs/design.md). Games of earlier settings are "
-              "kept: `bench/strength-games-random-rollouts.jsonl` (uniformly random playouts, c = 0.7, including "
-              "the closed- vs open-loop match behind the open-loop default) and `bench/strength-games-tuning.jsonl` "
+              "kept: `bench/results/strength-games-random-rollouts.jsonl` (uniformly random playouts, c = 0.7, including "
+              "the closed- vs open-loop match behind the open-loop default) and `bench/results/strength-games-tuning.jsonl` "
               "(the matches that chose the playout policy and the four-player defaults)."]
     lines.append(END)
     return "\n".join(lines)

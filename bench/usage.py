@@ -1,8 +1,8 @@
 """Which parts of the game each bot uses, per game (issue 17, item 6).
 
-    python bench/usage.py bench/usage-games-4p.jsonl
+    python bench/usage.py bench/results/usage-games-4p.jsonl
     python bench/usage.py a.jsonl b.jsonl --json
-    python bench/usage.py bench/usage-games-4p.jsonl --label default-4p   # also the RESULTS.md section
+    python bench/usage.py bench/results/usage-games-4p.jsonl --label default-4p   # also the RESULTS.md section
 
 Reads tournament results files (``kwsearch tournament``, format
 ``kwsearch-results/1``: every game line carries its ``record``) and replays each

@@ -190,12 +190,12 @@ def test_stability_cli_writes_json_and_section(stability, tmp_path, capsys):
 
 
 def test_near_ties_searches_each_named_option_alone(stability, tmp_path, capsys):
-    """bench/strength17/stability/near_ties.py: every disagreement of a stability result, each option a
+    """bench/near_ties.py: every disagreement of a stability result, each option a
     seed named searched alone (forced at the root) on a few seeds; repeatable for its seeds."""
     saved = list(sys.path)
     try:
         spec = importlib.util.spec_from_file_location(
-            "near_ties", ROOT / "bench" / "strength17" / "stability" / "near_ties.py")
+            "near_ties", ROOT / "bench" / "near_ties.py")
         near_ties = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(near_ties)
     finally:

@@ -1,6 +1,6 @@
-"""Fit the 28-feature softmax to search-value targets (valtargets.py output).
+"""Fit the 28-feature softmax to search-value targets (bench/valtargets.py output).
 
-    python fitvt.py OUTDIR LAMBDA FILES.npz...    # target = LAMBDA * search value + (1 - LAMBDA) * outcome
+    python bench/valtargets_fit.py OUTDIR LAMBDA FILES.npz...    # target = LAMBDA * search value + (1 - LAMBDA) * outcome
 """
 import json
 import sys
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 from kwsearch.features import FEATURES, load_evaluation, shipped_path, weights_document  # noqa: E402
@@ -33,7 +33,7 @@ print("value entropy", float(-(V[te] * np.log(np.clip(V[te], 1e-15, 1))).sum(axi
 for f, a, b in zip(FEATURES, w, w0):
     print(f"  {f:28s} {a:8.3f} {b:8.3f}")
 out.mkdir(parents=True, exist_ok=True)
-training = {"script": "bench/strength17/valtargets/fitvt.py (experiment)", "lambda": lam, "files": files,
+training = {"script": "bench/valtargets_fit.py (experiment)", "lambda": lam, "files": files,
             "positions": {"train": int(tr.sum()), "holdout": int(te.sum())}}
 doc = weights_document(4, [float(v) for v in w], training, X[te][0].tolist())
 (out / "eval-4p.json").write_text(json.dumps(doc, indent=1))

@@ -1,7 +1,7 @@
 """Are the seeds' disagreements near ties? (issue 17, item 6; docs/strength.md, "Stable advice").
 
-    python bench/strength17/stability/near_ties.py bench/strength17/stability/cut30-searched.json \
-        --iterations 20000 --seeds 5 --out bench/strength17/stability/near-ties-default4p.json
+    python bench/near_ties.py bench/results/strength17/stability/cut30-searched.json \
+        --iterations 20000 --seeds 5 --out bench/results/strength17/stability/near-ties-default4p.json
 
 For every position of a ``bench/stability.py`` result where the seeds named different top moves,
 each option some seed named is searched on its own: ``--seeds`` searches of ``--iterations``
@@ -26,8 +26,8 @@ from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent.parent
-for p in (ROOT, ROOT / "bench"):
+ROOT = HERE.parent
+for p in (ROOT, HERE):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 

@@ -4,7 +4,7 @@ For positions sampled from recorded 4-player games, run the candidate search (mo
 root's mean rewards are win shares) for N iterations and store: the features of every seat, the
 search's value vector (the most visited option's mean reward per seat) and the game's outcome.
 
-    python valtargets.py OUT.npz --iterations 16000 --every 12 --part 0 --parts 2 FILES...
+    python bench/valtargets.py OUT.npz --iterations 16000 --every 12 --part 0 --parts 2 FILES...
 """
 import argparse
 import sys
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 from kwsearch import _eval  # noqa: E402
