@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -224,3 +225,71 @@ def test_near_ties_searches_each_named_option_alone(stability, tmp_path, capsys)
         assert row["gap"] == pytest.approx(means[0] - means[1], abs=2e-4)
         assert row["near_tie"] == (row["gap"] < row["spread"]) and (row["practical_tie"] or not row["near_tie"])
     assert "disagreements are near ties" in capsys.readouterr().out
+
+
+# The layout of bench/ (issue 28): scripts and RESULTS.md at the top, kept results under bench/results/.
+BENCH_TOP_FILES = {"RESULTS.md", "README.md"}
+BENCH_TOP_DIRS = {"results", "tools", "__pycache__"}
+_BENCH_PATH = re.compile(r"(?<![\w./-])bench/[\w./*{},<>$-]*")
+_PLACEHOLDER = re.compile(r"<[^<>/]*>|\$\w+|\b[A-Z][A-Z0-9_]*\b")  # LABEL, <match>, $f: any name part
+
+
+def _bench_mentions() -> list[tuple[str, str]]:
+    """Every ``bench/...`` path named by docs/*.md, README.md, bench/RESULTS.md and the READMEs of
+    bench/results/, as (file, path)."""
+    files = [ROOT / "README.md", ROOT / "bench" / "RESULTS.md", *sorted((ROOT / "docs").glob("*.md")),
+             *sorted((ROOT / "bench" / "results").rglob("README.md"))]
+    out = []
+    for f in files:
+        for m in _BENCH_PATH.finditer(f.read_text(encoding="utf-8")):
+            path = m.group(0).rstrip(".,:;")
+            if path.count("{") != path.count("}"):  # a brace cut by the pattern's end
+                path = path.split("{")[0]
+            out.append((str(f.relative_to(ROOT)), path))
+    return out
+
+
+def _expand_braces(path: str) -> list[str]:
+    """``a-{2p,4p}.jsonl`` -> ``a-2p.jsonl``, ``a-4p.jsonl`` (nested braces are not used)."""
+    m = re.search(r"\{([^{}]*)\}", path)
+    if not m:
+        return [path]
+    return [p for alt in m.group(1).split(",") for p in _expand_braces(path[:m.start()] + alt + path[m.end():])]
+
+
+def _bench_path_exists(path: str) -> bool:
+    """The path exists; a glob (``*``) or a placeholder (``LABEL``, ``<match>``) matches a file."""
+    if (ROOT / path).exists():
+        return True
+    pattern = _PLACEHOLDER.sub("*", path)
+    return any(ROOT.glob(pattern.rstrip("/"))) if "*" in pattern else False
+
+
+def test_bench_top_holds_only_scripts_and_results_md():
+    """Kept results (tournament, stability, tuning files, ...) live under bench/results/, not beside the scripts."""
+    stray = sorted(p.name for p in (ROOT / "bench").iterdir() if not p.name.startswith(".")
+                   and not (p.is_file() and (p.suffix == ".py" or p.name in BENCH_TOP_FILES))
+                   and not (p.is_dir() and p.name in BENCH_TOP_DIRS))
+    assert stray == [], f"move these to bench/results/ (or bench/tools/ for scripts): {stray}"
+    kept = [p for p in (ROOT / "bench" / "results").rglob("*") if p.suffix in (".jsonl", ".json")]
+    assert len(kept) > 100 and (ROOT / "bench" / "results" / "strength17").is_dir()
+    assert not list((ROOT / "bench" / "results").rglob("*.py")), "scripts belong at the top of bench/"
+
+
+def test_bench_paths_in_docs_exist():
+    """Every ``bench/...`` path the docs, README and bench/RESULTS.md name exists (globs and placeholders
+    such as ``bench/results/acceptance-LABEL-MATCH.jsonl`` must match a file)."""
+    mentions = _bench_mentions()
+    paths = {p for _, p in mentions}
+    assert {"bench/RESULTS.md", "bench/results/acceptance-LABEL-MATCH.jsonl", "bench/near_ties.py"} <= paths
+    missing = [(f, p) for f, p in mentions if not all(_bench_path_exists(q) for q in _expand_braces(p))]
+    assert missing == []
+
+
+def test_bench_path_checker_sees_a_missing_file():
+    assert not _bench_path_exists("bench/results/no-such-file.jsonl")
+    assert not _bench_path_exists("bench/strength17/")  # moved to bench/results/strength17/
+    assert _bench_path_exists("bench/results/tune-2p-rollout-money.*")
+    assert _bench_path_exists("bench/results/stability-LABEL.json") and _bench_path_exists("bench/*.py")
+    assert _bench_path_exists("bench/results/strength17/$f.jsonl")
+    assert _expand_braces("bench/a-{2p,4p}.jsonl") == ["bench/a-2p.jsonl", "bench/a-4p.jsonl"]
