@@ -14,6 +14,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 from kwsearch.features import FEATURES, load_evaluation, shipped_path, weights_document  # noqa: E402
 from train_eval import fit, metrics  # noqa: E402
 
+if len(sys.argv) < 4 or sys.argv[1] in ("-h", "--help"):
+    print(__doc__)
+    sys.exit(0 if sys.argv[1:2] in (["-h"], ["--help"]) else 2)
 out, lam, files = Path(sys.argv[1]), float(sys.argv[2]), sys.argv[3:]
 d = [np.load(f) for f in files]
 X = np.concatenate([x["X"] for x in d]); V = np.concatenate([x["V"] for x in d])
