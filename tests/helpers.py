@@ -316,3 +316,39 @@ def assert_frame_errors(bad) -> None:
     assert "test.features[1][0]: expected at most 1e+06 in size, got -2000000.0" in \
         bad(lambda o: o["test"]["features"][1].__setitem__(0, -2e6))
     assert "test.features: expected a list of" in bad(lambda o: o["test"].update(features=[]))
+
+
+# ---------------------------------------------------------------- kwsearch-analysis/1
+
+#: docs/formats.md, "Analysis output": rootInfo field -> type (``kwsearch suggest --json``, the web
+#: board's analysis stream). ``confidence`` is there once the options were re-searched.
+ANALYSIS_ROOT_INFO = {"currentPlayer": int, "visits": int, "winrate": float, "money": float, "moneyAll": list,
+                      "iterations": int, "iterationsPerSecond": float, "elapsed": float, "seed": int,
+                      "limits": dict, "nodes": int, "poolFull": bool, "config": dict, "confidence": dict}
+#: moveInfos[] field -> type; ``rank``, ``equal`` and ``estimate`` (issue 29, docs/confidence.md) once verified.
+ANALYSIS_MOVE_INFO = {"move": str, "action": int, "order": int, "visits": int, "share": float,
+                      "availability": float, "winrate": float, "money": float, "moneyStdev": float,
+                      "moneyAll": list, "plan": list, "pv": list, "rank": int, "equal": bool, "estimate": dict}
+#: The fields of the re-searches: a progress update (not verified yet) lacks exactly these.
+ANALYSIS_VERIFIED_ROOT = {"confidence"}
+ANALYSIS_VERIFIED_MOVE = {"rank", "equal", "estimate"}
+
+
+def check_analysis_fields(obj: Mapping[str, Any], players: int, verified: bool = True) -> None:
+    """``obj`` is a ``kwsearch-analysis/1`` object with exactly the documented fields and types;
+    without ``verified`` (a progress update), without the re-searches' fields."""
+    assert obj["format"] == "kwsearch-analysis/1"
+    assert set(obj) == {"format", "id", "ply", "interrupted", "kwsearch", "rootInfo", "moveInfos"}
+    root = {k: t for k, t in ANALYSIS_ROOT_INFO.items() if verified or k not in ANALYSIS_VERIFIED_ROOT}
+    move = {k: t for k, t in ANALYSIS_MOVE_INFO.items() if verified or k not in ANALYSIS_VERIFIED_MOVE}
+    assert set(obj["rootInfo"]) == set(root)
+    for k, t in root.items():
+        assert isinstance(obj["rootInfo"][k], (int, float) if t is float else t), k
+    assert len(obj["rootInfo"]["moneyAll"]) == players
+    assert obj["moveInfos"]
+    for i, m in enumerate(obj["moveInfos"]):
+        assert set(m) == set(move)
+        for k, t in move.items():
+            assert isinstance(m[k], (int, float) if t is float else t), k
+        assert m["order"] == i and m["plan"][0] == m["move"] and len(m["moneyAll"]) == players
+        assert 0 <= m["winrate"] <= 1 and 0 < m["availability"] <= 1

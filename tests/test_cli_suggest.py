@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from helpers import subprocess_env
+from helpers import check_analysis_fields, subprocess_env
 from kwsearch.cli import main
 
 pytestmark = pytest.mark.one_engine  # the command searches on the fast engine
@@ -23,15 +23,8 @@ MID = str(ROOT / "examples" / "midgame-4p.json")
 GAME2 = str(ROOT / "examples" / "game-2p.json")
 MID3 = str(ROOT / "tests" / "data" / "scoring-3p.json")
 
-#: docs/formats.md, "Analysis output": field -> type(s)
-ROOT_INFO = {"currentPlayer": int, "visits": int, "winrate": float, "money": float, "moneyAll": list,
-             "iterations": int, "iterationsPerSecond": float, "elapsed": float, "seed": int, "limits": dict,
-             "nodes": int, "poolFull": bool, "config": dict, "confidence": dict}
 #: rootInfo fields that are timings (the rest is reproducible from the seed under an iteration limit)
 TIMINGS = ("iterationsPerSecond", "elapsed")
-MOVE_INFO = {"move": str, "action": int, "order": int, "visits": int, "share": float, "availability": float,
-             "winrate": float, "money": float, "moneyStdev": float, "moneyAll": list, "plan": list, "pv": list,
-             "rank": int, "equal": bool, "estimate": dict}  # the last three: issue 29 (docs/confidence.md)
 
 
 def run(*args):
@@ -39,19 +32,7 @@ def run(*args):
 
 
 def check_schema(obj, players):
-    assert obj["format"] == "kwsearch-analysis/1"
-    assert set(obj) == {"format", "id", "ply", "interrupted", "kwsearch", "rootInfo", "moveInfos"}
-    assert set(obj["rootInfo"]) == set(ROOT_INFO)
-    for k, t in ROOT_INFO.items():
-        assert isinstance(obj["rootInfo"][k], (int, float) if t is float else t), k
-    assert len(obj["rootInfo"]["moneyAll"]) == players
-    assert obj["moveInfos"]
-    for i, m in enumerate(obj["moveInfos"]):
-        assert set(m) == set(MOVE_INFO)
-        for k, t in MOVE_INFO.items():
-            assert isinstance(m[k], (int, float) if t is float else t), k
-        assert m["order"] == i and m["plan"][0] == m["move"] and len(m["moneyAll"]) == players
-        assert 0 <= m["winrate"] <= 1 and 0 < m["availability"] <= 1
+    check_analysis_fields(obj, players)  # docs/formats.md's fields and types (tests/helpers.py)
     visits = [m["visits"] for m in obj["moveInfos"]]
     assert visits == sorted(visits, reverse=True)
     config = obj["rootInfo"]["config"]
