@@ -95,13 +95,15 @@ def analyse(state, limits: SearchLimits, config: SearchConfig = SearchConfig(), 
 
 
 def verified(state, an: Analysis, *, seed: int, until_clear: bool = False, cap: int | None = None,
-             stop=None) -> Analysis:
+             stop=None, chunk_iterations: int | None = None) -> Analysis:
     """``an`` with its candidates re-searched on their own (kwsearch.confidence): each carries its
     estimate and 95% interval and its ``rank`` by the re-searched win share (the options equal to the
-    best first, marked ``equal``); the candidates stay in the search's order (``ranked()`` sorts)."""
+    best first, marked ``equal``); the candidates stay in the search's order (``ranked()`` sorts).
+    ``chunk_iterations`` fixes the re-searches' length (default: the search's iterations / 10)."""
     from .confidence import verify
     options = [c.action for c in an.candidates]
-    v = verify(state, an.result, options, seed=seed, until_clear=until_clear, cap=cap, stop=stop)
+    v = verify(state, an.result, options, seed=seed, until_clear=until_clear, cap=cap, stop=stop,
+               chunk_iterations=chunk_iterations)
     by_action = {c.action: c for c in an.candidates}
     rank = {a: i for i, a in enumerate(v.order)}
     cands = tuple(replace(c, rank=rank[c.action], estimate=v.estimates[c.action], equal=c.action in v.equal)

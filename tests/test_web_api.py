@@ -25,11 +25,13 @@ with warnings.catch_warnings():  # Starlette 1.x asks for httpx2; the TestClient
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
+from helpers import ANALYSIS_VERIFIED_MOVE, check_analysis_fields  # noqa: E402
 from kwsearch.cli import main  # noqa: E402
 from kwsearch.formats import check_position  # noqa: E402
 from kwsearch.records import replay  # noqa: E402
 from kwsearch.web.app import WebConfig, create_app  # noqa: E402
 from kwsearch.web.documents import state_view  # noqa: E402
+from kwsearch.web.engine_bridge import VERIFY_CHUNK_MAX  # noqa: E402
 from kwsearch.web.browser import free_port  # noqa: E402
 from kwsearch.web.server import host_warning, is_loopback  # noqa: E402
 
@@ -197,7 +199,8 @@ def test_review_graph_and_marks(client, tmp_path):
     assert len(rev["points"]) == len(review["decisions"])
     nodes = r.json()["nodes"]
     for p, d in zip(rev["points"], review["decisions"]):
-        assert nodes[p["node"]]["move"] == d["played"] and p["mark"] == d["cls"] and p["win"] == d["win_all"]
+        assert nodes[p["node"]]["move"] == d["played"] and p["mark"] == d["cls"]
+        assert p["win"] == d.get("played_win_all", d["win_all"])  # verified: after the move played
     assert {s["seat"] for s in rev["summary"]} == {0, 1}
     # a review of another game is refused, naming the file and the first difference
     other = json.loads(REVIEW.read_text())
@@ -443,30 +446,72 @@ def test_explore_a_running_game_draws_from_another_deck(client):
 # ---------------------------------------------------------------- live analysis
 
 def test_analysis_streams_growing_updates_and_stops(client):
+    """Updates, the search's final statistics and the verified result are all kwsearch-analysis/1
+    objects with the fields of ``suggest --json`` (tests/helpers.py); the updates lack only the
+    re-searches' fields, the final ``done`` has them (intervals, the equal band, the verdict)."""
     did = _doc(client)
     updates = []
     stream = _events(client, {"doc": did, "node": 12})
     event, data = next(stream)
     assert event == "start" and data["mover"] == replay(_record(), upto=12).current_player()
     aid = data["id"]
+    verifying = None
     for event, data in stream:
         if event == "update":
             updates.append(data)
             if len(updates) == 3:
                 assert client.post(f"/api/analysis/{aid}/stop", json={}).status_code == 200
+        elif event == "verifying":
+            verifying = data
         elif event == "done":
             final = data
             break
-    its = [u["iterations"] for u in updates]
+    for u in updates + [verifying]:
+        check_analysis_fields(u, 2, verified=False)
+    check_analysis_fields(final, 2)
+    its = [u["rootInfo"]["iterations"] for u in updates]
     assert its == sorted(its) and its[0] < its[-1]
-    assert final["final"] and final["interrupted"] and final["iterations"] >= its[-1]
+    assert final["interrupted"] and final["rootInfo"]["iterations"] >= its[-1]
+    # the search's statistics are those sent before the re-searches, which add the rest
+    assert {k: v for k, v in final["rootInfo"].items() if k != "confidence"} == verifying["rootInfo"]
+    assert [{k: v for k, v in m.items() if k not in ANALYSIS_VERIFIED_MOVE} for m in final["moveInfos"]] \
+        == verifying["moveInfos"]
     # the two-player default stops playouts after 15 decisions: the page labels money as at the cut-off
-    assert final["cutoff"] == 15 and all(u["cutoff"] == 15 for u in updates)
-    c = final["candidates"][0]
-    assert c["plan"][0] == c["text"] and 0 <= c["win"] <= 1 and c["visits"] > 0
-    assert sum(x["share"] for x in final["candidates"]) <= 1.0 + 1e-9
+    assert all(u["rootInfo"]["config"]["cutoff"] == 15 for u in updates + [final])
+    c = final["moveInfos"][0]
+    assert c["plan"][0] == c["move"] and 0 <= c["winrate"] <= 1 and c["visits"] > 0
+    assert sum(x["share"] for x in final["moveInfos"]) <= 1.0 + 1e-9
     legal = {o["text"] for o in client.get(f"/api/docs/{did}/nodes/12").json()["legal"]}
-    assert {x["text"] for x in final["candidates"]} <= legal
+    assert {x["move"] for x in final["moveInfos"]} <= legal
+    # issue 29: every option re-searched alone (a bounded chunk), ranked, the band and the verdict
+    conf = final["rootInfo"]["confidence"]
+    assert conf["verdict"] in ("clear", "equal", "open") and not conf["untilClear"] and conf["rounds"] == 1
+    assert sorted(m["rank"] for m in final["moveInfos"]) == list(range(len(final["moveInfos"])))
+    band = [m["move"] for m in sorted(final["moveInfos"], key=lambda m: m["rank"]) if m["equal"]]
+    assert band == conf["equal"] and band[0] == conf["best"]
+    for m in final["moveInfos"]:
+        e = m["estimate"]
+        assert 0 <= e["winrateLow"] <= e["winrate"] <= e["winrateHigh"] <= 1
+        assert 100 <= e["chunkIterations"] <= VERIFY_CHUNK_MAX and e["chunks"] == 5
+
+
+def test_a_hint_re_searches_until_clear(client):
+    """The game's hint (the page's Hint button): play's '?' -- hint_iterations, the top 3, until clear."""
+    view = _new_game(client, seats="human,random", seed=3)
+    gid = view["game"]
+    while not view["human_to_move"]:
+        view = client.post(f"/api/games/{gid}/advance", json={}).json()
+    events = dict(_events(client, {"game": gid, "hint": True}))
+    final = events["done"]
+    check_analysis_fields(final, 2)
+    assert final["rootInfo"]["limits"]["iterations"] == 5000 and final["rootInfo"]["limits"]["until_clear"]
+    assert final["rootInfo"]["confidence"]["untilClear"] and not final["interrupted"]
+    assert len(final["moveInfos"]) == min(3, len(view["legal"]))
+    assert {m["move"] for m in final["moveInfos"]} <= {o["text"] for o in view["legal"]}
+    did = _doc(client)
+    for bad in ({"doc": did, "node": 3, "hint": True}, {"game": gid, "hint": 1}):
+        r = client.post("/api/analysis", json=bad)
+        assert r.status_code == 400 and "hint" in r.json()["error"]
 
 
 def test_analysis_limits_and_errors(client):
@@ -490,7 +535,8 @@ def test_analysis_of_a_game_uses_the_seat_s_view(client):
     stream = _events(client, {"game": gid})
     assert next(stream)[0] == "start"
     event, data = next(stream)
-    assert event == "update" and {c["text"] for c in data["candidates"]} <= {o["text"] for o in view["legal"]}
+    assert event == "update" and {m["move"] for m in data["moveInfos"]} <= {o["text"] for o in view["legal"]}
+    check_analysis_fields(data, 2, verified=False)
     stream.close()
 
 

@@ -9,9 +9,11 @@ a *forkserver* where the platform has one — a small process that has already
 imported the engine and forks a fresh worker in milliseconds, and is safe to use
 from a server with threads — else they are spawned.
 
-An analysis ends when its search does (time limit, full node pool), when the
-page asks (:meth:`Analysis.stop`) or when the page goes away (the stream's
-generator is closed), and its slot is free again once the process has exited.
+An analysis ends when its search does (time limit, full node pool) or when the
+page asks (:meth:`Analysis.stop`); the worker then re-searches the options shown
+(a few seconds at most, docs/confidence.md) and sends the verified result. It
+also ends when the page goes away (the stream's generator is closed), and its
+slot is free again once the process has exited.
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ class Analysis:
     semaphore is needed.
     """
 
-    def __init__(self, manager: "AnalysisManager", position: dict[str, Any], seed: int, label: str):
+    def __init__(self, manager: "AnalysisManager", position: dict[str, Any], seed: int, label: str,
+                 hint_iterations: int | None = None):
         self.id = secrets.token_urlsafe(9)
         self.label = label
         self.manager = manager
@@ -78,7 +81,7 @@ class Analysis:
         self._recv, child = ctx.Pipe(duplex=True)
         self.process = ctx.Process(target=analysis_process, name=f"kwsearch-analysis-{self.id}",
                                    args=(position, seed, manager.seconds, manager.max_nodes, manager.interval,
-                                         child), daemon=True)
+                                         child, hint_iterations), daemon=True)
         with _own_package_first():
             self.process.start()
         child.close()  # the worker holds the only other end: its exit ends our reads with EOF
@@ -166,13 +169,16 @@ class AnalysisManager:
             with _own_package_first():  # its preloads import the same kwsearch as this server
                 forkserver.ensure_running()
 
-    def start(self, position: dict[str, Any], seed: int, label: str) -> Analysis:
-        """A new analysis of ``position``, or :class:`WebError` 429 when ``limit`` already run."""
+    def start(self, position: dict[str, Any], seed: int, label: str, hint_iterations: int | None = None) -> Analysis:
+        """A new analysis of ``position``, or :class:`WebError` 429 when ``limit`` already run.
+
+        With ``hint_iterations`` it is a hint: a search of that many iterations whose options
+        are re-searched until clear (:func:`~kwsearch.web.engine_bridge.analysis_process`)."""
         with self._lock:
             if len(self.running) >= self.limit:
                 raise WebError(f"{len(self.running)} analyses are running already (the limit is {self.limit}); "
                                "stop one first", 429)
-            an = Analysis(self, position, seed, label)
+            an = Analysis(self, position, seed, label, hint_iterations)
             self.running[an.id] = an
             self.processes[an.id] = an
             return an

@@ -14,7 +14,7 @@ server itself, such as a full disk). The API:
 ``GET  /api/docs/D/nodes/N/position.json``  download the position (``kwsearch-position/1``)
 ``GET  /api/docs/D/nodes/N/record.json``    download the record up to N (``kwsearch-game/1``)
 ``POST /api/docs/D/review`` ``{name, text}``  attach a review (``kwsearch review --json``)
-``POST /api/analysis`` ``{doc, node}``      live analysis (or ``{game}``): a stream of server-sent events
+``POST /api/analysis`` ``{doc, node}``      live analysis (or ``{game}``; ``{game, hint: true}`` a hint): a stream of server-sent events
 ``POST /api/analysis/A/stop``               stop an analysis (closing the stream stops it too)
 ``GET  /api/games``                         games of this server and resumable files of the games folder
 ``POST /api/games`` ``{seats, seed, ...}``  start a game against bots, or a mirror game
@@ -287,8 +287,11 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
     async def analysis(request: Request) -> Response:
         from sse_starlette.sse import EventSourceResponse
         body = await body_json(request)
-        if not isinstance(body, dict) or set(body) - {"doc", "node", "game"}:
+        if not isinstance(body, dict) or set(body) - {"doc", "node", "game", "hint"}:
             raise WebError("expected {\"doc\": D, \"node\": N} or {\"game\": G}")
+        hint = body.get("hint", False)  # a hint for the game's human seat, as play's '?' (engine_bridge)
+        if not isinstance(hint, bool) or (hint and "game" not in body):
+            raise WebError("hint: expected true or false, and only with {\"game\": G}")
         if "game" in body:
             game = board.games.get(body["game"])
             state, label = game.state, f"game {game.id}"
@@ -300,7 +303,8 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
         if state.is_terminal():
             raise WebError("the game is over here: there is nothing to analyse", 409)
         position = state.observation(seat)  # the deciding seat's information set: no deck order
-        an = board.analyses.start(position, board.next_seed("analysis"), label)
+        an = board.analyses.start(position, board.next_seed("analysis"), label,
+                                  config.hint_iterations if hint else None)
 
         async def events():
             try:

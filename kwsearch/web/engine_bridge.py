@@ -6,20 +6,27 @@ the state is rebuilt from the deciding seat's observation (a
 unordered multiset), so neither the picture nor a search can see the deck order
 the server holds. The picture is :func:`kwsearch.svg.board_svg`; the live
 analysis is :class:`kwsearch.search.Searcher` run in a worker process by
-:func:`analysis_process`, which sends its progress down a pipe as JSON-ready
-dicts (:func:`result_json`).
+:func:`analysis_process`, which sends its progress down a pipe as
+``kwsearch-analysis/1`` objects (:func:`analysis_object`), and when the search
+ends re-searches the options shown (:mod:`kwsearch.confidence`) and sends the
+verified object.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..analysis import plan_text
+from ..analysis import analysis_json, describe
 from ..errors import KwsearchError
 from ..formats import position_to_state
 
 #: How many candidates an analysis update carries (the page shows them all as bars).
 TOP_CANDIDATES = 6
+#: A hint (``{"game": G, "hint": true}``) shows as many as ``kwsearch play``'s ``?``.
+HINT_CANDIDATES = 3
+#: The longest re-search chunk after a live analysis: 6 options x 5 chunks x 20,000 = 600,000
+#: iterations, a few seconds of one core, however long the analysis ran.
+VERIFY_CHUNK_MAX = 20_000
 
 
 def visible_state(state, seat: int | None = None):
@@ -40,47 +47,24 @@ def board_svg(state, seat_names: list[str] | None = None, perspective: int | Non
     return draw(state, seat_names=seat_names, perspective=perspective)
 
 
-def result_json(state, result, top: int = TOP_CANDIDATES, final: bool = False) -> dict[str, Any]:
-    """One analysis update for the page: the root statistics of a :class:`~kwsearch.search.SearchResult`.
+def analysis_object(result, top: int = TOP_CANDIDATES, verified_an=None) -> dict[str, Any]:
+    """One analysis message for the page: the ``kwsearch-analysis/1`` object of ``kwsearch suggest
+    --json`` (:func:`kwsearch.analysis.analysis_json`, docs/formats.md), for a progress update as
+    for the final result.
 
-    ``state`` is the searched state (for the plans' one-line texts). Money is
-    the mover's expected final money; ``money_all`` every seat's. With a playout
-    cut-off (``cutoff`` > 0) they are the money where the playouts stopped.
+    A progress update (and the search's final statistics before they are verified) lacks the
+    fields of the re-searches: ``rootInfo.confidence`` and ``moveInfos[].rank``, ``.equal`` and
+    ``.estimate``; ``verified_an`` (an :class:`kwsearch.analysis.Analysis` after
+    :func:`kwsearch.analysis.verified`) gives them.
     """
-    mover = result.mover
-    cands = []
-    for k, a in enumerate(result.actions[:top]):
-        plan = list(a.plan) if a.plan else [a.text]
-        cands.append({
-            "order": k,
-            "action": a.action,
-            "text": a.text,
-            "plan": plan,
-            "plan_text": plan_text(state, plan),
-            "visits": a.visits,
-            "share": a.share,
-            "availability": a.availability,
-            "win": a.win_prob,
-            "money": a.mean_money[mover] if 0 <= mover < len(a.mean_money) else 0.0,
-            "money_sd": a.money_sd,
-            "money_all": list(a.mean_money),
-        })
-    elapsed = result.elapsed
-    return {
-        "mover": mover,
-        "best": result.best_text,
-        "candidates": cands,
-        "options": len(result.actions),
-        "pv": list(result.pv),
-        "iterations": result.iterations,
-        "elapsed": elapsed,
-        "rate": result.iterations / elapsed if elapsed > 0 else 0.0,
-        "seed": result.seed,
-        "interrupted": bool(result.interrupted),
-        "pool_full": bool(result.pool_full),
-        "final": final,
-        "cutoff": result.config.cutoff,
-    }
+    return analysis_json(verified_an if verified_an is not None else describe(result, top))
+
+
+def verify_chunk(iterations: int) -> int:
+    """The re-searches' length after a search of ``iterations``: a tenth of it, as for ``suggest``,
+    but at most ``VERIFY_CHUNK_MAX`` (a live analysis may have run for minutes)."""
+    from ..confidence import CHUNK_DIVISOR, MIN_CHUNK
+    return min(VERIFY_CHUNK_MAX, max(MIN_CHUNK, iterations // CHUNK_DIVISOR))
 
 
 class PipeStop:
@@ -98,15 +82,25 @@ class PipeStop:
 
 
 def analysis_process(position: dict[str, Any], seed: int, seconds: float, max_nodes: int, interval: float,
-                     conn) -> None:
+                     conn, hint_iterations: int | None = None) -> None:
     """The body of an analysis worker process.
 
     Searches ``position`` (the deciding seat's observation) for at most
     ``seconds`` or until the server sends anything on ``conn`` (a duplex
-    :func:`multiprocessing.Pipe`) or closes it, sending ``("update", dict)``
-    about every ``interval`` seconds and ``("done", dict)`` at the end, or
-    ``("error", message)``.
+    :func:`multiprocessing.Pipe`) or closes it, sending ``("update", obj)``
+    about every ``interval`` seconds. When the search ends (stopped, time
+    limit, full node pool) it sends its final statistics as ``("verifying",
+    obj)``, re-searches the options shown alone (:func:`kwsearch.analysis.verified`,
+    docs/confidence.md; chunks of :func:`verify_chunk` iterations) and sends
+    ``("done", obj)`` with the intervals, the equal band and the verdict; or
+    ``("error", message)``. Every ``obj`` is a ``kwsearch-analysis/1`` object
+    (:func:`analysis_object`).
+
+    With ``hint_iterations`` it is a hint, as ``kwsearch play``'s ``?``: a search
+    of that many iterations, its best ``HINT_CANDIDATES`` re-searched until the
+    best is clear or they are equal (``until_clear``, the default cap).
     """
+    from ..analysis import verified
     from ..search import SearchConfig, SearchLimits, Searcher
     from ..seeds import derive_seed
 
@@ -115,13 +109,25 @@ def analysis_process(position: dict[str, Any], seed: int, seconds: float, max_no
         if state.is_terminal():
             raise KwsearchError("the game is over: there is nothing to analyse")
         searcher = Searcher(SearchConfig(max_nodes=max_nodes), seed)
+        hint = hint_iterations is not None
+        top = HINT_CANDIDATES if hint else TOP_CANDIDATES
+        limits = SearchLimits(iterations=hint_iterations, seconds=seconds, until_clear=hint)
 
         def progress(res) -> None:
-            conn.send(("update", result_json(state, res)))
+            conn.send(("update", analysis_object(res, top)))
 
-        res = searcher.run(state, SearchLimits(seconds=seconds), progress=progress, stop=PipeStop(conn),
-                           progress_interval=interval)
-        conn.send(("done", result_json(state, res, final=True)))
+        res = searcher.run(state, limits, progress=progress, stop=PipeStop(conn), progress_interval=interval)
+        an = describe(res, top)
+        if res.iterations == 0:
+            conn.send(("done", analysis_object(res, top)))
+            return
+        conn.send(("verifying", analysis_object(res, top)))
+        while conn.poll():  # the stop that ended the search (EOFError: the server has gone)
+            conn.recv()
+        # A stop sent now ends an until-clear hint after its current round.
+        an = verified(state, an, seed=seed, until_clear=hint, stop=PipeStop(conn),
+                      chunk_iterations=None if hint else verify_chunk(res.iterations))
+        conn.send(("done", analysis_object(res, top, an)))
     except (BrokenPipeError, EOFError, KeyboardInterrupt):
         pass  # the server closed its end or is shutting down: nobody is listening
     except KwsearchError as exc:
