@@ -46,13 +46,15 @@ def main() -> int:
             _goto(driver, 34)
             time.sleep(0.5)
             driver.save_screenshot(str(out / "web-board.png"))
-            # live analysis
+            # live analysis, stopped: the options re-searched alone, their 95% intervals as error bars,
+            # the equal band and the verdict (issue 29)
             _goto(driver, 26)
             driver.find_element("id", "btn-analyse").click()
             time.sleep(3.0)
-            driver.save_screenshot(str(out / "web-analysis.png"))
             driver.find_element("id", "btn-analyse").click()
-            _wait(driver, "return S.analysis === null")
+            _wait(driver, "return S.analysis === null && !!S.lastResult.rootInfo.confidence")
+            time.sleep(0.3)
+            driver.find_element("id", "engine").screenshot(str(out / "web-analysis.png"))
             # the review's win-probability graph
             _goto(driver, 44)
             panel = driver.find_element("id", "graph-panel")

@@ -112,7 +112,7 @@ def test_live_analysis_updates_and_stops(board):
     iterations = []
 
     def next_update(d):
-        r = js(d, "return S.lastResult && [S.lastResult.iterations, S.lastResult.candidates[0].visits]")
+        r = js(d, "return S.lastResult && [S.lastResult.rootInfo.iterations, S.lastResult.moveInfos[0].visits]")
         if r and (not iterations or r[0] > iterations[-1][0]):
             iterations.append(r)
             return True
@@ -129,17 +129,66 @@ def test_live_analysis_updates_and_stops(board):
     money = js(board, "const m = document.querySelector('#candidates .cand .money'); return [m.textContent, m.title]")
     assert money[0].startswith("money@cut ") and "15 decisions on" in money[1]
     assert len(js(board, "return window.kwsLatencies")) >= 1
+    # while it runs the numbers are the search's own: no interval yet, and the page says so
+    assert js(board, "return document.querySelector('#verdict').className") == "verdict unverified"
+    assert "UNVERIFIED" in board.find_element("id", "verdict").text.upper()
+    assert not board.find_elements("css selector", "#candidates .err:not([hidden])")
     board.find_element("id", "btn-analyse").click()  # stop
     wait(board, lambda d: "stopped" in d.find_element("id", "engine-status").text, what="the final statistics")
     assert board.find_element("id", "btn-analyse").text == "Analyse"
-    done = js(board, "return S.lastResult.iterations")
+    # issue 29: the options are re-searched alone when the analysis ends; the page draws the 95%
+    # intervals as error bars, the verdict and (when the band holds several) the = badges
+    wait(board, lambda d: js(d, "return !!(S.lastResult && S.lastResult.rootInfo.confidence) && S.analysis === null"),
+         what="the verified result")
+    check_verified_panel(board)
+    done = js(board, "return S.lastResult.rootInfo.iterations")
     time.sleep(0.5)
-    assert js(board, "return S.lastResult.iterations") == done  # no update after the stop
+    assert js(board, "return S.lastResult.rootInfo.iterations") == done  # no update after the stop
+    # an equal band, as the JSON says it (built from this result: the second option made equal to the best)
+    js(board, """
+        const r = structuredClone(S.lastResult), [a, b] = ranked(r);
+        for (const m of r.moveInfos) { m.equal = m === a || m === b; m.rank = m === a ? 0 : m === b ? 1 : m.rank + 2; }
+        r.rootInfo.confidence = {...r.rootInfo.confidence, verdict: "equal", best: a.move, equal: [a.move, b.move]};
+        renderCandidates(r, "done", false);""")
+    badges = check_verified_panel(board)
+    assert badges == js(board, "return ranked(S.lastResult).slice(0, 2).map(m => m.move)")
+    assert board.find_element("id", "verdict").text.upper().startswith("EQUAL")
+    assert " or " in board.find_element("css selector", "#verdict .hint-line").text
     # "play the best plan" makes the engine's line a variation
     n_before = js(board, "return S.doc.nodes.length")
     board.find_element("id", "btn-best").click()
     wait(board, lambda d: js(d, "return S.doc.nodes.length") > n_before, what="the best plan as a variation")
     assert js(board, "return S.doc.nodes[S.node].main") is False
+
+
+def check_verified_panel(driver):
+    """The panel drawn from a verified kwsearch-analysis/1 object agrees with it: a row per option in
+    the re-searched order, each with its 95% interval as an error bar over its win bar, the verdict
+    line, an = badge exactly on the options of the equal band (when it holds more than one); the
+    badged options."""
+    r = js(driver, "return S.lastResult")
+    conf = r["rootInfo"]["confidence"]
+    moves = sorted(r["moveInfos"], key=lambda m: m["rank"])
+    rows = js(driver, """return [...document.querySelectorAll('#candidates .cand')].map(row => {
+        const err = row.querySelector('.err'), bar = row.querySelector('.bar').getBoundingClientRect();
+        const box = err.getBoundingClientRect();
+        return {move: row.querySelector('.first').textContent, shown: !err.hidden && box.width > 0,
+                left: (box.left - bar.left) / bar.width, right: (box.right - bar.left) / bar.width,
+                badge: !!row.querySelector('.eq'), label: row.querySelector('.label').textContent};
+    })""")
+    assert [row["move"] for row in rows] == [m["move"] for m in moves]
+    for row, m in zip(rows, moves):
+        e = m["estimate"]
+        assert row["shown"], row
+        assert abs(row["left"] - e["winrateLow"]) < 0.02 and abs(row["right"] - e["winrateHigh"]) < 0.02, (row, e)
+        assert "95%" in row["label"]
+        assert row["badge"] == (m["equal"] and len(conf["equal"]) > 1)
+    verdict = js(driver, "return [document.querySelector('#verdict').dataset.verdict, "
+                         "document.querySelector('#verdict').textContent]")
+    assert verdict[0] == conf["verdict"] and verdict[1].startswith(conf["verdict"])
+    if conf["verdict"] == "open":
+        assert "cannot be told apart yet" in verdict[1]
+    return [row["move"] for row in rows if row["badge"]]
 
 
 def test_branch_with_a_legal_move(board):
@@ -175,6 +224,21 @@ def test_paste_a_position_and_see_errors_in_the_page(board):
     wait(board, lambda d: current_node(d) == 0, what="its board")
     assert "4 players" in board.find_element("id", "title").text
     assert len(board.find_elements("css selector", "#options .option")) >= 2
+
+
+def test_the_game_hint_searches_until_clear(board):
+    """The Hint button of a game: play's '?' -- a short search, its top 3 re-searched until clear."""
+    open_board(board)
+    js(board, "startGame({seats: 'human,random', seed: 5})")
+    wait(board, lambda d: js(d, "return S.mode === 'game' && S.view.human_to_move"), what="the new game")
+    board.find_element("id", "btn-hint").click()
+    wait(board, lambda d: js(d, "return !!(S.lastResult && S.lastResult.rootInfo.confidence) && S.analysis === null"),
+         what="the hint")
+    r = js(board, "return S.lastResult")
+    assert r["rootInfo"]["confidence"]["untilClear"] and r["rootInfo"]["limits"]["iterations"] == 5000
+    assert len(r["moveInfos"]) <= 3
+    check_verified_panel(board)
+    assert "until clear" in board.find_element("id", "engine-status").text
 
 
 def test_play_a_game_against_a_bot_to_its_end(board, tmp_path):

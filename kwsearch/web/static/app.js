@@ -281,6 +281,9 @@ function renderActions() {
     box.append(el("button", {class: "btn", id: "btn-undo", disabled: !g.can_undo || g.terminal || S.busy,
       title: "Take back your last decision (cards it turned up go back into the deck, which is shuffled again)",
       onclick: () => gameCall("undo")}, "Take back"));
+    box.append(el("button", {class: "btn", id: "btn-hint", disabled: g.terminal || g.bot_to_move || S.busy,
+      title: "A short search for your best plans, re-searched until the best is clear or they are equal (as play's ?)",
+      onclick: hintGame}, "Hint"));
     box.append(el("button", {class: "btn", id: "btn-explore", onclick: exploreGame,
       title: "Step through this game's moves and try variations"}, "Explore"));
   }
@@ -308,7 +311,9 @@ function reviewMarks() {
   const glyph = {inaccuracy: "?!", mistake: "?", blunder: "??"};
   for (const p of r.points) {
     if (p.mark) out[p.node] = {cls: p.mark, glyph: glyph[p.mark] || "!",
-      title: `${p.mark}: ${p.played} (win ${pct(p.win_played)}) — best ${p.best} (win ${pct(p.win_best)})`};
+      title: `${p.mark}: ${p.played} (win ${pct(p.win_played)}${p.win_played_half == null ? "" :
+        ` ± ${(100 * p.win_played_half).toFixed(1)}`}${p.visits == null ? "" : `, ${p.visits} visits`}) — best ${p.best} ` +
+        `(win ${pct(p.win_best)})${p.loss_half == null ? "" : `; loss ${(100 * p.loss).toFixed(1)} ± ${(100 * p.loss_half).toFixed(1)}`}`};
   }
   return out;
 }
@@ -417,8 +422,14 @@ function stopAnalysis(abort) {
   api(`/api/analysis/${an.id}/stop`, {}).catch(() => an.ctrl.abort());
 }
 
+function clearVerdict() {
+  const v = $("#verdict");
+  v.replaceChildren(); v.className = "verdict"; v.dataset.verdict = ""; v.title = "";
+}
+
 function clearCandidates(view) {
   $("#candidates").replaceChildren();
+  clearVerdict();
   $("#btn-best").disabled = true;
   S.lastResult = null;
   if (view && view.terminal) $("#engine-status").textContent = "The game is over here.";
@@ -426,18 +437,23 @@ function clearCandidates(view) {
     "deciding seat's view.";
 }
 
-async function startAnalysis(clicked, retries = 6) {
+async function startAnalysis(clicked, retries = 6, hint = false) {
+  // hint: the game's hint for the seat at the screen, as `kwsearch play`'s `?` (a short search whose
+  // options are re-searched until the best is clear or they are equal); it ends by itself.
   if (S.analysis) { S.analysis.ctrl.abort(); S.analysis = null; }
-  const target = analysisTarget();
+  const base = analysisTarget();
+  const target = base && hint && base.game ? {...base, hint: true} : base;
   if (!target) { S.analysing = false; setAnalyseButton(); return; }
   if (S.view && S.view.terminal) {
     S.analysing = false; setAnalyseButton(); clearCandidates(S.view);
     return;
   }
-  const an = {id: null, ctrl: new AbortController(), t0: performance.now(), first: null, target, clicked};
+  const an = {id: null, ctrl: new AbortController(), t0: performance.now(), first: null, target, clicked,
+    hint: !!target.hint};
   S.analysis = an;
-  $("#engine-status").innerHTML = "starting the search…";
+  $("#engine-status").innerHTML = an.hint ? "searching for a hint…" : "starting the search…";
   $("#candidates").replaceChildren();
+  clearVerdict();
   $("#latency").textContent = "";
   try {
     const res = await fetch("/api/analysis", {method: "POST", headers: {"Content-Type": "application/json"},
@@ -447,7 +463,7 @@ async function startAnalysis(clicked, retries = 6) {
       try { msg = (await res.json()).error; } catch (e) { /* not JSON */ }
       if (res.status === 429 && retries > 0 && S.analysis === an) {   // a search we just left is still ending
         await new Promise((r) => setTimeout(r, 250));
-        if (S.analysis === an) return startAnalysis(clicked, retries - 1);
+        if (S.analysis === an) return startAnalysis(clicked, retries - 1, an.hint);
         return;
       }
       throw new ApiError(msg, res.status);
@@ -484,9 +500,11 @@ async function startAnalysis(clicked, retries = 6) {
 }
 
 function onAnalysisEvent(an, event, data) {
+  // Every update, the search's final statistics ("verifying") and the verified result ("done") are
+  // kwsearch-analysis/1 objects, as `kwsearch suggest --json` prints (docs/formats.md).
   if (event === "start") { an.id = data.id; return; }
   if (event === "error") { showError(data.error); return; }
-  if (event !== "update" && event !== "done") return;
+  if (event !== "update" && event !== "verifying" && event !== "done") return;
   if (an.first === null) {
     an.first = performance.now() - an.t0;
     if (an.clicked) {
@@ -494,51 +512,120 @@ function onAnalysisEvent(an, event, data) {
       $("#latency").textContent = `first update after ${fmt(an.first)} ms`;
     }
   }
-  renderCandidates(data, event === "done");
+  renderCandidates(data, event, an.hint);
 }
 
-function renderCandidates(r, final) {
+// The options best first: by the re-searched rank once verified, else in the search's order.
+const ranked = (r) => r.moveInfos.slice().sort((a, b) => (a.rank ?? a.order) - (b.rank ?? b.order));
+
+function planRest(m) {
+  // What follows the option in its one-line plan (kwsearch.analysis.plan_text): the option's label
+  // (a tile's actions), then the mover's other decisions this turn, the market's grouped in one.
+  const legal = (S.view && S.view.legal) || [];
+  const opt = legal.find((o) => o.action === m.action);
+  let head = opt && opt.label && opt.label.startsWith(m.move) ? opt.label.slice(m.move.length) : "";
+  const groups = [], inner = [];
+  let market = [];
+  for (const t of m.plan.slice(1)) {
+    if (t.startsWith("market ")) { market.push(t.slice(7)); continue; }
+    if (market.length) { groups.push("market " + market.join(" ")); market = []; }
+    (groups.length ? groups : inner).push(t);
+  }
+  if (market.length) groups.push("market " + market.join(" "));
+  if (inner.length) head += ": " + inner.join(", ");
+  return [head, ...groups].join("; ");
+}
+
+function verdictText(conf) {
+  const rounds = `${conf.rounds} round${conf.rounds === 1 ? "" : "s"}`;
+  const n = conf.equal.length;
+  if (conf.verdict === "clear") return `clear: the best is separated from the rest (${rounds})`;
+  if (conf.verdict === "equal") return `equal: the best ${n} are within ${+(100 * conf.margin).toFixed(1)} points of win share (${rounds})`;
+  return `open: ${n} options cannot be told apart yet (${rounds}${conf.capped ? "; the cap was reached" : ""})`;
+}
+
+function renderCandidates(r, event, hint) {
   S.lastResult = r;
+  const info = r.rootInfo;
+  const conf = info.confidence || null;
   const names = (S.view && S.view.names) || [];
-  const colour = S.colours[r.mover] || "#3a7bd5";
+  const colour = S.colours[info.currentPlayer] || "#3a7bd5";
+  const cutoff = info.config.cutoff;
   const notes = [];
-  if (final) notes.push(r.interrupted ? "stopped" : "finished");
-  if (r.pool_full) notes.push("the node pool is full");
+  if (hint) notes.push(`hint: ${fmt(info.iterations)} iterations, re-searched until clear`);
+  if (event !== "update") notes.push(r.interrupted ? "stopped" : "finished");
+  if (info.poolFull) notes.push("the node pool is full");
   $("#engine-status").innerHTML =
-    `<b>${fmt(r.iterations)}</b> iterations · <b>${fmt(r.rate)}</b>/s · ${r.elapsed.toFixed(1)} s · ` +
-    `for <span class="dot" style="background:${colour}"></span> ${escapeHtml(names[r.mover] || "seat " + r.mover)}` +
-    (notes.length ? ` · <i>${notes.join(", ")}</i>` : "");
+    `<b>${fmt(info.iterations)}</b> iterations · <b>${fmt(info.iterationsPerSecond)}</b>/s · ${info.elapsed.toFixed(1)} s · ` +
+    `for <span class="dot" style="background:${colour}"></span> ${escapeHtml(names[info.currentPlayer] || "seat " + info.currentPlayer)}` +
+    (notes.length ? ` · <i>${escapeHtml(notes.join(", "))}</i>` : "");
+  const verdict = $("#verdict");
+  verdict.className = "verdict " + (conf ? conf.verdict : "unverified");
+  verdict.dataset.verdict = conf ? conf.verdict : "";
+  if (conf) {
+    const best = conf.equal.length > 1 ? conf.equal.slice(0, -1).join(", ") + ` or ${conf.equal[conf.equal.length - 1]}, ` +
+      (conf.verdict === "equal" ? "equal" : "equal at this precision") : conf.best;
+    verdict.replaceChildren(el("b", {class: "verdict-word", text: conf.verdict}),
+      el("span", {text: verdictText(conf).slice(conf.verdict.length)}), el("span", {class: "hint-line", text: ` · hint: ${best}`}));
+    verdict.title = `each option re-searched alone: ${fmt(conf.iterations)} iterations in all; ` +
+      "the whisker is the 95% interval of its win probability; = equal to the best (docs/confidence.md)";
+  } else {
+    verdict.replaceChildren(el("b", {class: "verdict-word", text: "unverified"}),
+      el("span", {text: event === "verifying" ? " · re-searching each option alone for its 95% interval…" :
+        " · the search's own numbers; the 95% intervals and the equal band come when the analysis ends"}));
+    verdict.title = "";
+  }
+  const moves = ranked(r);
+  const band = conf ? conf.equal.length : 0;
   const box = $("#candidates");
-  while (box.children.length > r.candidates.length) box.lastChild.remove();
-  r.candidates.forEach((c, k) => {
+  while (box.children.length > moves.length) box.lastChild.remove();
+  moves.forEach((c, k) => {
     let row = box.children[k];
     if (!row) {
       row = el("div", {class: "cand"},
         el("div", {class: "plan"}),
         el("div", {class: "row2"},
-          el("div", {class: "bar"}, el("div", {class: "fill"}), el("div", {class: "share"}), el("div", {class: "label"})),
+          el("div", {class: "bar"}, el("div", {class: "fill"}), el("div", {class: "err"}), el("div", {class: "share"}),
+            el("div", {class: "label"})),
           el("div", {class: "nums"}, el("div", {class: "money"}), el("div", {class: "visits"}))));
       row.addEventListener("click", () => { const cc = row._cand; if (cc && S.mode === "doc") playLine(cc.plan); });
       box.append(row);
     }
     row._cand = c;
     row.dataset.visits = c.visits;
+    row.dataset.move = c.move;
+    row.dataset.equal = conf && c.equal ? "true" : "false";
     row.title = S.mode === "doc" ? "play this plan as a variation" : "";
+    const e = c.estimate || null;
     const plan = row.querySelector(".plan");
-    const rest = c.plan_text.startsWith(c.text) ? c.plan_text.slice(c.text.length) : " — " + c.plan_text;
-    plan.replaceChildren(el("span", {class: "rank", text: `${k + 1}.`}), el("span", {class: "first", text: c.text}), rest);
+    const badge = conf && c.equal && band > 1 ?
+      el("span", {class: "eq", title: conf.verdict === "equal" ? "equal to the best" : "cannot be told apart from the best yet",
+        text: "="}) : null;
+    plan.replaceChildren(...[el("span", {class: "rank", text: `${k + 1}.`}), badge, el("span", {class: "first", text: c.move}),
+      planRest(c)].filter((x) => x !== null));
+    const win = e ? e.winrate : c.winrate;
     const fill = row.querySelector(".fill");
-    fill.style.width = `${Math.max(1.5, 100 * c.win)}%`;
+    fill.style.width = `${Math.max(1.5, 100 * win)}%`;
     fill.style.background = colour;
+    const err = row.querySelector(".err");
+    row.classList.toggle("verified", !!e);
+    err.hidden = !e;
+    if (e) {
+      err.style.left = `${100 * e.winrateLow}%`;
+      err.style.width = `${100 * (e.winrateHigh - e.winrateLow)}%`;
+      err.title = `95% interval ${pct(e.winrateLow)} – ${pct(e.winrateHigh)}`;
+    }
     row.querySelector(".share").style.width = `${100 * c.share}%`;
-    row.querySelector(".label").textContent = `win ${pct(c.win)}`;
+    // verified: the re-searched win probability and its 95% interval (clipped to 0-100%, so not always ±)
+    row.querySelector(".label").textContent = e ?
+      `win ${pct(e.winrate)} · 95% ${(100 * e.winrateLow).toFixed(0)}–${(100 * e.winrateHigh).toFixed(0)}%` : `win ${pct(c.winrate)}`;
     const money = row.querySelector(".money");
-    money.title = r.cutoff ? `the money where the playouts stopped, ${r.cutoff} decisions on (not at the game's end)` : "expected money at the game's end";
-    money.innerHTML = `${r.cutoff ? "money@cut" : "money"} <b>${c.money.toFixed(1)}</b> ± ${c.money_sd.toFixed(1)}` +
+    money.title = cutoff ? `the money where the playouts stopped, ${cutoff} decisions on (not at the game's end)` : "expected money at the game's end";
+    money.innerHTML = `${cutoff ? "money@cut" : "money"} <b>${c.money.toFixed(1)}</b> ± ${c.moneyStdev.toFixed(1)}` +
       (c.availability < 0.999 ? ` · legal ${Math.round(100 * c.availability)}%` : "");
     row.querySelector(".visits").innerHTML = `<b>${fmt(c.visits)}</b> visits · ${pct(c.share)}`;
   });
-  $("#btn-best").disabled = !(S.mode === "doc" && r.candidates.length);
+  $("#btn-best").disabled = !(S.mode === "doc" && moves.length);
 }
 
 function escapeHtml(s) {
@@ -568,6 +655,7 @@ function showGame(view) {
   renderActions();
   renderGraph();
   renderScoring(view);
+  if (S.analysis && S.analysis.hint) stopAnalysis(true);   // a hint is for the decision it was asked at
   if (S.analysing) startAnalysis(false); else clearCandidates(view);
   if (view.bot_to_move) setTimeout(advanceBots, 30);
 }
@@ -658,6 +746,13 @@ async function gameCall(what) {
   catch (e) { S.busy = false; showError(e.message); }
 }
 
+function hintGame() {
+  if (S.mode !== "game" || !S.view || S.view.terminal || S.view.bot_to_move) return;
+  S.analysing = true;
+  setAnalyseButton();
+  startAnalysis(true, 6, true);
+}
+
 async function exploreGame() {
   await guarded(async () => openDoc(await api(`/api/games/${S.view.game}/explore`, {}), undefined));
   if (S.doc) goto(lineEnd(0));
@@ -710,7 +805,7 @@ document.addEventListener("keydown", (ev) => {
 
 function playBest() {
   const r = S.lastResult;
-  if (S.mode === "doc" && r && r.candidates.length) playLine(r.candidates[0].plan);
+  if (S.mode === "doc" && r && r.moveInfos.length) playLine(ranked(r)[0].plan);
 }
 
 $("#btn-analyse").addEventListener("click", toggleAnalysis);
