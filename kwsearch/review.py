@@ -13,9 +13,18 @@ used) and compares the move played with the most visited option:
 * **class** — ``inaccuracy`` / ``mistake`` / ``blunder`` by the win-% loss, with
   the thresholds of :data:`THRESHOLDS` (docs/review.md gives the reasons).
 
-Every option at the root is visited at least once when the iterations exceed
-the options, so the played move's figures come from the same search. (If a
-move got no visit, the position after it is searched instead.)
+**Verified values** (issue 29; docs/review.md, "Verified values"). The main search ranks the
+options; the move played and the most visited option are then each **re-searched alone**: in
+:data:`VERIFY_CHUNKS` independent searches forced to that option at the root (the forced root
+option of ``kwsearch._search.run_slice``, as :mod:`kwsearch.confidence` re-searches a hint's
+options), every chunk of the same length (:func:`verify_iterations`: the two options' re-searches
+take :data:`VERIFY_BUDGET` times the main search's iterations). So the played move and the best
+are valued by equally deep searches, the same depth at every decision, and their difference has a
+95% interval from the chunks' spread. A move is classed only when its loss *beyond that interval*
+(``loss - loss_half``) reaches a threshold, and never when it is in the best's equal band
+(:func:`kwsearch.confidence.band`, margin 2 points). The graph draws every seat's win share after
+the move played (``played_win_all``, from the same re-searches), so a seat's point does not jump on
+its own turns.
 
 The review searches with ``money_weight = 0``: each seat's reward is then its
 win share, so the best option's mean reward per seat is every seat's win
@@ -40,6 +49,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .errors import KwsearchError
+from .confidence import MARGIN as EQUAL_MARGIN
 from .search import DEFAULT_CUTOFF, SearchConfig, SearchLimits
 from .settings import cache_settings
 
@@ -51,6 +61,13 @@ CACHE_FORMAT = "kwsearch-review-cache/1"
 #: points of win probability; see docs/review.md.
 THRESHOLDS = (("blunder", 0.15), ("mistake", 0.10), ("inaccuracy", 0.05))
 MARKS = {"blunder": "??", "mistake": "?", "inaccuracy": "?!", None: ""}
+#: Independent re-searches (chunks) of each verified option (the move played and the best).
+VERIFY_CHUNKS = 5
+#: The verification's iterations over the main search's: the two options' chunks share this budget, so a
+#: review costs at most 1 + VERIFY_BUDGET times the main search alone (bench/review_trust.py measures it).
+VERIFY_BUDGET = 1.5
+#: The shortest chunk (a tiny review still gets a spread).
+MIN_VERIFY_CHUNK = 20
 
 
 class ReviewError(KwsearchError):
@@ -63,6 +80,22 @@ def classify(loss: float) -> str | None:
         if loss >= limit - 1e-12:
             return name
     return None
+
+
+def verified_class(loss: float, loss_half: float, equal: bool) -> str | None:
+    """The class of a verified decision: that of the loss beyond its 95% interval
+    (``loss - loss_half``), None for a move in the best's equal band."""
+    return None if equal else classify(max(0.0, loss - loss_half))
+
+
+def verify_iterations(iterations: int, chunks: int = VERIFY_CHUNKS, budget: float = VERIFY_BUDGET) -> int:
+    """The length of each re-search (chunk) after a main search of ``iterations``: the two verified
+    options' ``chunks`` share ``budget`` times the main search's iterations.
+
+        >>> verify_iterations(4000)
+        600
+    """
+    return max(MIN_VERIFY_CHUNK, int(budget * iterations / (2 * chunks)))
 
 
 @dataclass
@@ -86,17 +119,35 @@ class DecisionReview:
     cls: str | None          # "inaccuracy" / "mistake" / "blunder" / None
     win_all: list[float]     # every seat's win probability at this decision (best option)
     money_all: list[float]   # every seat's expected final money at this decision
-    played_visits: int
+    played_visits: int       # the move played's visits in the main search
     iterations: int
     options: int
+    # The verification (absent from reviews of the former method, docs/formats.md):
+    played_win_half: float | None = None   # 95% half-width of played_win (the chunks' spread)
+    best_win_half: float | None = None     # the same for best_win
+    loss_half: float | None = None         # 95% half-width of best_win - played_win
+    equal: bool | None = None              # the move played is in the best's equal band (never marked)
+    played_win_all: list[float] | None = None  # every seat's win probability after the move played
+    verify_chunks: int | None = None       # re-searches of each verified option
+    verify_iterations: int | None = None   # iterations of each
 
     @property
     def mark(self) -> str:
         return MARKS[self.cls]
 
+    @property
+    def verified(self) -> bool:
+        return self.loss_half is not None
+
+    @property
+    def graph_win(self) -> list[float]:
+        """Every seat's point of the graph: its win probability after the move played (verified),
+        or at the best option for a review of the former method."""
+        return self.played_win_all if self.played_win_all is not None else self.win_all
+
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "DecisionReview":
-        return cls(**{k: obj[k] for k in cls.__dataclass_fields__})
+        return cls(**{k: obj[k] for k in cls.__dataclass_fields__ if k in obj})
 
 
 @dataclass
@@ -160,9 +211,13 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
                     config: SearchConfig | None = None, ply: int = 0) -> DecisionReview | None:
     """Analyse one decision: ``state`` before it (either engine), ``action`` the move played.
 
-    Returns None when the search was interrupted (Ctrl-C) before it finished.
+    The main search ranks the options (its best: the most visited); the move played and the best are
+    then re-searched alone (:func:`verify_options`) and their verified values give the win %, the
+    loss, its interval, the equal band and the class. Returns None when the search was interrupted
+    (Ctrl-C) before it finished.
     """
     from .analysis import analyse
+    from .confidence import band, t975
     from .engine import reference
     from .render import menu_label
     config = review_config(config)
@@ -170,48 +225,89 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     seat = ref.current_player()
     n = ref.game.num_players
     legal = ref.legal_actions()
-    an = analyse(state, limits, config, seed=seed, top=len(legal))
+    an = analyse(state, limits, config, seed=seed, top=len(legal), verify=False)
     if an.interrupted:
         return None
     best = an.candidates[0]
     win_all = list(_rewards(an.result.actions[0], n))
     by_action = {c.action: c for c in an.candidates}
-    if action in by_action and by_action[action].visits > 0:
-        pc = by_action[action]
-        played_win, played_money, visits = pc.win_prob, pc.money, pc.visits
-    else:  # no visit: search the position after it
-        played_win, played_money = _value_after(ref, action, limits, config, seed)
-        visits = 0
-    loss = max(0.0, best.win_prob - played_win)
+    visits = by_action[action].visits if action in by_action else 0
+    k = VERIFY_CHUNKS
+    chunk = verify_iterations(an.result.iterations)
+    options = [best.action] if action == best.action else [best.action, action]
+    values = verify_options(state, an.result, options, chunk, seed, k)
+    pe, pall, pmoney = values[action]
+    be, _, bmoney = values[best.action]
     if action == best.action:
-        loss = 0.0
+        loss = money_loss = loss_half = 0.0
+        equal = True
+    else:
+        loss = max(0.0, be.win - pe.win)
+        money_loss = max(0.0, be.money - pe.money)
+        loss_half = t975(2 * k - 2) * math.hypot(be.win_se, pe.win_se)
+        _, band_, _ = band({a: values[a][0] for a in options}, options, EQUAL_MARGIN, options)
+        equal = action in band_
     return DecisionReview(
         ply=ply, seat=seat, round=ref.round, kind=ref.pending(),
         played=ref.action_to_text(action), played_label=menu_label(ref, action),
         best=best.text, best_label=menu_label(ref, best.action), best_plan=list(best.plan),
-        played_win=played_win, best_win=best.win_prob,
-        played_money=played_money, best_money=best.money,
-        loss=loss, money_loss=max(0.0, best.money - played_money) if action != best.action else 0.0,
-        cls=classify(loss), win_all=win_all, money_all=list(best.money_all),
-        played_visits=visits, iterations=an.result.iterations, options=len(legal))
+        played_win=pe.win, best_win=be.win, played_money=pe.money, best_money=be.money,
+        loss=loss, money_loss=money_loss, cls=verified_class(loss, loss_half, equal),
+        win_all=win_all, money_all=list(best.money_all),
+        played_visits=visits, iterations=an.result.iterations, options=len(legal),
+        played_win_half=pe.win_precision, best_win_half=be.win_precision, loss_half=loss_half, equal=equal,
+        played_win_all=pall, verify_chunks=k, verify_iterations=chunk)
+
+
+def verify_options(state, result, options: list[int], chunk: int, seed: int, chunks: int = VERIFY_CHUNKS):
+    """Each of ``options`` re-searched alone in ``chunks`` independent searches of ``chunk`` iterations
+    (seeds ``derive_seed(seed, "verify", 0, option, j)``, as :func:`kwsearch.confidence.estimate`), with
+    ``result``'s settings: ``{option: (Estimate, every seat's mean win share, every seat's mean money)}``."""
+    from . import _search
+    from .confidence import Estimate
+    from .engine import convert
+    from .search import search_params
+    from .seeds import derive_seed
+    fast = convert(state, "fast")
+    n = fast.game.num_players
+    mover = fast.current_player()
+    params = search_params(result.config, n)
+    out = {}
+    for a in options:
+        rows = []
+        for j in range(chunks):
+            tree = _search.Tree(result.config.max_nodes)
+            rng = derive_seed(seed, "verify", 0, a, j)
+            half = []
+            done = 0
+            for stop in (chunk // 2, chunk):
+                _, rng = _search.run_slice(tree, fast, params, stop - done, 0.0, rng, a)
+                done = stop
+                kid = [c for c in tree.children(0) if c[0] == a]
+                v = kid[0][2] if kid else 0
+                half.append(([c / v for c in kid[0][5][:n]], [c / v for c in kid[0][6][:n]]) if v
+                            else ([0.0] * n, [0.0] * n))
+            rows.append(half)
+        w = [r[1][0][mover] for r in rows]
+        m = [r[1][1][mover] for r in rows]
+        wm, wsd = _mean_sd(w)
+        mm, msd = _mean_sd(m)
+        est = Estimate(a, chunks, chunk, 0, wm, wsd / math.sqrt(chunks),
+                       sum(r[1][0][mover] - r[0][0][mover] for r in rows) / chunks,
+                       mm, msd / math.sqrt(chunks), sum(r[1][1][mover] - r[0][1][mover] for r in rows) / chunks,
+                       tuple(w))
+        out[a] = (est, [sum(r[1][0][s] for r in rows) / chunks for s in range(n)],
+                  [sum(r[1][1][s] for r in rows) / chunks for s in range(n)])
+    return out
+
+
+def _mean_sd(xs: list[float]) -> tuple[float, float]:
+    m = sum(xs) / len(xs)
+    return m, (math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1)) if len(xs) > 1 else 0.0)
 
 
 def _rewards(info, n: int) -> tuple[float, ...]:
     return tuple(float(x) for x in info.mean_reward[:n])
-
-
-def _value_after(ref, action: int, limits: SearchLimits, config: SearchConfig, seed: int) -> tuple[float, float]:
-    """The deciding seat's win probability and expected money after ``action`` (a second search)."""
-    from .analysis import analyse
-    from .seeds import derive_seed
-    seat = ref.current_player()
-    after = ref.copy()
-    after.apply(action)
-    if after.is_terminal():
-        return after.returns()[seat], float(after.money()[seat])
-    an = analyse(after, limits, config, seed=derive_seed(seed, "after"), top=1)
-    best = an.result.actions[0]
-    return float(best.mean_reward[seat]), float(best.mean_money[seat])
 
 
 def _job(args) -> tuple[int, dict[str, Any] | None]:
@@ -230,8 +326,12 @@ def _job(args) -> tuple[int, dict[str, Any] | None]:
 # Reading a review cache or a review file: one strict checker
 # ---------------------------------------------------------------------------
 
-#: The fields of a decision in a cache (a review file's decisions also hold ``mark``).
-DECISION_KEYS = tuple(DecisionReview.__dataclass_fields__)
+#: The verification's fields of a decision: all present (a verified review) or none (the former method).
+VERIFY_KEYS = ("played_win_half", "best_win_half", "loss_half", "equal", "played_win_all", "verify_chunks",
+               "verify_iterations")
+#: The fields of a decision in a cache (a review file's decisions also hold ``mark``), the verification's
+#: optional.
+DECISION_KEYS = tuple(k for k in DecisionReview.__dataclass_fields__ if k not in VERIFY_KEYS)
 REVIEW_KEYS = ("format", "source", "players", "names", "settings", "thresholds", "complete", "reviewed", "total",
                "seats", "final_money", "decisions", "summary")
 SETTINGS_KEYS = ("iterations", "seconds", "seed", "c_uct", "money_weight", "closed_loop", "rollout")
@@ -339,7 +439,12 @@ def _check_decision(ck: _Checker, d: Any, where: str, players: int | None, thres
     def at(k: str) -> str:
         return key_path(where, k)
 
-    ck.obj(d, where, DECISION_KEYS + (("mark",) if in_review else ()), what="a reviewed decision (an object)")
+    ck.obj(d, where, DECISION_KEYS + (("mark",) if in_review else ()), VERIFY_KEYS,
+           what="a reviewed decision (an object)")
+    verified = any(k in d for k in VERIFY_KEYS)
+    if verified:
+        ck.obj(d, where, DECISION_KEYS + (("mark",) if in_review else ()) + VERIFY_KEYS,
+               what="a reviewed decision (an object)")
     if players is None:
         w = d["win_all"]
         players = len(w) if isinstance(w, list) and 2 <= len(w) <= 4 else None
@@ -397,7 +502,22 @@ def _check_decision(ck: _Checker, d: Any, where: str, players: int | None, thres
     cls = d["cls"]
     if cls is not None and cls not in CLASSES:
         ck.fail(at("cls"), f"one of {', '.join(CLASSES)} or null", cls)
-    if cls != _classify(loss, thresholds):
+    if verified:
+        for k in ("played_win_half", "best_win_half", "loss_half"):
+            ck.prob(d[k], at(k))
+        equal = ck.flag(d["equal"], at("equal"))
+        if same and not equal:
+            ck.fail(at("equal"), "true (the move played is the best)", equal)
+        if same and d["loss_half"] != 0:
+            ck.fail(at("loss_half"), "0 (the move played is the best)", d["loss_half"])
+        ck.integer(d["verify_chunks"], at("verify_chunks"), 1, 1000)
+        ck.integer(d["verify_iterations"], at("verify_iterations"), 1, MAX_COUNT)
+        want_cls = None if equal else _classify(max(0.0, loss - d["loss_half"]), thresholds)
+        if cls != want_cls:
+            why = "the move played is in the best's equal band" if equal else \
+                f"the class of the loss beyond its interval, {loss:.6g} - {d['loss_half']:.6g}"
+            ck.fail(at("cls"), f"{_show(want_cls)} ({why})", cls)
+    elif cls != _classify(loss, thresholds):
         ck.fail(at("cls"), f"{_show(_classify(loss, thresholds))} (the class of a loss of {loss:.6g})", cls)
     if in_review and d["mark"] != MARKS[cls]:
         ck.fail(at("mark"), _show(MARKS[cls]), d["mark"])
@@ -411,6 +531,13 @@ def _check_decision(ck: _Checker, d: Any, where: str, players: int | None, thres
                         f"{players} amounts of money (one per seat)")
     for i, m in enumerate(money_all):
         ck.money(m, f"{at('money_all')}[{i}]")
+    if verified:
+        pall = ck.items(d["played_win_all"], at("played_win_all"), players, players,
+                        f"{players} win probabilities (one per seat)")
+        for i, p in enumerate(pall):
+            ck.prob(p, f"{at('played_win_all')}[{i}]")
+        if sum(pall) > 1.001:
+            ck.fail(at("played_win_all"), "win probabilities summing to at most 1", pall)
     iterations = ck.integer(d["iterations"], at("iterations"), 0, MAX_COUNT)
     ck.integer(d["played_visits"], at("played_visits"), 0, iterations,
            f"visits from 0 to the decision's iterations ({iterations})")
@@ -605,7 +732,9 @@ def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchCon
         config = config.for_players(players)
     # The settings that change the search (kwsearch.settings.cache_settings: each setting's table entry
     # says when it counts; a setting at its neutral value is left out, so older keys stay as they were).
-    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed, "version": 1,
+    # version 2: the verified method (the move played and the best re-searched alone, with its constants)
+    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed, "version": 2,
+                "verify": [VERIFY_CHUNKS, VERIFY_BUDGET, MIN_VERIFY_CHUNK, EQUAL_MARGIN],
                 **cache_settings(config)}
     blob = json.dumps({"game": game, "settings": settings}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
@@ -794,18 +923,26 @@ def review_text(review: Review) -> str:
     if st.get("cutoff"):
         out += wrap(f"  playouts cut off after {st['cutoff']} decisions: money and best$ are the money there, "
                     "not at the game's end")
+    v = next((d for d in review.decisions if d.verified), None)
+    if v is not None:
+        out += wrap(f"  verified: the move played and the best each re-searched alone ({v.verify_chunks} x "
+                    f"{v.verify_iterations:,} iterations); win% ± its 95% interval; a move is classed by its loss "
+                    f"beyond the loss's interval, never when in the best's equal band (=, within "
+                    f"{100 * EQUAL_MARGIN:g} points or not told apart); visits: the main search's (docs/review.md)")
     if not review.complete:
         out.append(f"  interrupted: {len(review.decisions)} of {review.total_decisions} decisions reviewed "
                    "(run again to continue)")
     out.append("")
     rows = []
     for d in review.decisions:
-        rows.append((str(d.ply), _cut(names[d.seat], 9), _cut(d.played_label, 22),
-                     "" if d.played == d.best else _cut(d.best_label, 20),
-                     f"{100 * d.played_win:.0f}", f"{100 * d.best_win:.0f}", f"{100 * d.loss:.1f}",
-                     f"{d.played_money:.1f}", f"{d.best_money:.1f}", d.mark))
-    out += table(("ply", "seat", "played", "best (if other)", "win%", "best%", "loss", "money", "best$", ""),
-                 rows, left={1, 2, 3, 9})
+        win = f"{100 * d.played_win:.0f}" + (f"±{100 * d.played_win_half:.0f}" if d.verified else "")
+        mark = d.mark or ("=" if d.verified and d.equal and d.played != d.best else "")
+        rows.append((str(d.ply), _cut(names[d.seat], 9), _cut(d.played_label, 18),
+                     "" if d.played == d.best else _cut(d.best_label, 16), f"{d.played_visits:,}",
+                     win, f"{100 * d.best_win:.0f}", f"{100 * d.loss:.1f}",
+                     f"{d.played_money:.1f}", f"{d.best_money:.1f}", mark))
+    out += table(("ply", "seat", "played", "best (if other)", "visits", "win%", "best%", "loss", "money", "best$", ""),
+                 rows, left={1, 2, 3, 10})
     out.append("")
     out.append("Summary (loss = drop in the deciding seat's win %, per decision)")
     for s in review.summary:
@@ -855,19 +992,25 @@ function show(i){
   document.getElementById('board').innerHTML = D.boards[i];
   const name = D.names[d.seat];
   let h = '<div><b>Ply ' + d.ply + '</b> · round ' + d.round + ' · <b>' + name + '</b> (seat ' + d.seat + ')</div>';
-  h += '<div>played: <b id="played">' + esc(d.played_label) + '</b> — win ' + pct(d.played_win) +
-       ', money ' + d.played_money.toFixed(1) + '</div>';
+  const iv = (x) => (x === null || x === undefined) ? '' : ' ± ' + (100*x).toFixed(1);
+  h += '<div>played: <b id="played">' + esc(d.played_label) + '</b> — win ' + pct(d.played_win) + iv(d.played_win_half) +
+       ', money ' + d.played_money.toFixed(1) + ' <span style="color:#666">(' + d.played_visits.toLocaleString() +
+       ' visits in the main search)</span></div>';
   if (d.best !== d.played) {
     h += '<div>best: <b>' + esc([d.best_label].concat(d.best_plan.slice(1)).join(', ')) + '</b> — win ' + pct(d.best_win) +
-         ', money ' + d.best_money.toFixed(1) + '</div>';
-    h += '<div>loss: ' + (100*d.loss).toFixed(1) + ' points of win %, ' + d.money_loss.toFixed(1) + ' money';
+         iv(d.best_win_half) + ', money ' + d.best_money.toFixed(1) + '</div>';
+    h += '<div>loss: ' + (100*d.loss).toFixed(1) + iv(d.loss_half) + ' points of win %, ' + d.money_loss.toFixed(1) + ' money';
     if (d.cls) h += ' — <span class="cls ' + d.cls + '">' + d.cls + ' ' + d.mark + '</span>';
+    else if (d.equal) h += ' — in the best\\'s equal band: not marked';
     h += '</div>';
   } else {
     h += '<div>the search\\'s choice too' + (d.best_plan.length > 1 ? ' (plan: ' + esc(d.best_plan.join(', ')) + ')' : '') + '</div>';
   }
+  const after = d.played_win_all || d.win_all;
   h += '<div style="color:#666;font-size:12px">' + d.iterations.toLocaleString() + ' iterations, ' +
-       d.options + ' options; win % now: ' + D.names.map((n,k)=>n+' '+pct(d.win_all[k])).join(', ') + '</div>';
+       d.options + ' options' + (d.verify_chunks ? '; verified: ' + d.verify_chunks + ' x ' +
+       d.verify_iterations.toLocaleString() + ' iterations alone per option, ± 95% intervals' : '') +
+       '; win % after the move: ' + D.names.map((n,k)=>n+' '+pct(after[k])).join(', ') + '</div>';
   document.getElementById('move').innerHTML = h;
   document.querySelectorAll('#moves tr.row').forEach(r => r.classList.toggle('sel', +r.dataset.i === i));
   const row = document.querySelector('#moves tr.row[data-i="' + i + '"]');
@@ -918,13 +1061,13 @@ def _graph_svg(review: Review) -> str:
     out.append(f'<line id="cursor" x1="{left}" x2="{left}" y1="{top}" y2="{top + ph}" stroke="#333" '
                'stroke-width="1.5"/>')
     for s in range(review.players):
-        pts = " ".join(f"{x(i):.1f},{y(d.win_all[s]):.1f}" for i, d in enumerate(ds))
+        pts = " ".join(f"{x(i):.1f},{y(d.graph_win[s]):.1f}" for i, d in enumerate(ds))
         out.append(f'<polyline points="{pts}" fill="none" stroke="{SEAT_COLOURS[s]}" stroke-width="2"/>')
     size = {"blunder": 7, "mistake": 6, "inaccuracy": 5, None: 4}
     for i, d in enumerate(ds):
         ring = {"blunder": "#b00020", "mistake": "#d35400", "inaccuracy": "#c9a227"}.get(d.cls, "#fff")
         title = escape(f"ply {d.ply}: {review.names[d.seat]} {d.played} {d.mark}".strip())
-        out.append(f'<circle class="pt" data-i="{i}" cx="{x(i):.1f}" cy="{y(d.win_all[d.seat]):.1f}" '
+        out.append(f'<circle class="pt" data-i="{i}" cx="{x(i):.1f}" cy="{y(d.graph_win[d.seat]):.1f}" '
                    f'r="{size[d.cls]}" fill="{SEAT_COLOURS[d.seat]}" stroke="{ring}" stroke-width="2">'
                    f'<title>{title}</title></circle>')
     lx = left + 6
@@ -953,7 +1096,9 @@ def review_html(review: Review, record: Mapping[str, Any]) -> str:
         rows.append(f'<tr class="row" data-i="{i}"><td class="num">{d.ply}</td><td>{escape(review.names[d.seat])}'
                     f'</td><td>{escape(d.played_label)} <b{cls}>{d.mark}</b></td>'
                     f'<td>{"" if d.best == d.played else escape(d.best_label)}</td>'
-                    f'<td class="num">{100 * d.played_win:.0f}%</td><td class="num">{100 * d.loss:.1f}</td></tr>')
+                    f'<td class="num">{d.played_visits:,}</td><td class="num">{100 * d.played_win:.0f}%'
+                    f'{f" ±{100 * d.played_win_half:.0f}" if d.verified else ""}</td>'
+                    f'<td class="num">{100 * d.loss:.1f}{f" ±{100 * d.loss_half:.1f}" if d.verified else ""}</td></tr>')
     summary = []
     for s in review.summary:
         worst = ", ".join(str(p) for p in s.worst) or "—"
@@ -976,7 +1121,8 @@ def review_html(review: Review, record: Mapping[str, Any]) -> str:
 <style>{_CSS}</style></head><body>
 <h1>Game review: {escape(str(review.source or 'game'))}</h1>
 <div class="sub">{review.players} players ({escape(', '.join(review.names))}) · {limit} per decision, seed {st['seed']}
- · classes by the loss in win %: {thresholds}{cut}{final}{status}</div>
+ · classes by the loss in win % beyond its 95% interval (the move played and the best re-searched alone;
+ never within the best's equal band): {thresholds}{cut}{final}{status}</div>
 <div id="top">
  <div id="graphbox">{_graph_svg(review)}
   <div id="nav"><button id="prev">◀ previous</button><button id="next">next ▶</button>
@@ -985,8 +1131,8 @@ def review_html(review: Review, record: Mapping[str, Any]) -> str:
 </div>
 <div id="board"></div>
 <h2 style="font-size:16px">Moves</h2>
-<div id="moves"><table><tr><th>ply</th><th>seat</th><th>played</th><th>best (if other)</th><th>win</th>
-<th>loss</th></tr>{''.join(rows)}</table></div>
+<div id="moves"><table><tr><th>ply</th><th>seat</th><th>played</th><th>best (if other)</th><th>visits</th>
+<th>win ± 95%</th><th>loss ± 95%</th></tr>{''.join(rows)}</table></div>
 <h2 style="font-size:16px">Summary</h2>
 <table class="summary"><tr><th>seat</th><th>decisions</th><th>mean loss (win %)</th><th>mean money loss</th>
 <th>inaccuracies</th><th>mistakes</th><th>blunders</th><th>worst plies</th></tr>{''.join(summary)}</table>

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from kwsearch.cli import main
 from kwsearch.engine import state_from_json
 from kwsearch.review import (REVIEW_FORMAT, THRESHOLDS, classify, review_decision, review_game, review_html,
-                             review_text)
+                             review_text, verified_class)
 from kwsearch.search import SearchLimits
 
 pytestmark = pytest.mark.one_engine  # the review searches with the fast engine whatever the default
@@ -42,7 +42,7 @@ def test_same_seed_same_classes_in_one_process_and_in_two():
     assert sig == [(d.ply, d.best, d.cls, round(d.loss, 9)) for d in c.decisions]
     for d in a.decisions:
         assert 0 <= d.played_win <= 1 and 0 <= d.best_win <= 1 and d.loss >= 0
-        assert d.cls == classify(d.loss)
+        assert d.cls == verified_class(d.loss, d.loss_half, d.equal)  # by the loss beyond its interval
         assert d.loss == 0 or d.played != d.best
         assert abs(sum(d.win_all) - 1) < 1e-6  # every seat's win share, from one search
 
@@ -202,7 +202,7 @@ def test_html_report_in_headless_chromium(tmp_path):
         browser.quit()
 
 
-def test_a_move_the_search_never_visited_is_measured_by_a_search_after_it():
+def test_a_move_the_search_never_visited_is_measured_by_its_own_re_searches():
     st = state_from_json(json.loads((ROOT / "examples" / "midgame-4p.json").read_text()), seed=1)
     legal = st.legal_actions()
     d = review_decision(st, legal[-1], SearchLimits(iterations=1), seed=5)
