@@ -59,7 +59,8 @@ def review_for_page(obj: Any, doc, name: str) -> dict[str, Any]:
         if d.get("played") != node.move or d.get("seat") != node.seat:
             raise WebError(f"{name}: the review is not of {doc.name}: at ply {ply} it has "
                            f"{d.get('played')!r} by seat {d.get('seat')}, the game {node.move!r} by seat {node.seat}")
-        win = d.get("win_all")
+        # the graph: every seat's win probability after the move played (a verified review), else at the best
+        win = d.get("played_win_all", d.get("win_all"))
         if not isinstance(win, list) or len(win) != doc.players \
                 or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and 0 <= x <= 1 for x in win):
             raise WebError(f"{where}.win_all: expected {doc.players} win probabilities in 0..1")
@@ -72,6 +73,8 @@ def review_for_page(obj: Any, doc, name: str) -> dict[str, Any]:
             "played": node.move, "best": str(d.get("best_label") or d.get("best") or ""),
             "win_played": _number(d, "played_win", where), "win_best": _number(d, "best_win", where),
             "loss": _number(d, "loss", where),
+            "visits": d.get("played_visits"), "win_played_half": d.get("played_win_half"),
+            "loss_half": d.get("loss_half"), "equal": d.get("equal"),
         })
     points.sort(key=lambda p: p["ply"])
     rounds = []
