@@ -191,12 +191,56 @@ def read_json(path: str | Path, what: str = "file") -> Any:
     return load_json_file(path, what=what)
 
 
-def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - one flat checklist
-            reachable: bool = False):
+def _decode(obj: Any, components: Components | None, seed: int, reachable: bool = False):
+    """The state a position object describes and its problems: ``(state, [])`` or ``(None, problems)``.
 
-    ck = _Checker()
+    One section of the format after another (docs/formats.md, "Fields"), each helper checking
+    and decoding its part into ``st`` and reporting to the shared checker; the later sections
+    check what the earlier ones decoded (the pending decision, the race, the workers, the tiles).
+    """
     if not isinstance(obj, Mapping):
         return None, [("$", f"expected a JSON object, got {type(obj).__name__}")]
+    ck = _Checker()
+    game = _decode_game(ck, obj, components)
+    if game is None:
+        return None, ck.problems
+    st = State.blank(game)
+    card = _card_reader(ck, game.components)
+    _decode_round(ck, obj, st)
+    offered = _decode_start_tiles(ck, obj, st)
+    owned, supply_given = _decode_seats(ck, obj, st, card, offered)
+    _decode_research(ck, obj, st, card, owned, seed)
+    _decode_chain(ck, obj, st)
+    _decode_buyers(ck, obj, st)
+    used_prices = _decode_market(ck, obj, st)
+    prices_given = _decode_prices(ck, obj, st, used_prices)
+    _decode_awards(ck, obj, st)
+    _decode_turn(ck, obj, st)
+    _settle_prices(ck, st, used_prices, prices_given)
+    _decode_pending(ck, obj, st)
+    _check_pending(ck, st)
+    _check_race(ck, st)
+    _settle_workers(ck, st, supply_given)
+    if reachable:
+        _check_awards(ck, st)
+    _decode_supply(ck, obj, st)
+
+    if ck.problems:
+        return None, ck.problems
+    # Settle: compute the pending decision's options (a no-op for a saved state).
+    try:
+        legal = st.settle()
+    except (IndexError, KeyError, ValueError, StopIteration) as exc:
+        return None, [("$.pending", f"the pending decision cannot be carried out in this position ({exc!r})")]
+    if st.phase != "over" and not legal:
+        return None, [("$.pending", "the pending decision has no legal option")]
+    return st, []
+
+
+# --- set-up: format, players, V6, components --------------------------------
+
+def _decode_game(ck: _Checker, obj: Mapping, components: Components | None) -> Game | None:
+    """The game a position is of (None, with the problem reported, where there is none)."""
     fmt = obj.get("format")
     ck.keys(obj, "$", _KEYS["$"])
     if fmt != POSITION_FORMAT:
@@ -204,7 +248,7 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
     n = obj.get("players")
     if isinstance(n, bool) or n not in (2, 3, 4):
         ck.err("$.players", f"expected 2, 3 or 4, got {_show(n)}")
-        return None, ck.problems
+        return None
     v6 = ck.bool(obj.get("v6", _MISSING), "$.v6")
     comp = components
     if comp is None:
@@ -216,14 +260,16 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
                 comp = components_from_dict(raw)
             except ComponentError as exc:
                 ck.err("$.components", str(exc))
-                return None, ck.problems
+                return None
     try:
-        game = Game(n, comp, v6=v6)
+        return Game(n, comp, v6=v6)
     except ComponentError as exc:
         ck.err("$.v6", str(exc))
-        return None, ck.problems
-    c = game.components
-    st = State.blank(game)
+        return None
+
+
+def _card_reader(ck: _Checker, c: Components):
+    """``card(value, path, kind=None)``: the card type a name stands for, or None (reported)."""
     names = {ct.name.lower(): ct for ct in c.card_types}
 
     def card(value: Any, path: str, kind: str | None = None) -> int | None:
@@ -235,68 +281,63 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
             ck.err(path, f"{ct.name} is a {ct.kind} card, expected a {kind}")
             return None
         return ct.index
+    return card
 
-    st.round = ck.int(obj.get("round", _MISSING), "$.round", 1, c.rounds, default=1)
+
+def _decode_round(ck: _Checker, obj: Mapping, st) -> None:
+    st.round = ck.int(obj.get("round", _MISSING), "$.round", 1, st.game.components.rounds, default=1)
     phase = obj.get("phase")
     if phase not in PHASES:
         ck.err("$.phase", f"expected one of {', '.join(PHASES)}, got {_show(phase)}")
         phase = "action"
     st.phase = phase
 
-    # --- start tiles -----------------------------------------------------
-    start_names = {t.name.lower(): t.index for t in c.start_tiles}
+
+# --- start tiles -------------------------------------------------------------
+
+def _start_names(c: Components) -> dict[str, int]:
+    return {t.name.lower(): t.index for t in c.start_tiles}
+
+
+def _decode_start_tiles(ck: _Checker, obj: Mapping, st) -> list[int]:
+    """The start tiles offered (``st.offered``, sorted); returns them in the order given."""
+    c, n = st.game.components, st.game.num_players
+    start_names = _start_names(c)
     offered_raw = obj.get("start_tiles_offered", [t.name for t in c.start_tiles][:c.start_tiles_offered[n]])
     offered = []
-    for i, v in enumerate(offered_raw := ck.list(offered_raw, "$.start_tiles_offered")):
+    for i, v in enumerate(ck.list(offered_raw, "$.start_tiles_offered")):
         t = start_names.get(v.lower()) if isinstance(v, str) else None
         if t is None or t in offered:
             ck.err(f"$.start_tiles_offered[{i}]", f"unknown or repeated start tile {_show(v)}")
         else:
             offered.append(t)
-    if len(offered) != c.start_tiles_offered[n] and offered_raw is not None:
+    if len(offered) != c.start_tiles_offered[n]:
         ck.err("$.start_tiles_offered", f"expected {c.start_tiles_offered[n]} start tiles for {n} players, "
                                         f"got {len(offered)}")
     st.offered = sorted(offered)
+    return offered
 
-    # --- seats -----------------------------------------------------------
+
+# --- seats -------------------------------------------------------------------
+
+def _decode_seats(ck: _Checker, obj: Mapping, st, card, offered: list[int]
+                  ) -> tuple[Counter, list[int | None]]:
+    """Every seat's mat; returns the research cards the seats own (by type) and each seat's
+    worker supply as given (None where left out, to be derived)."""
+    c, n = st.game.components, st.game.num_players
     seats_raw = ck.list(ck.obj(obj, "seats", "$"), "$.seats")
     if len(seats_raw) != n:
         ck.err("$.seats", f"expected {n} seats for players={n}, got {len(seats_raw)}")
     owned = Counter()
     supply_given: list[int | None] = []
     taken_start: dict[int, int] = {}
+    start_names = _start_names(c)
     for si, sraw in enumerate(seats_raw[:n]):
         p = f"$.seats[{si}]"
         sr = ck.mapping(sraw, p)
         ck.keys(sr, p, _KEYS["seat"])
         s = st.seats[si]
-        s.money = ck.int(ck.obj(sr, "money", p), f"{p}.money", 0, MAX_MONEY)
-        sup = ck.obj(sr, "supply", p, _MISSING)
-        supply_given.append(None if sup is _MISSING else ck.int(sup, f"{p}.supply", 0, c.workers_per_player))
-        s.canteen = ck.int(ck.obj(sr, "canteen", p), f"{p}.canteen", 0, c.workers_per_player)
-        s.workshops = []
-        ws = ck.list(ck.obj(sr, "workshops", p), f"{p}.workshops")
-        if len(ws) > 3:
-            ck.err(f"{p}.workshops", f"a mat has 3 workshops, got {len(ws)} tiles")
-        for wi, w in enumerate(ws):
-            code = _parse_tile(w)
-            if code is None:
-                ck.err(f"{p}.workshops[{wi}]", f"expected \"body V\" or \"engine V\" (or \"BV\" / \"EV\" as the "
-                                               f"board shows them) with V in 1..{MAX_TILE_VALUE}, got {_show(w)}")
-            else:
-                s.workshops.append(code)
-        s.workshops.sort()
-        s.gp_engine = ck.int(ck.obj(sr, "gp_engine", p, 1), f"{p}.gp_engine", 1, MAX_TILE_VALUE, 1)
-        # An engine above 1 is always a tile; a value-1 tile may cover the printed 1 (RULES.md §4.1).
-        gp_tile = ck.obj(sr, "gp_engine_tile", p, False)
-        if not isinstance(gp_tile, bool):
-            ck.err(f"{p}.gp_engine_tile", f"expected true or false, got {json.dumps(gp_tile)}")
-            gp_tile = False
-        s.gp_tile = gp_tile or s.gp_engine > 1
-        s.laps = ck.int(ck.obj(sr, "laps", p, 0), f"{p}.laps", 0, MAX_LAPS)
-        s.space = ck.int(ck.obj(sr, "space", p, 0), f"{p}.space", 0, c.gp_lap_length)
-        if s.laps > 0 and s.space == 0:
-            ck.err(f"{p}.laps", "a car in the pit lane (space 0) has completed no lap")
+        supply_given.append(_decode_mat(ck, sr, p, s, c))
         stn = ck.obj(sr, "start_tile", p, None)
         if stn is not None:
             t = start_names.get(stn.lower()) if isinstance(stn, str) else None
@@ -309,44 +350,94 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
             else:
                 taken_start[t] = si
                 s.start_tile = t
-        for key, dst in (("developments", s.dev_active), ("inactive", s.dev_inactive)):
-            for di, d in enumerate(ck.list(ck.obj(sr, key, p, []), f"{p}.{key}")):
-                t = card(d, f"{p}.{key}[{di}]", "development")
-                if t is not None:
-                    dst.append(t)
-                    owned[t] += 1
-            dst.sort()  # developments are kept sorted by card type
-        engs = ck.list(ck.obj(sr, "engineers", p, []), f"{p}.engineers")
-        for ei, e in enumerate(engs):
-            t = card(e, f"{p}.engineers[{ei}]", "engineer")
-            if t is not None:
-                bit = 1 << ENGINEERS.index(c.card_types[t].engineer)
-                if s.engineers & bit:
-                    ck.err(f"{p}.engineers[{ei}]", f"{e} listed twice")
-                s.engineers |= bit
-                owned[t] += 1
-        mk = ck.mapping(ck.obj(sr, "markers", p, _MISSING), f"{p}.markers")
-        ck.keys(mk, f"{p}.markers", _KEYS["markers"])
-        full = {"maybach": list(c.maybach_markers), "horch": list(c.horch_markers),
-                "daimler": list(c.daimler_markers)}
-        for eng, allowed in full.items():
-            has = s.has(eng)
-            vals = mk.get(eng, list(allowed) if has else [])
-            vals = ck.list(vals, f"{p}.markers.{eng}")
-            good = []
-            for vi, v in enumerate(vals):
-                if v not in allowed or v in good or not has:
-                    why = "its engineer is not owned" if not has else f"expected values from {allowed}, once each"
-                    ck.err(f"{p}.markers.{eng}[{vi}]", f"marker {_show(v)}: {why}")
-                else:
-                    good.append(v)
-            setattr(s, eng, sorted(good))
-        for eng, total in (("diesel", c.diesel_markers), ("benz", c.benz_markers)):
-            has = s.has(eng)
-            v = ck.int(mk.get(eng, total if has else 0), f"{p}.markers.{eng}", 0, total if has else 0)
-            setattr(s, eng, v)
+        _decode_seat_cards(ck, sr, p, s, c, card, owned)
+        _decode_markers(ck, sr, p, s, c)
+    return owned, supply_given
 
-    # --- research cards --------------------------------------------------
+
+def _decode_mat(ck: _Checker, sr: Mapping, p: str, s, c: Components) -> int | None:
+    """A seat's money, workers, workshops, Grand Prix engine and car; returns its worker supply
+    as given (None where left out)."""
+    s.money = ck.int(ck.obj(sr, "money", p), f"{p}.money", 0, MAX_MONEY)
+    sup = ck.obj(sr, "supply", p, _MISSING)
+    given = None if sup is _MISSING else ck.int(sup, f"{p}.supply", 0, c.workers_per_player)
+    s.canteen = ck.int(ck.obj(sr, "canteen", p), f"{p}.canteen", 0, c.workers_per_player)
+    s.workshops = []
+    ws = ck.list(ck.obj(sr, "workshops", p), f"{p}.workshops")
+    if len(ws) > 3:
+        ck.err(f"{p}.workshops", f"a mat has 3 workshops, got {len(ws)} tiles")
+    for wi, w in enumerate(ws):
+        code = _parse_tile(w)
+        if code is None:
+            ck.err(f"{p}.workshops[{wi}]", f"expected \"body V\" or \"engine V\" (or \"BV\" / \"EV\" as the "
+                                           f"board shows them) with V in 1..{MAX_TILE_VALUE}, got {_show(w)}")
+        else:
+            s.workshops.append(code)
+    s.workshops.sort()
+    s.gp_engine = ck.int(ck.obj(sr, "gp_engine", p, 1), f"{p}.gp_engine", 1, MAX_TILE_VALUE, 1)
+    # An engine above 1 is always a tile; a value-1 tile may cover the printed 1 (RULES.md §4.1).
+    gp_tile = ck.obj(sr, "gp_engine_tile", p, False)
+    if not isinstance(gp_tile, bool):
+        ck.err(f"{p}.gp_engine_tile", f"expected true or false, got {json.dumps(gp_tile)}")
+        gp_tile = False
+    s.gp_tile = gp_tile or s.gp_engine > 1
+    s.laps = ck.int(ck.obj(sr, "laps", p, 0), f"{p}.laps", 0, MAX_LAPS)
+    s.space = ck.int(ck.obj(sr, "space", p, 0), f"{p}.space", 0, c.gp_lap_length)
+    if s.laps > 0 and s.space == 0:
+        ck.err(f"{p}.laps", "a car in the pit lane (space 0) has completed no lap")
+    return given
+
+
+def _decode_seat_cards(ck: _Checker, sr: Mapping, p: str, s, c: Components, card, owned: Counter) -> None:
+    """A seat's developments (active and inactive) and engineers, counted into ``owned``."""
+    for key, dst in (("developments", s.dev_active), ("inactive", s.dev_inactive)):
+        for di, d in enumerate(ck.list(ck.obj(sr, key, p, []), f"{p}.{key}")):
+            t = card(d, f"{p}.{key}[{di}]", "development")
+            if t is not None:
+                dst.append(t)
+                owned[t] += 1
+        dst.sort()  # developments are kept sorted by card type
+    engs = ck.list(ck.obj(sr, "engineers", p, []), f"{p}.engineers")
+    for ei, e in enumerate(engs):
+        t = card(e, f"{p}.engineers[{ei}]", "engineer")
+        if t is not None:
+            bit = 1 << ENGINEERS.index(c.card_types[t].engineer)
+            if s.engineers & bit:
+                ck.err(f"{p}.engineers[{ei}]", f"{e} listed twice")
+            s.engineers |= bit
+            owned[t] += 1
+
+
+def _decode_markers(ck: _Checker, sr: Mapping, p: str, s, c: Components) -> None:
+    """A seat's engineers' markers (all of an owned engineer's where left out)."""
+    mk = ck.mapping(ck.obj(sr, "markers", p, _MISSING), f"{p}.markers")
+    ck.keys(mk, f"{p}.markers", _KEYS["markers"])
+    full = {"maybach": list(c.maybach_markers), "horch": list(c.horch_markers),
+            "daimler": list(c.daimler_markers)}
+    for eng, allowed in full.items():
+        has = s.has(eng)
+        vals = mk.get(eng, list(allowed) if has else [])
+        vals = ck.list(vals, f"{p}.markers.{eng}")
+        good = []
+        for vi, v in enumerate(vals):
+            if v not in allowed or v in good or not has:
+                why = "its engineer is not owned" if not has else f"expected values from {allowed}, once each"
+                ck.err(f"{p}.markers.{eng}[{vi}]", f"marker {_show(v)}: {why}")
+            else:
+                good.append(v)
+        setattr(s, eng, sorted(good))
+    for eng, total in (("diesel", c.diesel_markers), ("benz", c.benz_markers)):
+        has = s.has(eng)
+        v = ck.int(mk.get(eng, total if has else 0), f"{p}.markers.{eng}", 0, total if has else 0)
+        setattr(s, eng, v)
+
+
+# --- research cards ------------------------------------------------------------
+
+def _decode_research(ck: _Checker, obj: Mapping, st, card, owned: Counter, seed: int) -> None:
+    """The face-up and discarded cards, the undrawn ones and the deck's order (``hidden``, else
+    shuffled with ``seed``)."""
+    c = st.game.components
     res = ck.mapping(obj.get("research", _MISSING), "$.research")
     ck.keys(res, "$.research", _KEYS["research"])
     for key in ("display", "discard"):
@@ -359,6 +450,21 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
     if len(st.display) > 2:
         ck.err("$.research.display", f"at most 2 cards are face up, got {len(st.display)}")
     seen = owned + Counter(st.display) + Counter(st.discard)
+    undrawn = _decode_undrawn(ck, res, c, card, seen)
+    for ct in c.card_types:
+        total = seen[ct.index] + undrawn[ct.index]
+        if total != ct.count:
+            where = "owned, face up, discarded and undrawn together"
+            if total > ct.count:
+                ck.err("$.research", f"card {ct.name} appears {total} times ({where}); the game has {ct.count}")
+            else:
+                ck.err("$.research", f"card {ct.name} appears {total} times ({where}); the game has {ct.count} "
+                                     "(missing cards)")
+    _decode_deck(ck, obj, st, card, undrawn, seed)
+
+
+def _decode_undrawn(ck: _Checker, res: Mapping, c: Components, card, seen: Counter) -> Counter:
+    """``research.undrawn`` by card type (derived from the cards ``seen`` where left out)."""
     undrawn_raw = res.get("undrawn", _MISSING)
     undrawn: Counter = Counter()
     if undrawn_raw is _MISSING:
@@ -373,15 +479,11 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
             cnt = ck.int(v, key_path("$.research.undrawn", k), 0, c.card_types[t].count if t is not None else None)
             if t is not None:
                 undrawn[t] += cnt
-    for ct in c.card_types:
-        total = seen[ct.index] + undrawn[ct.index]
-        if total != ct.count:
-            where = "owned, face up, discarded and undrawn together"
-            if total > ct.count:
-                ck.err("$.research", f"card {ct.name} appears {total} times ({where}); the game has {ct.count}")
-            else:
-                ck.err("$.research", f"card {ct.name} appears {total} times ({where}); the game has {ct.count} "
-                                     "(missing cards)")
+    return undrawn
+
+
+def _decode_deck(ck: _Checker, obj: Mapping, st, card, undrawn: Counter, seed: int) -> None:
+    """``st.deck`` and ``st.rng``: as ``hidden`` gives them, else the undrawn cards shuffled with ``seed``."""
     hidden = obj.get("hidden", _MISSING)
     deck: list[int] = []
     if hidden is not _MISSING:
@@ -399,7 +501,13 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
         st.rng = rng_shuffle(seed_to_rng(seed), deck)
     st.deck = deck
 
-    # --- chain -----------------------------------------------------------
+
+# --- chain -------------------------------------------------------------------
+
+def _decode_chain(ck: _Checker, obj: Mapping, st) -> None:
+    """The chain of workers and action tiles (and, in V6, the specialty tiles)."""
+    game = st.game
+    c, n = game.components, game.num_players
     chain = []
     for i, v in enumerate(ck.list(ck.obj(obj, "chain", "$"), "$.chain")):
         e = parse_chain(v, n, c, game.v6)
@@ -424,7 +532,13 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
     if game.v6:
         _decode_specialty(ck, obj, st, specials)
 
-    # --- buyers, prices, market -----------------------------------------
+
+# --- buyers, market, prices ------------------------------------------------------
+
+def _decode_buyers(ck: _Checker, obj: Mapping, st) -> None:
+    """The active buyers, the buyer stacks, the white cubes and the buyer track."""
+    game = st.game
+    c = game.components
     by = ck.mapping(obj.get("buyers", _MISSING), "$.buyers")
     ck.keys(by, "$.buyers", _KEYS["buyers"])
     stacks = ck.mapping(by.get("stacks"), "$.buyers.stacks") if "stacks" in by else None
@@ -461,6 +575,11 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
     st.white = [ck.int(white.get(p, 0), f"$.buyers.white.{p}", 0, MAX_WHITE) for p in PREFERENCES]
     st.track = ck.int(by.get("track", game.track_start), "$.buyers.track", 0, game.track_start, game.track_start)
 
+
+def _decode_market(ck: _Checker, obj: Mapping, st) -> list[int]:
+    """The cars on the market; returns the price markers on them."""
+    game = st.game
+    c, n = game.components, game.num_players
     series = c.price_markers[st.round - 1]
     used_prices = []
     st.market = []
@@ -488,20 +607,44 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
         if eb and eb not in c.horch_markers:
             ck.err(f"{path}.engine_bonus", f"expected 0 or a Horch marker {list(c.horch_markers)}")
         st.market.append([owner, body, engine, workers, price, bb, eb])
-    prices_raw = obj.get("prices", _MISSING)
-    if prices_raw is not _MISSING:
-        st.prices = []
-        for i, v in enumerate(ck.list(prices_raw, "$.prices")):
-            pv = ck.int(v, f"$.prices[{i}]", 0)
-            if pv not in series:
-                ck.err(f"$.prices[{i}]", f"{pv} is not a price marker of round {st.round} {list(series)}")
-            elif pv in used_prices or pv in st.prices:
-                ck.err(f"$.prices[{i}]", f"price marker {pv} is already on a car or listed twice")
-            else:
-                st.prices.append(pv)
-        st.prices.sort()
+    return used_prices
 
-    # --- awards ----------------------------------------------------------
+
+def _decode_prices(ck: _Checker, obj: Mapping, st, used_prices: list[int]) -> bool:
+    """The price markers not on a car, where given (returns whether they are; else derived later)."""
+    prices_raw = obj.get("prices", _MISSING)
+    if prices_raw is _MISSING:
+        return False
+    series = st.game.components.price_markers[st.round - 1]
+    st.prices = []
+    for i, v in enumerate(ck.list(prices_raw, "$.prices")):
+        pv = ck.int(v, f"$.prices[{i}]", 0)
+        if pv not in series:
+            ck.err(f"$.prices[{i}]", f"{pv} is not a price marker of round {st.round} {list(series)}")
+        elif pv in used_prices or pv in st.prices:
+            ck.err(f"$.prices[{i}]", f"price marker {pv} is already on a car or listed twice")
+        else:
+            st.prices.append(pv)
+    st.prices.sort()
+    return True
+
+
+def _settle_prices(ck: _Checker, st, used_prices: list[int], given: bool) -> None:
+    """Derive the free price markers where not given: the round's markers not on a car (nor on the
+    car being built); where given, none may be the car being built's."""
+    car_price = st.car[3] if len(st.car) >= 4 else None
+    if not given:
+        series = st.game.components.price_markers[st.round - 1]
+        st.prices = [p for p in series if p not in used_prices and p != car_price] \
+            if st.phase in ("setup", "action") else []
+    elif car_price is not None and car_price in st.prices:
+        ck.err("$.prices", f"price marker {car_price} is on the car under construction ($.turn.car[3])")
+
+
+# --- awards, turn, pending decision ----------------------------------------------
+
+def _decode_awards(ck: _Checker, obj: Mapping, st) -> None:
+    n = st.game.num_players
     aw = ck.mapping(obj.get("awards", {}), "$.awards")
     for k, v in aw.items():
         if k not in AWARDS:
@@ -509,51 +652,58 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
         elif v is not None:
             st.awards[AWARDS.index(k)] = ck.int(v, f"$.awards.{k}", 0, n - 1, -1)
 
-    # --- turn and pending decision --------------------------------------
+
+def _decode_turn(ck: _Checker, obj: Mapping, st) -> None:
+    """The turn in progress: its seat, the actions left, the marker and the car under construction."""
     turn = obj.get("turn")
-    if turn is not None:
-        tr = ck.mapping(turn, "$.turn")
-        ck.keys(tr, "$.turn", _KEYS["turn"])
-        st.turn_seat = ck.int(tr.get("seat", 0), "$.turn.seat", 0, n - 1, 0)
-        rem = ck.list(tr.get("remaining", []), "$.turn.remaining")
-        for i, r in enumerate(rem):
-            if r not in ALL_ACTIONS:
-                ck.err(f"$.turn.remaining[{i}]", f"unknown action {_show(r)}")
-        st.remaining = sorted((r for r in rem if r in ALL_ACTIONS), key=ALL_ACTIONS.index)
-        st.marker_placed = ck.bool(tr.get("marker_placed", False), "$.turn.marker_placed")
-        car_raw = ck.list(tr.get("car", []), "$.turn.car")
-        if len(car_raw) > 4:
-            ck.err("$.turn.car", "a car under construction has at most body, engine, workers and price")
-        # Each part range-checked before an engine sees it (a body 8 would crash one engine, a body 0
-        # make the two disagree): body and engine a tile value, workers 1..workers, price a marker of the round.
-        car_bounds = ((1, MAX_TILE_VALUE, "body"), (1, MAX_TILE_VALUE, "engine"),
-                      (1, c.workers_per_player, "workers"), (1, MAX_PRICE, "price"))
-        st.car = [ck.int(v, f"$.turn.car[{i}]", lo, hi, lo)
-                  for i, (v, (lo, hi, _)) in enumerate(zip(car_raw[:4], car_bounds))]
-        if len(st.car) == 4 and st.car[3] not in c.price_markers[st.round - 1]:
-            ck.err("$.turn.car[3]", f"price {st.car[3]} is not a price marker of round {st.round} "
-                                    f"{list(c.price_markers[st.round - 1])}")
-    car_price = st.car[3] if len(st.car) >= 4 else None
-    if prices_raw is _MISSING:  # derived: the round's markers not on a car (nor on the car being built)
-        st.prices = [p for p in series if p not in used_prices and p != car_price] \
-            if st.phase in ("setup", "action") else []
-    elif car_price is not None and car_price in st.prices:
-        ck.err("$.prices", f"price marker {car_price} is on the car under construction ($.turn.car[3])")
+    if turn is None:
+        return
+    c, n = st.game.components, st.game.num_players
+    tr = ck.mapping(turn, "$.turn")
+    ck.keys(tr, "$.turn", _KEYS["turn"])
+    st.turn_seat = ck.int(tr.get("seat", 0), "$.turn.seat", 0, n - 1, 0)
+    rem = ck.list(tr.get("remaining", []), "$.turn.remaining")
+    for i, r in enumerate(rem):
+        if r not in ALL_ACTIONS:
+            ck.err(f"$.turn.remaining[{i}]", f"unknown action {_show(r)}")
+    st.remaining = sorted((r for r in rem if r in ALL_ACTIONS), key=ALL_ACTIONS.index)
+    st.marker_placed = ck.bool(tr.get("marker_placed", False), "$.turn.marker_placed")
+    car_raw = ck.list(tr.get("car", []), "$.turn.car")
+    if len(car_raw) > 4:
+        ck.err("$.turn.car", "a car under construction has at most body, engine, workers and price")
+    # Each part range-checked before an engine sees it (a body 8 would crash one engine, a body 0
+    # make the two disagree): body and engine a tile value, workers 1..workers, price a marker of the round.
+    car_bounds = ((1, MAX_TILE_VALUE, "body"), (1, MAX_TILE_VALUE, "engine"),
+                  (1, c.workers_per_player, "workers"), (1, MAX_PRICE, "price"))
+    st.car = [ck.int(v, f"$.turn.car[{i}]", lo, hi, lo)
+              for i, (v, (lo, hi, _)) in enumerate(zip(car_raw[:4], car_bounds))]
+    if len(st.car) == 4 and st.car[3] not in c.price_markers[st.round - 1]:
+        ck.err("$.turn.car[3]", f"price {st.car[3]} is not a price marker of round {st.round} "
+                                f"{list(c.price_markers[st.round - 1])}")
+
+
+def _decode_pending(ck: _Checker, obj: Mapping, st) -> None:
+    """The stack of pending tasks (derived from the phase where left out)."""
+    c, n = st.game.components, st.game.num_players
     pending = obj.get("pending", _MISSING)
     if pending is _MISSING:
         st.tasks = _default_tasks(st)
-    else:
-        st.tasks = []
-        for i, t in enumerate(ck.list(pending, "$.pending")):
-            if (not isinstance(t, list) or len(t) != 2 or t[0] not in TASKS
-                    or isinstance(t[1], bool) or not isinstance(t[1], int)):
-                ck.err(f"$.pending[{i}]", f"expected [task, integer] with a task from game.TASKS, got {_show(t)}")
-            else:
-                bounds = _task_arg_bounds(t[0], n, c)
-                if bounds is not None and t[1] not in bounds:
-                    ck.err(f"$.pending[{i}]", f"task {t[0]!r} takes an argument in {_ranges_text(bounds)}, "
-                                              f"got {t[1]}")
-                st.tasks.append([t[0], t[1]])
+        return
+    st.tasks = []
+    for i, t in enumerate(ck.list(pending, "$.pending")):
+        if (not isinstance(t, list) or len(t) != 2 or t[0] not in TASKS
+                or isinstance(t[1], bool) or not isinstance(t[1], int)):
+            ck.err(f"$.pending[{i}]", f"expected [task, integer] with a task from game.TASKS, got {_show(t)}")
+        else:
+            bounds = _task_arg_bounds(t[0], n, c)
+            if bounds is not None and t[1] not in bounds:
+                ck.err(f"$.pending[{i}]", f"task {t[0]!r} takes an argument in {_ranges_text(bounds)}, "
+                                          f"got {t[1]}")
+            st.tasks.append([t[0], t[1]])
+
+
+def _check_pending(ck: _Checker, st) -> None:
+    """The pending decision against the phase, the chain, the car under construction and the start tiles."""
     if st.phase != "over" and not st.tasks:
         ck.err("$.pending", "a game that is not over needs a pending decision")
     if st.phase == "over" and st.tasks:
@@ -570,23 +720,26 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
                                           for car in st.market):
         ck.err("$.pending", f"Diesel changes a car of the seat in turn, but it has no car with price "
                             f"{st.tasks[-1][1]} on the market")
-    if st.phase == "setup":
-        for si, s in enumerate(st.seats):
-            pend = any(t == ["setup", si] for t in st.tasks) or (st.turn_seat == si and s.start_tile >= 0)
-            if s.start_tile < 0 and not pend:
-                ck.err(f"$.seats[{si}].start_tile", "missing: after set-up every seat has a start tile")
-    elif st.phase != "setup":
-        for si, s in enumerate(st.seats):
-            if s.start_tile < 0:
-                ck.err(f"$.seats[{si}].start_tile", "missing: after set-up every seat has a start tile")
+    for si, s in enumerate(st.seats):
+        pend = st.phase == "setup" and (any(t == ["setup", si] for t in st.tasks)
+                                        or (st.turn_seat == si and s.start_tile >= 0))
+        if s.start_tile < 0 and not pend:
+            ck.err(f"$.seats[{si}].start_tile", "missing: after set-up every seat has a start tile")
 
-    # --- race ------------------------------------------------------------
+
+# --- race, workers, tiles ---------------------------------------------------------
+
+def _check_race(ck: _Checker, st) -> None:
+    """No two cars (nor a car and a neutral car) on one space of the Grand Prix track."""
     spaces = Counter(s.space for s in st.seats if s.space > 0)
     for si, s in enumerate(st.seats):
-        if s.space > 0 and (spaces[s.space] > 1 or s.space in game.neutral_cars):
+        if s.space > 0 and (spaces[s.space] > 1 or s.space in st.game.neutral_cars):
             ck.err(f"$.seats[{si}].space", f"space {s.space} is occupied by another car")
 
-    # --- workers ---------------------------------------------------------
+
+def _settle_workers(ck: _Checker, st, supply_given: list[int | None]) -> None:
+    """Each seat's worker supply: derived where left out, else checked against the workers in play."""
+    c = st.game.components
     for si, s in enumerate(st.seats):
         on_market = sum(car[3] for car in st.market if car[0] == si)
         in_car = st.car[2] if st.turn_seat == si and len(st.car) >= 3 else 0
@@ -605,10 +758,10 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
                        f"{len(s.dev_active)}, on the market {on_market + in_car}, track marker and lap counter 2); "
                        f"each seat has {c.workers_per_player}")
 
-    if reachable:
-        _check_awards(ck, st)
 
-    # --- tiles -----------------------------------------------------------
+def _decode_supply(ck: _Checker, obj: Mapping, st) -> None:
+    """The body and engine tiles in the supply: derived from the tiles in play where left out, else checked."""
+    c = st.game.components
     in_play_body, in_play_engine = tiles_in_play(st)
     sup = obj.get("supply", _MISSING)
     ck.keys(sup, "$.supply", _KEYS["supply"])
@@ -636,17 +789,6 @@ def _decode(obj: Any, components: Components | None, seed: int,  # noqa: C901 - 
             st.supply_body = vals
         else:
             st.supply_engine = vals
-
-    if ck.problems:
-        return None, ck.problems
-    # Settle: compute the pending decision's options (a no-op for a saved state).
-    try:
-        legal = st.settle()
-    except (IndexError, KeyError, ValueError, StopIteration) as exc:
-        return None, [("$.pending", f"the pending decision cannot be carried out in this position ({exc!r})")]
-    if st.phase != "over" and not legal:
-        return None, [("$.pending", "the pending decision has no legal option")]
-    return st, []
 
 
 def _parse_rng(ck: "_Checker", value: Any) -> int:
