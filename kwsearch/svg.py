@@ -99,20 +99,37 @@ def board_svg(state, *, seat_names: list[str] | None = None, perspective: int | 
     picture's width in pixels (default 1200; the drawing scales).
     """
     from .engine import reference
-    from .render import card_label, decision_text, short_tile
-    from .scoring import prospective_sales
     st = reference(state)
-    g = st.game
-    c = g.components
-    n = g.num_players
+    n = st.game.num_players
     names = list(seat_names) if seat_names and len(seat_names) == n else [f"P{i + 1}" for i in range(n)]
     initials = [nm[:2] for nm in names]
+    # Each part of the picture appends its elements to ``body`` from the height ``y`` down and
+    # returns the height below it.
     body: list[str] = []
-    y = 0
+    y = _draw_header(body, st, names, initials)
+    y = _draw_chain(body, st, y, names, initials) + 14
+    bottom = max(_draw_research(body, st, y), _draw_buyers(body, st, y))
+    _draw_prices(body, st, y)
+    y = _draw_market(body, st, bottom + 16, names, initials)
+    y = _draw_grand_prix(body, st, y, initials)
+    y = _draw_mats(body, st, y, names, initials, perspective)
+    height = _draw_footer(body, st, y)
+    width_px = size or WIDTH
+    height_px = round(height * width_px / WIDTH)
+    head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width_px}" height="{height_px}" '
+            f'viewBox="0 0 {WIDTH} {height}" font-family="DejaVu Sans, Verdana, Arial, sans-serif">')
+    money = "; ".join(f"{names[i]} {s.money}" for i, s in enumerate(st.seats))
+    desc = f"<title>Kraftwagen round {st.round}: money {escape(money)}</title>"
+    return head + desc + _rect(0, 0, WIDTH, height, "#ffffff", "none", 0) + "".join(body) + "</svg>\n"
 
-    # ----- header ---------------------------------------------------------
+
+def _draw_header(body: list[str], st, names: list[str], initials: list[str]) -> float:
+    """The header: the game, the round and phase, and the decision pending (or the winner)."""
+    from .render import decision_text
+    g = st.game
+    n = g.num_players
     body.append(_rect(0, 0, WIDTH, 58, "#2f3b4c", "#2f3b4c", 0))
-    title = (f"Kraftwagen · {n} players{' · V6' if g.v6 else ''} · round {st.round} of {c.rounds}"
+    title = (f"Kraftwagen · {n} players{' · V6' if g.v6 else ''} · round {st.round} of {g.components.rounds}"
              f" · {st.phase} phase")
     body.append(_t(16, 24, title, 18, weight="bold", fill="#fff"))
     if st.is_terminal():
@@ -130,9 +147,12 @@ def board_svg(state, *, seat_names: list[str] | None = None, perspective: int | 
         if len(shown) > 60:
             shown = shown[:57] + "…"
         body.append(_t(WIDTH - 52, 47, "options: " + shown, 12, "end", fill="#dfe6ee"))
-    y = 80
+    return 80
 
-    # ----- action track -----------------------------------------------------
+
+def _draw_chain(body: list[str], st, y: float, names: list[str], initials: list[str]) -> float:
+    """The action track (the chain), tail first, and in V6 the specialty stacks."""
+    c = st.game.components
     body.append(_section(16, y, "Action track — tail (moves next) on the left, front on the right"))
     y += 10
     entries = st.chain
@@ -164,16 +184,20 @@ def board_svg(state, *, seat_names: list[str] | None = None, perspective: int | 
                                "middle", "bold"))
         x += box + gap
     y += 64 + 14
-    if g.v6:
+    if st.game.v6:
         stacks = []
         for r, (undrawn, used) in enumerate(zip(st.spec_undrawn, st.spec_used)):
             stacks.append(f"{SPECIALTY_STACKS[r]}: {len(undrawn)} face down"
                           + (f", used {' '.join(c.specialty_tiles[t].name for t in used)}" if used else ""))
         body.append(_t(16, y + 4, "Specialty stacks — " + "; ".join(stacks), 12, fill="#6b5600"))
         y += 18
+    return y
 
-    # ----- research, buyers, prices -----------------------------------------
-    y += 14
+
+def _draw_research(body: list[str], st, y: float) -> float:
+    """The research display, the deck and discard counts (left column)."""
+    from .render import card_label
+    c = st.game.components
     body.append(_section(16, y, "Research display"))
     ry = y + 10
     for k, t in enumerate(st.display):
@@ -186,7 +210,12 @@ def board_svg(state, *, seat_names: list[str] | None = None, perspective: int | 
     body.append(_t(16, ry + 102, f"{len(st.deck)} undrawn · {len(st.discard)} discarded", 12, fill="#444"))
     if st.discard:
         body.append(_t(16, ry + 118, f"top discard: {card_label(c.card_types[st.discard[-1]])}", 12, fill="#444"))
+    return ry + 124
 
+
+def _draw_buyers(body: list[str], st, y: float) -> float:
+    """The active buyers, the stacks with their white markers and the buyer track (middle column)."""
+    g = st.game
     bx = 300
     body.append(_section(bx, y, f"Buyers ({len(st.active)}/{g.buyer_spaces} active)"))
     by = y + 10
@@ -214,6 +243,11 @@ def board_svg(state, *, seat_names: list[str] | None = None, perspective: int | 
         body.append(_rect(xx, ty - 12, 28, 22, "#6a3d9a" if on else "#fff", "#6a3d9a", 4))
         body.append(_t(xx + 14, ty + 4, "S" if v == g.track_start and not on else str(v), 12, "middle",
                        "bold" if on else "normal", "#fff" if on else "#6a3d9a"))
+    return ty + 20
+
+
+def _draw_prices(body: list[str], st, y: float) -> None:
+    """The price markers left (right column)."""
     px = 880
     body.append(_section(px, y, "Price markers left"))
     for k, p in enumerate(st.prices):
@@ -223,10 +257,12 @@ def board_svg(state, *, seat_names: list[str] | None = None, perspective: int | 
         body.append(_t(xx + 20, yy + 21, str(p), 14, "middle", "bold"))
     if not st.prices:
         body.append(_t(px, y + 30, "(none)", 12, fill="#777"))
-    y = max(ry + 124, ty + 20)
 
-    # ----- market -----------------------------------------------------------
-    y += 16
+
+def _draw_market(body: list[str], st, y: float, names: list[str], initials: list[str]) -> float:
+    """The market: each car in its owner's colour, and the buyer it would have if scoring happened now."""
+    from .scoring import prospective_sales
+    g = st.game
     buys = prospective_sales(st)
     body.append(_section(16, y, f"Market ({len(st.market)}/{g.market_size} cars) — "
                                 "if scoring happened now, each car's buyer is shown"))
@@ -253,10 +289,13 @@ def board_svg(state, *, seat_names: list[str] | None = None, perspective: int | 
                            11, weight="bold", fill="#6a3d9a"))
         else:
             body.append(_t(xx + 10, my + 93, "unsold now", 11, fill="#888"))
-    y = my + 100 + 24
+    return my + 100 + 24
 
-    # ----- Grand Prix ---------------------------------------------------------
-    L = c.gp_lap_length
+
+def _draw_grand_prix(body: list[str], st, y: float, initials: list[str]) -> float:
+    """The Grand-Prix track with the cars (laps written on them), the neutral cars and the pit lane."""
+    g = st.game
+    L = g.components.gp_lap_length
     body.append(_section(16, y, f"Grand Prix ({L} spaces a lap; laps written on the cars)"))
     gy = y + 10
     body.append(_rect(16, gy, 96, 44, "#eee", "#777", 6))
@@ -278,9 +317,14 @@ def board_svg(state, *, seat_names: list[str] | None = None, perspective: int | 
                 body.append(_t(xx + sw / 2 + 14, gy + 12, initials[i], 10, "end", fill=SEAT_COLOURS[i]))
         if sp in g.neutral_cars:
             body.append(_disc(xx + sw / 2 - 1, gy + 26, 14, _NEUTRAL, "N", 12))
-    y = gy + 44 + 28
+    return gy + 44 + 28
 
-    # ----- seat mats ------------------------------------------------------
+
+def _draw_mats(body: list[str], st, y: float, names: list[str], initials: list[str],
+               perspective: int | None) -> float:
+    """One mat per seat, the ``perspective`` seat's first; their backgrounds go behind them once
+    the tallest mat's height is known."""
+    n = st.game.num_players
     order = list(range(n))
     if perspective is not None and 0 <= perspective < n:
         order = order[perspective:] + order[:perspective]
@@ -289,58 +333,9 @@ def board_svg(state, *, seat_names: list[str] | None = None, perspective: int | 
     mats_at = len(body)  # the mats' backgrounds go here once their height is known
     bottom = y
     for k, i in enumerate(order):
-        s = st.seats[i]
         xx = 16 + k * (mw + 12)
-        money = f"money {s.money}"
-        room = int((mw - 20 - len(money) * 17 * 0.62) / (15 * 0.62)) - 1  # characters left for the name
         label = names[i] + (" (you)" if i == perspective else "") + (" ◀" if i == actor else "")
-        body.append(_t(xx + 10, y + 21, label if len(label) <= room else label[:max(1, room - 1)] + "…",
-                       15, weight="bold", fill="#fff"))
-        body.append(_t(xx + mw - 10, y + 22, money, 17, "end", "bold", "#fff"))
-        rb, re = st.research_points(i)
-        lines = [
-            (f"research: body {rb} · engine {re}", "bold"),
-            (f"workers: canteen {s.canteen} · supply {s.supply}", "normal"),
-        ]
-        ly = y + 48
-        for text, weight in lines:
-            body.append(_t(xx + 10, ly, text, 12, weight=weight))
-            ly += 17
-        # workshops: three slots
-        body.append(_t(xx + 10, ly + 2, "workshops", 11, fill="#555"))
-        for w in range(3):
-            wx = xx + 78 + w * 44
-            if w < len(s.workshops):
-                code = s.workshops[w]
-                eng = code > ENGINE_CODE
-                body.append(_rect(wx, ly - 12, 40, 20, "#f3c6c6" if eng else "#c9dcf0", "#555", 3))
-                body.append(_t(wx + 20, ly + 3, short_tile(code), 12, "middle", "bold"))
-            else:
-                body.append(_rect(wx, ly - 12, 40, 20, "#fff", "#aaa", 3))
-        ly += 24
-        where = f"lap {s.laps}, space {s.space}" if s.space else "in the pit lane"
-        body.append(_t(xx + 10, ly, f"GP car: engine {s.gp_engine}, {where}", 12, weight="bold"))
-        ly += 17
-        start = c.start_tiles[s.start_tile].name if s.start_tile >= 0 else "—"
-        body.append(_t(xx + 10, ly, f"start tile {start}", 12))
-        ly += 17
-        devs = [card_label(c.card_types[t]) for t in s.dev_active]
-        inactive = [card_label(c.card_types[t]) + " (inactive)" for t in s.dev_inactive]
-        for text in _wrap("developments: " + (", ".join(devs + inactive) or "none"), mw - 20, 12)[:3]:
-            body.append(_t(xx + 10, ly, text, 12, fill="#8a1c1c" if "inactive" in text else "#222"))
-            ly += 15
-        engs = [_engineer_text(s, e) for k2, e in enumerate(ENGINEERS) if s.engineers >> k2 & 1]
-        for text in _wrap("engineers: " + (", ".join(engs) or "none"), mw - 20, 12)[:3]:
-            body.append(_t(xx + 10, ly, text, 12))
-            ly += 15
-        owned = [f"{_AWARD_LABEL[a]} ({c.awards[k2]})" for k2, a in enumerate(AWARDS) if st.awards[k2] == i]
-        for text in _wrap("awards: " + (", ".join(owned) or "none"), mw - 20, 12)[:2]:
-            body.append(_t(xx + 10, ly, text, 12, fill="#6b5600"))
-            ly += 15
-        if i == actor:
-            body.append(_t(xx + mw - 10, ly + 2, "◀ to decide", 12, "end", "bold", SEAT_COLOURS[i]))
-            ly += 15
-        bottom = max(bottom, ly)
+        bottom = max(bottom, _draw_mat(body, st, i, xx, y, mw, label, i == actor))
     mat_h = bottom - y + 4
     backs = []
     for k, i in enumerate(order):
@@ -348,24 +343,75 @@ def board_svg(state, *, seat_names: list[str] | None = None, perspective: int | 
         backs.append(_rect(xx, y, mw, mat_h, _LIGHT[i], SEAT_COLOURS[i], 8, 4 if i == actor else 1.5))
         backs.append(_rect(xx, y, mw, 30, SEAT_COLOURS[i], SEAT_COLOURS[i], 8))
     body[mats_at:mats_at] = backs
-    y += mat_h + 22
+    return y + mat_h + 22
 
-    # ----- footer -----------------------------------------------------------
+
+def _draw_mat(body: list[str], st, i: int, xx: float, y: float, mw: float, label: str, to_decide: bool) -> float:
+    """Seat ``i``'s mat (without its background) at ``xx``, ``mw`` wide; returns its bottom."""
+    from .render import card_label, short_tile
+    c = st.game.components
+    s = st.seats[i]
+    money = f"money {s.money}"
+    room = int((mw - 20 - len(money) * 17 * 0.62) / (15 * 0.62)) - 1  # characters left for the name
+    body.append(_t(xx + 10, y + 21, label if len(label) <= room else label[:max(1, room - 1)] + "…",
+                   15, weight="bold", fill="#fff"))
+    body.append(_t(xx + mw - 10, y + 22, money, 17, "end", "bold", "#fff"))
+    rb, re = st.research_points(i)
+    lines = [
+        (f"research: body {rb} · engine {re}", "bold"),
+        (f"workers: canteen {s.canteen} · supply {s.supply}", "normal"),
+    ]
+    ly = y + 48
+    for text, weight in lines:
+        body.append(_t(xx + 10, ly, text, 12, weight=weight))
+        ly += 17
+    # workshops: three slots
+    body.append(_t(xx + 10, ly + 2, "workshops", 11, fill="#555"))
+    for w in range(3):
+        wx = xx + 78 + w * 44
+        if w < len(s.workshops):
+            code = s.workshops[w]
+            eng = code > ENGINE_CODE
+            body.append(_rect(wx, ly - 12, 40, 20, "#f3c6c6" if eng else "#c9dcf0", "#555", 3))
+            body.append(_t(wx + 20, ly + 3, short_tile(code), 12, "middle", "bold"))
+        else:
+            body.append(_rect(wx, ly - 12, 40, 20, "#fff", "#aaa", 3))
+    ly += 24
+    where = f"lap {s.laps}, space {s.space}" if s.space else "in the pit lane"
+    body.append(_t(xx + 10, ly, f"GP car: engine {s.gp_engine}, {where}", 12, weight="bold"))
+    ly += 17
+    start = c.start_tiles[s.start_tile].name if s.start_tile >= 0 else "—"
+    body.append(_t(xx + 10, ly, f"start tile {start}", 12))
+    ly += 17
+    devs = [card_label(c.card_types[t]) for t in s.dev_active]
+    inactive = [card_label(c.card_types[t]) + " (inactive)" for t in s.dev_inactive]
+    for text in _wrap("developments: " + (", ".join(devs + inactive) or "none"), mw - 20, 12)[:3]:
+        body.append(_t(xx + 10, ly, text, 12, fill="#8a1c1c" if "inactive" in text else "#222"))
+        ly += 15
+    engs = [_engineer_text(s, e) for k2, e in enumerate(ENGINEERS) if s.engineers >> k2 & 1]
+    for text in _wrap("engineers: " + (", ".join(engs) or "none"), mw - 20, 12)[:3]:
+        body.append(_t(xx + 10, ly, text, 12))
+        ly += 15
+    owned = [f"{_AWARD_LABEL[a]} ({c.awards[k2]})" for k2, a in enumerate(AWARDS) if st.awards[k2] == i]
+    for text in _wrap("awards: " + (", ".join(owned) or "none"), mw - 20, 12)[:2]:
+        body.append(_t(xx + 10, ly, text, 12, fill="#6b5600"))
+        ly += 15
+    if to_decide:
+        body.append(_t(xx + mw - 10, ly + 2, "◀ to decide", 12, "end", "bold", SEAT_COLOURS[i]))
+        ly += 15
+    return ly
+
+
+def _draw_footer(body: list[str], st, y: float) -> float:
+    """The awards still free and the tile supply; returns the picture's height."""
+    c = st.game.components
     free = [f"{_AWARD_LABEL[a]} {c.awards[k]}" for k, a in enumerate(AWARDS) if st.awards[k] < 0]
     body.append(_t(16, y, "Awards still free: " + (", ".join(free) or "none"), 12, fill="#444"))
     y += 18
     sb = " ".join(f"{v + 1}:{k}" for v, k in enumerate(st.supply_body))
     se = " ".join(f"{v + 1}:{k}" for v, k in enumerate(st.supply_engine))
     body.append(_t(16, y, f"Tile supply (value:count) — bodies {sb} · engines {se}", 12, fill="#444"))
-    y += 14
-    height = y
-    width_px = size or WIDTH
-    height_px = round(height * width_px / WIDTH)
-    head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width_px}" height="{height_px}" '
-            f'viewBox="0 0 {WIDTH} {height}" font-family="DejaVu Sans, Verdana, Arial, sans-serif">')
-    money = "; ".join(f"{names[i]} {s.money}" for i, s in enumerate(st.seats))
-    desc = f"<title>Kraftwagen round {st.round}: money {escape(money)}</title>"
-    return head + desc + _rect(0, 0, WIDTH, height, "#ffffff", "none", 0) + "".join(body) + "</svg>\n"
+    return y + 14
 
 
 def _card_colour(kind: str) -> str:
