@@ -493,27 +493,15 @@ def _specialty(value: Any) -> tuple[SpecialtyTile, ...]:
 
 
 def _build(d: dict[str, Any]) -> Components:
-    tiles_raw = _list(d["action_tiles"], "action_tiles", min_len=1, max_len=MAX_ACTION_TILES)
-    tiles = []
-    for i, t in enumerate(tiles_raw):
-        if not isinstance(t, Mapping) or "actions" not in t:
-            raise ComponentError(f"action_tiles[{i}]: expected an object with \"actions\"")
-        _keys(t, f"action_tiles[{i}]", ("actions",))
-        tiles.append(ActionTile(i, _actions(t["actions"], f"action_tiles[{i}].actions", ACTIONS, 3)))
+    """The components a complete table ``d`` describes; the first problem raises ComponentError.
 
-    starts_raw = _list(d["start_tiles"], "start_tiles", min_len=1, max_len=MAX_START_TILES)
-    starts, names = [], set()
-    for i, t in enumerate(starts_raw):
-        if not isinstance(t, Mapping) or "actions" not in t or "name" not in t:
-            raise ComponentError(f"start_tiles[{i}]: expected an object with \"name\" and \"actions\"")
-        _keys(t, f"start_tiles[{i}]", ("name", "actions"))
-        name = t["name"]
-        # unique ignoring case: the notation ("start a") and the formats match names ignoring case
-        if not isinstance(name, str) or not name.isalnum() or name.lower() in names:
-            raise ComponentError(f"start_tiles[{i}].name: expected a unique alphanumeric name (unique "
-                                 f"ignoring case), got {name!r}")
-        names.add(name.lower())
-        starts.append(StartTile(i, name, _actions(t["actions"], f"start_tiles[{i}].actions", ALL_ACTIONS, 4)))
+    The tables are checked in a fixed order (the first problem found is the one reported):
+    tiles, the start development, the research cards, the tile supply, the price and white
+    markers, the Grand Prix, the per-player tables, the awards, the workers, the engineers'
+    markers, the specialty tiles, then the remaining numbers in the order of the fields.
+    """
+    tiles = _action_tiles(d["action_tiles"])
+    starts = _start_tiles(d["start_tiles"])
 
     sd = d["start_development"]
     if not isinstance(sd, Mapping):
@@ -521,56 +509,7 @@ def _build(d: dict[str, Any]) -> Components:
     start_body = _int(sd.get("body"), "start_development.body", 0, MAX_TILE_VALUE)
     start_engine = _int(sd.get("engine"), "start_development.engine", 0, MAX_TILE_VALUE)
 
-    cards_raw = _list(d["research_cards"], "research_cards", min_len=1, max_len=MAX_CARD_TYPES)
-    card_types: list[CardType] = []
-    seen_names: set[str] = set()
-    seen_engineers: set[str] = set()
-    for i, c in enumerate(cards_raw):
-        f = f"research_cards[{i}]"
-        if not isinstance(c, Mapping):
-            raise ComponentError(f"{f}: expected an object")
-        name = c.get("name")
-        if not isinstance(name, str) or not name or any(ch.isspace() or ch == "," for ch in name):
-            raise ComponentError(f"{f}.name: expected a name without spaces or commas, got {name!r}")
-        if name.lower() in seen_names:
-            raise ComponentError(f"{f}.name: {name!r} appears twice")
-        seen_names.add(name.lower())
-        count = _int(c.get("count"), f"{f}.count", 1, MAX_DECK)
-        kind = c.get("kind")
-        if isinstance(kind, str) and kind in _CARD_KEYS:
-            _keys(c, f, ("name", "kind", "count") + _CARD_KEYS[kind])
-        if kind == "development":
-            body = _int(c.get("body", 0), f"{f}.body", 0, MAX_TILE_VALUE)
-            engine = _int(c.get("engine", 0), f"{f}.engine", 0, MAX_TILE_VALUE)
-            tile = c.get("tile")
-            if tile not in (None, "body", "engine"):
-                raise ComponentError(f"{f}.tile: expected null, \"body\" or \"engine\", got {tile!r}")
-            if body + engine == 0:
-                raise ComponentError(f"{f}: a development must give at least one research point")
-            card_types.append(CardType(i, name, kind, count, body=body, engine=engine, tile=tile))
-        elif kind == "instant":
-            effect = c.get("effect")
-            if effect not in INSTANT_EFFECTS:
-                raise ComponentError(f"{f}.effect: unknown instant effect {effect!r} "
-                                     f"(expected one of {', '.join(INSTANT_EFFECTS)})")
-            amount = _int(c.get("amount", 1), f"{f}.amount", 1, 12)
-            card_types.append(CardType(i, name, kind, count, effect=effect, amount=amount))
-        elif kind == "engineer":
-            eng = c.get("engineer")
-            if eng not in ENGINEERS:
-                raise ComponentError(f"{f}.engineer: unknown engineer {eng!r} (expected one of {', '.join(ENGINEERS)})")
-            if eng in seen_engineers:
-                raise ComponentError(f"{f}.engineer: {eng} appears twice")
-            if count != 1:
-                raise ComponentError(f"{f}.count: an engineer card is unique, expected 1, got {count}")
-            seen_engineers.add(eng)
-            card_types.append(CardType(i, name, kind, count, engineer=eng))
-        else:
-            raise ComponentError(f"{f}.kind: expected \"development\", \"instant\" or \"engineer\", got {kind!r}")
-
-    n_dev = sum(1 for ct in card_types if ct.kind == "development")
-    if n_dev > MAX_DEV_TYPES:
-        raise ComponentError(f"research_cards: {n_dev} kinds of development, at most {MAX_DEV_TYPES} are supported")
+    card_types = _research_cards(d["research_cards"])
     deck_size = _int(d["research_deck_size"], "research_deck_size", 3, MAX_DECK)
     total = sum(ct.count for ct in card_types)
     if total != deck_size:
@@ -583,15 +522,7 @@ def _build(d: dict[str, Any]) -> Components:
                        enumerate(_list(d["body_tiles"], "body_tiles", MAX_TILE_VALUE)))
     engine_tiles = tuple(_int(v, f"engine_tiles[{i}]", 0, 99) for i, v in
                          enumerate(_list(d["engine_tiles"], "engine_tiles", MAX_TILE_VALUE)))
-
-    pm_raw = _list(d["price_markers"], "price_markers", min_len=1, max_len=5)
-    price_markers = []
-    for r, series in enumerate(pm_raw):
-        vals = tuple(_int(v, f"price_markers[{r}][{i}]", 1, MAX_PRICE)
-                     for i, v in enumerate(_list(series, f"price_markers[{r}]", min_len=1, max_len=12)))
-        if len(set(vals)) != len(vals):
-            raise ComponentError(f"price_markers[{r}]: values must be unique within a round (buyer ties rely on it)")
-        price_markers.append(tuple(sorted(vals)))
+    price_markers = _price_markers(d["price_markers"])
 
     wm = d["white_markers"]
     if not isinstance(wm, Mapping):
@@ -628,25 +559,18 @@ def _build(d: dict[str, Any]) -> Components:
     if not isinstance(em, Mapping):
         raise ComponentError("engineer_markers: expected a table")
 
-    def _pair(key: str, hi: int) -> tuple[int, ...]:
-        vals = _list(em.get(key), f"engineer_markers.{key}", min_len=1, max_len=2)
-        out = tuple(_int(v, f"engineer_markers.{key}[{i}]", 1, hi) for i, v in enumerate(vals))
-        if len(set(out)) != len(out):
-            raise ComponentError(f"engineer_markers.{key}: the markers must have different values")
-        return out
-
     specialty = _specialty(d["specialty_tiles"])
 
     return Components(
-        action_tiles=tuple(tiles),
-        start_tiles=tuple(starts),
+        action_tiles=tiles,
+        start_tiles=starts,
         start_body=start_body,
         start_engine=start_engine,
-        card_types=tuple(card_types),
+        card_types=card_types,
         deck_size=deck_size,
         body_tiles=body_tiles,
         engine_tiles=engine_tiles,
-        price_markers=tuple(price_markers),
+        price_markers=price_markers,
         white_markers=white,
         buyers_per_preference=_int(d["buyers_per_preference"], "buyers_per_preference", 1, 4),
         gp_lap_length=lap,
@@ -667,12 +591,120 @@ def _build(d: dict[str, Any]) -> Components:
         canteen_start=canteen,
         price_buyer_multiplier=_int(d["price_buyer_multiplier"], "price_buyer_multiplier", 1, 9),
         opel_multiplier=_int(d["opel_multiplier"], "opel_multiplier", 1, 9),
-        maybach_markers=_pair("maybach", 9),
-        horch_markers=_pair("horch", 9),
-        daimler_markers=_pair("daimler", 20),
+        maybach_markers=_marker_pair(em, "maybach", 9),
+        horch_markers=_marker_pair(em, "horch", 9),
+        daimler_markers=_marker_pair(em, "daimler", 20),
         diesel_markers=_int(em.get("diesel"), "engineer_markers.diesel", 0, 4),
         benz_markers=_int(em.get("benz"), "engineer_markers.benz", 0, 1),
         otto_workers=_int(d["otto_workers"], "otto_workers", 0, 4),
         specialty_tiles=specialty,
         source=d,
     )
+
+
+def _action_tiles(value: Any) -> tuple[ActionTile, ...]:
+    tiles_raw = _list(value, "action_tiles", min_len=1, max_len=MAX_ACTION_TILES)
+    tiles = []
+    for i, t in enumerate(tiles_raw):
+        if not isinstance(t, Mapping) or "actions" not in t:
+            raise ComponentError(f"action_tiles[{i}]: expected an object with \"actions\"")
+        _keys(t, f"action_tiles[{i}]", ("actions",))
+        tiles.append(ActionTile(i, _actions(t["actions"], f"action_tiles[{i}].actions", ACTIONS, 3)))
+    return tuple(tiles)
+
+
+def _start_tiles(value: Any) -> tuple[StartTile, ...]:
+    starts_raw = _list(value, "start_tiles", min_len=1, max_len=MAX_START_TILES)
+    starts, names = [], set()
+    for i, t in enumerate(starts_raw):
+        if not isinstance(t, Mapping) or "actions" not in t or "name" not in t:
+            raise ComponentError(f"start_tiles[{i}]: expected an object with \"name\" and \"actions\"")
+        _keys(t, f"start_tiles[{i}]", ("name", "actions"))
+        name = t["name"]
+        # unique ignoring case: the notation ("start a") and the formats match names ignoring case
+        if not isinstance(name, str) or not name.isalnum() or name.lower() in names:
+            raise ComponentError(f"start_tiles[{i}].name: expected a unique alphanumeric name (unique "
+                                 f"ignoring case), got {name!r}")
+        names.add(name.lower())
+        starts.append(StartTile(i, name, _actions(t["actions"], f"start_tiles[{i}].actions", ALL_ACTIONS, 4)))
+    return tuple(starts)
+
+
+def _research_cards(value: Any) -> tuple[CardType, ...]:
+    """The research card types: names unique ignoring case, each engineer once."""
+    cards_raw = _list(value, "research_cards", min_len=1, max_len=MAX_CARD_TYPES)
+    card_types: list[CardType] = []
+    seen_names: set[str] = set()
+    seen_engineers: set[str] = set()
+    for i, c in enumerate(cards_raw):
+        f = f"research_cards[{i}]"
+        if not isinstance(c, Mapping):
+            raise ComponentError(f"{f}: expected an object")
+        name = c.get("name")
+        if not isinstance(name, str) or not name or any(ch.isspace() or ch == "," for ch in name):
+            raise ComponentError(f"{f}.name: expected a name without spaces or commas, got {name!r}")
+        if name.lower() in seen_names:
+            raise ComponentError(f"{f}.name: {name!r} appears twice")
+        seen_names.add(name.lower())
+        card_types.append(_card_type(i, c, f, name, seen_engineers))
+    n_dev = sum(1 for ct in card_types if ct.kind == "development")
+    if n_dev > MAX_DEV_TYPES:
+        raise ComponentError(f"research_cards: {n_dev} kinds of development, at most {MAX_DEV_TYPES} are supported")
+    return tuple(card_types)
+
+
+def _card_type(i: int, c: Mapping, f: str, name: str, seen_engineers: set[str]) -> CardType:
+    """Research card type ``i`` (entry ``c`` at field ``f``) by its kind; adds an engineer to ``seen_engineers``."""
+    count = _int(c.get("count"), f"{f}.count", 1, MAX_DECK)
+    kind = c.get("kind")
+    if isinstance(kind, str) and kind in _CARD_KEYS:
+        _keys(c, f, ("name", "kind", "count") + _CARD_KEYS[kind])
+    if kind == "development":
+        body = _int(c.get("body", 0), f"{f}.body", 0, MAX_TILE_VALUE)
+        engine = _int(c.get("engine", 0), f"{f}.engine", 0, MAX_TILE_VALUE)
+        tile = c.get("tile")
+        if tile not in (None, "body", "engine"):
+            raise ComponentError(f"{f}.tile: expected null, \"body\" or \"engine\", got {tile!r}")
+        if body + engine == 0:
+            raise ComponentError(f"{f}: a development must give at least one research point")
+        return CardType(i, name, kind, count, body=body, engine=engine, tile=tile)
+    if kind == "instant":
+        effect = c.get("effect")
+        if effect not in INSTANT_EFFECTS:
+            raise ComponentError(f"{f}.effect: unknown instant effect {effect!r} "
+                                 f"(expected one of {', '.join(INSTANT_EFFECTS)})")
+        amount = _int(c.get("amount", 1), f"{f}.amount", 1, 12)
+        return CardType(i, name, kind, count, effect=effect, amount=amount)
+    if kind == "engineer":
+        eng = c.get("engineer")
+        if eng not in ENGINEERS:
+            raise ComponentError(f"{f}.engineer: unknown engineer {eng!r} (expected one of {', '.join(ENGINEERS)})")
+        if eng in seen_engineers:
+            raise ComponentError(f"{f}.engineer: {eng} appears twice")
+        if count != 1:
+            raise ComponentError(f"{f}.count: an engineer card is unique, expected 1, got {count}")
+        seen_engineers.add(eng)
+        return CardType(i, name, kind, count, engineer=eng)
+    raise ComponentError(f"{f}.kind: expected \"development\", \"instant\" or \"engineer\", got {kind!r}")
+
+
+def _price_markers(value: Any) -> tuple[tuple[int, ...], ...]:
+    """Each round's price markers, sorted; unique within a round."""
+    pm_raw = _list(value, "price_markers", min_len=1, max_len=5)
+    price_markers = []
+    for r, series in enumerate(pm_raw):
+        vals = tuple(_int(v, f"price_markers[{r}][{i}]", 1, MAX_PRICE)
+                     for i, v in enumerate(_list(series, f"price_markers[{r}]", min_len=1, max_len=12)))
+        if len(set(vals)) != len(vals):
+            raise ComponentError(f"price_markers[{r}]: values must be unique within a round (buyer ties rely on it)")
+        price_markers.append(tuple(sorted(vals)))
+    return tuple(price_markers)
+
+
+def _marker_pair(em: Mapping, key: str, hi: int) -> tuple[int, ...]:
+    """An engineer's one or two markers (``engineer_markers.KEY``), of different values in 1..hi."""
+    vals = _list(em.get(key), f"engineer_markers.{key}", min_len=1, max_len=2)
+    out = tuple(_int(v, f"engineer_markers.{key}[{i}]", 1, hi) for i, v in enumerate(vals))
+    if len(set(out)) != len(out):
+        raise ComponentError(f"engineer_markers.{key}: the markers must have different values")
+    return out
