@@ -49,7 +49,6 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .errors import KwsearchError
-from .confidence import MARGIN as EQUAL_MARGIN
 from .search import DEFAULT_CUTOFF, SearchConfig, SearchLimits
 from .settings import cache_settings
 
@@ -68,6 +67,9 @@ VERIFY_CHUNKS = 5
 VERIFY_BUDGET = 1.5
 #: The shortest chunk (a tiny review still gets a spread).
 MIN_VERIFY_CHUNK = 20
+#: The review's equal band: within this many points of win share of the best (0..1), or not told apart
+#: (kwsearch.confidence.band). The review's own constant (recorded in the cache key), not the hints'.
+EQUAL_MARGIN = 0.02
 
 
 class ReviewError(KwsearchError):
