@@ -209,6 +209,22 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
             raise KwsearchError(f"{review[0]}: a review needs the game record it reviews (give the FILE too)")
         board.library.get(board.first).attach_review(review[1], review[0])
 
+    routes = [*_page_routes(board), *_document_routes(board), *_analysis_routes(board), *_game_routes(board),
+              Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
+    app = Starlette(routes=routes,
+                    middleware=[Middleware(HostGuard, host=config.host), Middleware(BodyLimit, limit=config.max_body),
+                                Middleware(SameOrigin, host=config.host)],
+                    exception_handlers={KwsearchError: _web_error, HTTPException: _http_error,
+                                        Exception: _server_error},
+                    lifespan=_lifespan(board))
+    app.state.board = board
+    return app
+
+
+def _page_routes(board: Board) -> list[Route]:
+    """The page and ``/api/info``."""
+    config = board.config
+
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
@@ -225,6 +241,15 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
             "max_body": config.max_body,
             "colours": list(SEAT_COLOURS),
         })
+
+    return [
+        Route("/", index),
+        Route("/api/info", info),
+    ]
+
+
+def _document_routes(board: Board) -> list[Route]:
+    """``/api/open`` and ``/api/docs/...``: opened records, positions and reviews, their nodes and branches."""
 
     async def open_upload(request: Request) -> Response:
         body = await body_json(request)
@@ -284,6 +309,21 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
         await asyncio.to_thread(doc.attach_review, parse_upload(body["text"], name), name)
         return JSONResponse(doc.summary())
 
+    return [
+        Route("/api/open", open_upload, methods=["POST"]),
+        Route("/api/docs/{did}", get_doc),
+        Route("/api/docs/{did}/nodes/{nid:int}", get_node),
+        Route("/api/docs/{did}/nodes/{nid:int}/play", play_node, methods=["POST"]),
+        Route("/api/docs/{did}/nodes/{nid:int}/position.json", position_file),
+        Route("/api/docs/{did}/nodes/{nid:int}/record.json", record_file),
+        Route("/api/docs/{did}/review", add_review, methods=["POST"]),
+    ]
+
+
+def _analysis_routes(board: Board) -> list[Route]:
+    """``/api/analysis``: live analyses (and hints) of a document's node or a game, as server-sent events."""
+    config = board.config
+
     async def analysis(request: Request) -> Response:
         from sse_starlette.sse import EventSourceResponse
         body = await body_json(request)
@@ -322,6 +362,16 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
     async def stop_analysis(request: Request) -> Response:
         board.analyses.get(request.path_params["aid"]).stop()
         return JSONResponse({"stopped": request.path_params["aid"]})
+
+    return [
+        Route("/api/analysis", analysis, methods=["POST"]),
+        Route("/api/analysis/{aid}/stop", stop_analysis, methods=["POST"]),
+    ]
+
+
+def _game_routes(board: Board) -> list[Route]:
+    """``/api/games/...``: games against bots and mirror games, the games folder's files, a game explored."""
+    config = board.config
 
     async def list_games(request: Request) -> Response:
         files = await asyncio.to_thread(board.games.files)
@@ -381,38 +431,7 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
         doc.save_seed = not live  # a running game's document is saved without a seed, as the game is
         return JSONResponse(doc.summary())
 
-    async def web_error(request: Request, exc: Exception) -> Response:
-        status = exc.status if isinstance(exc, WebError) else 400
-        return _error(str(exc), status)
-
-    async def http_error(request: Request, exc: Exception) -> Response:
-        """Starlette's own refusals (no such route, a method the route does not take), as JSON."""
-        status = getattr(exc, "status_code", 400)
-        return _error(str(getattr(exc, "detail", "") or "bad request").splitlines()[0], status)
-
-    async def server_error(request: Request, exc: Exception) -> Response:
-        return _error(f"internal error: {type(exc).__name__}: {exc}", 500)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app):
-        await asyncio.to_thread(board.analyses.warm_up)
-        try:
-            yield
-        finally:
-            await asyncio.to_thread(board.analyses.close_all)
-
-    routes = [
-        Route("/", index),
-        Route("/api/info", info),
-        Route("/api/open", open_upload, methods=["POST"]),
-        Route("/api/docs/{did}", get_doc),
-        Route("/api/docs/{did}/nodes/{nid:int}", get_node),
-        Route("/api/docs/{did}/nodes/{nid:int}/play", play_node, methods=["POST"]),
-        Route("/api/docs/{did}/nodes/{nid:int}/position.json", position_file),
-        Route("/api/docs/{did}/nodes/{nid:int}/record.json", record_file),
-        Route("/api/docs/{did}/review", add_review, methods=["POST"]),
-        Route("/api/analysis", analysis, methods=["POST"]),
-        Route("/api/analysis/{aid}/stop", stop_analysis, methods=["POST"]),
+    return [
         Route("/api/games", list_games),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/resume", resume_game, methods=["POST"]),
@@ -422,12 +441,31 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
         Route("/api/games/{gid}/undo", undo, methods=["POST"]),
         Route("/api/games/{gid}/record.json", game_record),
         Route("/api/games/{gid}/explore", explore_game, methods=["POST"]),
-        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes,
-                    middleware=[Middleware(HostGuard, host=config.host), Middleware(BodyLimit, limit=config.max_body),
-                                Middleware(SameOrigin, host=config.host)],
-                    exception_handlers={KwsearchError: web_error, HTTPException: http_error, Exception: server_error},
-                    lifespan=lifespan)
-    app.state.board = board
-    return app
+
+
+async def _web_error(request: Request, exc: Exception) -> Response:
+    status = exc.status if isinstance(exc, WebError) else 400
+    return _error(str(exc), status)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (no such route, a method the route does not take), as JSON."""
+    status = getattr(exc, "status_code", 400)
+    return _error(str(getattr(exc, "detail", "") or "bad request").splitlines()[0], status)
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    return _error(f"internal error: {type(exc).__name__}: {exc}", 500)
+
+
+def _lifespan(board: Board):
+    """The app's lifespan: the analysis processes warmed up at start, all closed at the end."""
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        await asyncio.to_thread(board.analyses.warm_up)
+        try:
+            yield
+        finally:
+            await asyncio.to_thread(board.analyses.close_all)
+    return lifespan
