@@ -21,13 +21,21 @@ option and the line the tree settles into are all inside one chunk. Per option:
 * ``drift``: how much the value still moved in the chunk's second half: the mean over the chunks
   of (value after ``n`` iterations - value after ``n / 2``). Searched longer, an option's value keeps
   moving (good options rise as the play below them sharpens, weak ones fall as the opponents'
-  replies do), and by far more than the seed noise; the 95% interval therefore adds
-  ``DEPTH_FACTOR * |drift|`` to the precision half-width, so that it holds the value of the option
-  searched alone 20 times longer (``bench/bench_intervals.py`` measures how often it does).
+  replies do), and by far more than the seed noise. The 95% interval of the win share is for the
+  value of the option searched alone 20 times longer (``bench/bench_intervals.py`` measures how often
+  it holds it): it is centred on ``win + EXTRAPOLATION * drift`` (the trend goes on, slowing: three
+  quarters of the log2(20) doublings to 20x), and its half-width is ``t(0.975, k - 1)`` times the
+  standard error of the chunks' extrapolated values, plus ``DEPTH_FACTOR * |drift|``, plus
+  ``WIN_FLOOR`` (two points: values that did not move in the last doubling still move that much).
+  The money's interval is centred on the money and adds ``MONEY_DEPTH_FACTOR * |money drift|``.
+
+The chunks are few and long (``CHUNKS`` = 3 of the search's iterations / 5) rather than many and
+short: the depth of a chunk decides how far its value is from the longer search's, the seed noise
+is small beside that (docs/confidence.md has the measurements).
 
 **Equal to the best.** The best option is the one with the highest re-searched win share. Another
 option is *equal* to it when their difference cannot be told apart from zero at the chunks'
-precision (``diff <= t(0.975, 2k - 2) * sqrt(se_best^2 + se^2)``) or is below ``MARGIN`` (two points
+precision (``diff <= t(0.975, 2k - 2) * sqrt(se_best^2 + se^2)``) or is below ``MARGIN`` (0.75 points
 of win share). The comparison uses equal searches (every option alone, the same ``n``), so an
 option is never ahead because it was searched more.
 
@@ -48,17 +56,28 @@ from dataclasses import dataclass, field
 
 from .seeds import derive_seed
 
-#: Independent re-searches per option and round.
-CHUNKS = 5
-#: A chunk's length is the main search's iterations over this (at least MIN_CHUNK).
-CHUNK_DIVISOR = 10
+#: Independent re-searches per option and round: few and long rather than many and short, since an
+#: option's value depends far more on the depth of its search than on the seed (docs/confidence.md).
+CHUNKS = 3
+#: A chunk's length is the main search's iterations over this (at least MIN_CHUNK): 5 options x 3
+#: chunks x n/5 = 3 times the search's iterations per round.
+CHUNK_DIVISOR = 5
 MIN_CHUNK = 100
 #: Two options whose win shares differ by less than this are practically equal (0..1 scale).
-MARGIN = 0.02
-#: The 95% interval adds this many times the last doubling's drift of the value: log2(20) doublings
-#: to a search 20 times longer, times two because the drift neither stays constant nor keeps its
-#: sign (bench/bench_intervals.py, docs/confidence.md).
-DEPTH_FACTOR = 2 * math.log2(20)
+MARGIN = 0.0075
+#: The win share's 95% interval is centred on the value moved on by this many times the last
+#: doubling's drift (three quarters of the log2(20) doublings to a search 20 times longer: the trend
+#: goes on, slowing) ...
+EXTRAPOLATION = 0.75 * math.log2(20)
+#: ... adds this many times the drift to the precision half-width (so the interval runs from "the
+#: value stops moving" to "it moves on 1.5 times as fast", plus the noise) ...
+DEPTH_FACTOR = 0.75 * math.log2(20)
+#: ... and this floor: searched 20 times longer, options whose value did not move in the chunk's last
+#: doubling still move by up to 2 points (bench/bench_intervals.py, docs/confidence.md).
+WIN_FLOOR = 0.02
+#: The money's interval is centred on the chunks' mean and adds this many times the money's drift
+#: (no floor: money has no fixed scale).
+MONEY_DEPTH_FACTOR = 2 * math.log2(20)
 #: Until clear: by default the verification stops before it has spent this many times the main
 #: search's iterations.
 CAP_FACTOR = 16
@@ -107,6 +126,9 @@ class Estimate:
     money_se: float
     money_drift: float
     win_values: tuple[float, ...] = ()
+    #: standard error of the mean of the chunks' extrapolated values (each chunk's value moved on by
+    #: EXTRAPOLATION times its own drift); None: ``win_se``
+    win_centre_se: float | None = None
 
     @property
     def win_precision(self) -> float:
@@ -114,21 +136,28 @@ class Estimate:
         return t975(self.chunks - 1) * self.win_se
 
     @property
+    def win_centre(self) -> float:
+        """The centre of the 95% interval: the value extrapolated towards the search 20 times longer."""
+        return min(1.0, max(0.0, self.win + EXTRAPOLATION * self.win_drift))
+
+    @property
     def win_half(self) -> float:
-        """Half-width of the 95% interval of the value searched longer (precision + depth term)."""
-        return self.win_precision + DEPTH_FACTOR * abs(self.win_drift)
+        """Half-width of the 95% interval of the value searched 20 times longer, around ``win_centre``:
+        the extrapolated values' noise + the depth term + the floor."""
+        se = self.win_se if self.win_centre_se is None else self.win_centre_se
+        return t975(self.chunks - 1) * se + DEPTH_FACTOR * abs(self.win_drift) + WIN_FLOOR
 
     @property
     def win_low(self) -> float:
-        return max(0.0, self.win - self.win_half)
+        return max(0.0, self.win_centre - self.win_half)
 
     @property
     def win_high(self) -> float:
-        return min(1.0, self.win + self.win_half)
+        return min(1.0, self.win_centre + self.win_half)
 
     @property
     def money_half(self) -> float:
-        return t975(self.chunks - 1) * self.money_se + DEPTH_FACTOR * abs(self.money_drift)
+        return t975(self.chunks - 1) * self.money_se + MONEY_DEPTH_FACTOR * abs(self.money_drift)
 
 
 @dataclass
@@ -195,8 +224,9 @@ def estimate(fast, params, max_nodes: int, action: int, n: int, seed: int, rnd: 
     m, msd = _mean_sd([r[3] for r in rows])
     wd = sum(r[1] - r[0] for r in rows) / len(rows)
     md = sum(r[3] - r[2] for r in rows) / len(rows)
+    _, csd = _mean_sd([r[1] + EXTRAPOLATION * (r[1] - r[0]) for r in rows])
     return Estimate(action, chunks, n, rnd, w, wsd / math.sqrt(chunks), wd, m, msd / math.sqrt(chunks), md,
-                    tuple(r[1] for r in rows))
+                    tuple(r[1] for r in rows), csd / math.sqrt(chunks))
 
 
 def band(estimates: dict[int, Estimate], options: list[int], margin: float = MARGIN,
@@ -267,8 +297,8 @@ def verify(state, result, options: list[int], *, seed: int, until_clear: bool = 
 
 def confidence_rows(an, plan_of, cut: int) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
     """The suggest table's header and rows: ``=`` marks the options equal to the best; with a
-    verification the win column is the re-searched win share ± its 95% interval, and the money's
-    95% interval follows the money ± its spread (sd)."""
+    verification the win column is the re-searched win share and its 95% interval [low, high] of the
+    value searched 20 times longer, and the money's 95% interval follows the money ± its spread (sd)."""
     rows = []
     for c in an.ranked():
         e = c.estimate
@@ -276,12 +306,13 @@ def confidence_rows(an, plan_of, cut: int) -> tuple[tuple[str, ...], list[tuple[
         if e is None:
             win, money95 = f"{100 * c.win_prob:.1f}%", ""
         else:
-            win, money95 = f"{100 * e.win:.1f}% ± {100 * e.win_half:.1f}", f"{e.money:.1f} ± {e.money_half:.1f}"
+            win = f"{100 * e.win:.1f}% [{100 * e.win_low:.1f}, {100 * e.win_high:.1f}]"
+            money95 = f"{e.money:.1f} ± {e.money_half:.1f}"
         row = (f"{(c.order if c.rank is None else c.rank) + 1}{mark}", plan_of(c), f"{c.visits:,}", f"{100 * c.share:.1f}%", win,
                f"{c.money:.1f} ± {c.money_sd:.1f}")
         rows.append(row + ((money95,) if e is not None else ()) + (f"{100 * c.avail:.0f}%",))
     verified = an.verification is not None
-    head = ("#", "plan for this turn", "visits", "share", "win ± 95%" if verified else "win",
+    head = ("#", "plan for this turn", "visits", "share", "win [95%]" if verified else "win",
             "money@cut ± sd" if cut else "money ± sd") + (("money 95%",) if verified else ()) + ("avail",)
     return head, rows
 
@@ -292,7 +323,8 @@ def legend(an) -> list[str]:
     e = an.ranked()[0].estimate
     return [f"re-searched alone: {e.chunks} searches of {e.chunk_iterations:,} iterations per option"
             f" in the last round, {v.iterations:,} iterations in all ({v.cpu_seconds:.1f} s CPU); "
-            f"win and money: the re-searches' means, ± their 95% interval; = equal to the best "
+            f"win and money: the re-searches' means and their 95% intervals of the option searched 20x "
+            f"longer; = equal to the best "
             f"(docs/confidence.md)",
             f"{'until clear: ' if v.until_clear else ''}{v.summary()}",
             f"hint: {an.equal_text()}"]

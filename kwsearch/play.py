@@ -434,7 +434,7 @@ class Session:
                  + (f"; money at the playout cut-off, {cut} decisions on" if cut else "") + "):")
         for c in an.ranked():
             e = c.estimate
-            win = f"{100 * c.win_prob:.0f}%" if e is None else f"{100 * e.win:.0f}% ± {100 * e.win_half:.0f}"
+            win = f"{100 * c.win_prob:.0f}%" if e is None else f"{100 * e.win:.0f}% [{100 * e.win_low:.0f}, {100 * e.win_high:.0f}]"
             self.say(f"  {(c.order if c.rank is None else c.rank) + 1}{'=' if c.equal and len(an.candidates) > 1 else '.'} "
                      f"{plan_text(self.state, c.plan)}  — win {win}, "
                      f"{'money@cut' if cut else 'money'} {c.money:.1f}, {c.visits:,} visits")

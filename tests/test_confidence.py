@@ -1,6 +1,7 @@
 """Issue 29: intervals per option, the equal band, search until clear (kwsearch/confidence.py)."""
 
 import json
+import math
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -48,10 +49,38 @@ def test_equal_band_marks_both_of_two_equal_options_and_a_clearly_better_one_alo
     order, equal, verdict = band({1: est(1, 0.200, 0.002), 2: est(2, 0.300, 0.002), 3: est(3, 0.250, 0.002)},
                                  [1, 2, 3])
     assert equal == [2] and order == [2, 3, 1] and verdict == CLEAR
-    # within the margin: equal even when the difference is measured precisely
-    assert band({1: est(1, 0.300, 0.0001), 2: est(2, 0.290, 0.0001)}, [1, 2])[1:] == ([1, 2], EQUAL)
+    # within the margin (0.75 points): equal even when the difference is measured precisely
+    assert band({1: est(1, 0.300, 0.0001), 2: est(2, 0.295, 0.0001)}, [1, 2])[1:] == ([1, 2], EQUAL)
+    # one point apart, measured precisely: separated (four-player win shares cluster near 20-25%)
+    assert band({1: est(1, 0.300, 0.0001), 2: est(2, 0.290, 0.0001)}, [1, 2])[1:] == ([1], CLEAR)
+    # a wider margin is a parameter
+    assert band({1: est(1, 0.300, 0.0001), 2: est(2, 0.290, 0.0001)}, [1, 2], margin=0.02)[1:] == ([1, 2], EQUAL)
     # outside the margin but inside the noise: marked equal, but not surely (open)
     assert band({1: est(1, 0.300, 0.02), 2: est(2, 0.270, 0.02)}, [1, 2])[1:] == ([1, 2], OPEN)
+
+
+def test_interval_adds_the_drift_over_the_doublings_to_twenty_times_and_a_floor():
+    still = est(1, 0.25, 0.0)
+    assert still.win_half == confidence.WIN_FLOOR == 0.02  # no noise, no drift: still two points
+    # a falling value: the interval is centred on the value moved on by 3/4 of the log2(20) doublings
+    # to 20x, its half-width the extrapolated values' noise + the same multiple of the drift + the floor
+    moving = Estimate(1, 3, 100, 0, 0.25, 0.001, -0.01, 20.0, 0.5, 1.0, (), 0.004)
+    depth = 0.75 * math.log2(20) * 0.01
+    assert abs(moving.win_centre - (0.25 - depth)) < 1e-12
+    assert abs(moving.win_half - (confidence.t975(2) * 0.004 + depth + 0.02)) < 1e-12
+    assert abs(moving.win_high - (0.25 + 0.02 + confidence.t975(2) * 0.004)) < 1e-12  # "stops moving" is inside
+    assert abs(moving.money_half - (confidence.t975(2) * 0.5 + 2 * math.log2(20) * 1.0)) < 1e-12
+    assert moving.win_precision == confidence.t975(2) * 0.001  # the band's precision: the chunks' own spread
+    assert est(1, 0.99, 0.0).win_high == 1.0 and est(1, 0.01, 0.0).win_low == 0.0
+
+
+def test_verification_costs_three_times_the_search_in_three_chunks_of_a_fifth():
+    state, _ = load_file(MID)
+    result = search(state, SearchLimits(iterations=1000), seed=2)
+    options = [x.action for x in result.actions[:5]]
+    v = verify(state, result, options, seed=2)
+    assert v.rounds == 1 and v.iterations == len(options) * 3 * 200 <= 3 * 1000
+    assert all(e.chunks == 3 and e.chunk_iterations == 200 and len(e.win_values) == 3 for e in v.estimates.values())
 
 
 def test_hints_are_reproducible_from_their_seed_with_any_worker_count():
@@ -102,7 +131,7 @@ def test_until_clear_reports_a_tie_on_a_symmetric_position(monkeypatch):
 def test_suggest_text_marks_equal_options_and_names_them_in_the_hint():
     r = CliRunner().invoke(main, ["suggest", str(OPENING), "--iterations", 2000])
     assert r.exit_code == 0, r.output
-    assert "win ± 95%" in r.stdout and "money 95%" in r.stdout and "hint: " in r.stdout
+    assert "win [95%]" in r.stdout and "money 95%" in r.stdout and "hint: " in r.stdout
     hint = [ln for ln in r.stdout.splitlines() if ln.startswith("hint: ")][0]
     marked = [ln for ln in r.stdout.splitlines() if ln[:2].rstrip().endswith("=")]
     assert (len(marked) > 1) == (", equal" in hint)
