@@ -121,10 +121,6 @@ def tile_code(kind: str, value: int) -> int:
     return value if kind == "body" else ENGINE_CODE + value
 
 
-def tile_text(code: int) -> str:
-    return f"engine {code - ENGINE_CODE}" if code > ENGINE_CODE else f"body {code}"
-
-
 def market_marker_slots(c: Components) -> list[tuple[str, int]]:
     """(engineer, value) of the MARKET_MARKER + i ids: Maybach's markers, then Horch's."""
     slots: list[tuple[str, int]] = [("maybach", v) for v in c.maybach_markers]

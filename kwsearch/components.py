@@ -304,12 +304,6 @@ class Components:
                 return ct
         raise KeyError(name)
 
-    def engineer_type(self, engineer: str) -> CardType | None:
-        for ct in self.card_types:
-            if ct.engineer == engineer:
-                return ct
-        return None
-
     def specialty_tile(self, name: str) -> SpecialtyTile:
         for t in self.specialty_tiles:
             if t.name.lower() == name.strip().lower():

@@ -95,11 +95,6 @@ def shipped_path(players: int) -> Path:
 # ---------------------------------------------------------------------------
 
 
-def _car_value(car, pref: int) -> int:
-    _, body, engine, workers, _, bb, eb = car
-    return (body + bb, engine + eb, workers, 0)[pref]
-
-
 def prior_features(state, options: list[int] | None = None) -> list[list[float]]:
     """The features of each option (``[i][k]``, in the order of :data:`PRIOR_FEATURES`) of the
     pending decision of a state of either engine, computed from the reference form — the

@@ -947,7 +947,3 @@ def _run_workers(fast, config: SearchConfig, limits: SearchLimits, seed: int, pr
                 p.join(1.0)
         for c in conns:
             c.close()
-
-
-def default_workers() -> int:
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
