@@ -16,7 +16,14 @@ class ComponentError(KwsearchError):
 
 
 class InvalidMoveError(KwsearchError):
-    """A move text that is not the notation of any action."""
+    """A move text that is not the notation of any action, or an action id that has no text.
+
+    Raised by the notation (:meth:`kwsearch.actions.Notation.parse` and ``text``, and so
+    ``Game.parse_action`` and a state's ``action_to_text``), as python-chess's ``parse_san``
+    raises its ``InvalidMoveError``. A state's ``play`` and ``parse_move``, which also check
+    legality, give it as an :class:`IllegalMoveError` that quotes its message and lists the
+    legal options.
+    """
 
 
 class IllegalMoveError(KwsearchError):
