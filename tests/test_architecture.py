@@ -467,3 +467,62 @@ def test_how_to_change_a_rule_names_what_exists():
     assert "sales_rule" in places and "kwsearch/_playout.pyx" in places
     bad = [f"`{p}`: {why}" for p in places if (why := _place_problem(p))]
     assert not bad, "docs/design.md, How to change a rule, names what does not exist:\n" + "\n".join(bad)
+
+
+# ---------------------------------------------------------------------------
+# docs/design.md, "Layers": the table names every module, and imports point up it
+# ---------------------------------------------------------------------------
+
+
+def _layer_table() -> list[list[Path]]:
+    """The files each line of docs/design.md's layer table names (lines without a file left out),
+    top to bottom: the file column is what follows the layer name up to two spaces; ``.pxd`` stands
+    for the first file's own ``.pxd``, a bare ``name.py`` for a file of the first one's folder."""
+    doc = (REPO / "docs" / "design.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## Layers"):]
+    block = section[section.index("```\n") + 4:]
+    block = block[:block.index("```")]
+    rows = []
+    for line in block.splitlines():
+        m = re.match(r"^\S*\s+(kwsearch/.*?)(?:\s{2,}|$)", line)
+        if not m:
+            continue
+        first, *rest = m.group(1).split(", ")
+        files = [REPO / first]
+        for name in rest:
+            files.append(files[0].with_suffix(name) if name.startswith(".") else files[0].parent / name)
+        rows.append(files)
+    return rows
+
+
+def _table_module(path: Path) -> str:
+    """The module a file of the table belongs to (a ``.pxd``: its ``.pyx``'s)."""
+    return _module_name(path.with_suffix(".py") if path.suffix == ".pxd" else path)
+
+
+def test_the_layer_table_reader_reads_the_rows():
+    rows = _layer_table()
+    named = {_table_module(p) for row in rows for p in row}
+    assert {"kwsearch._fast", "kwsearch.bots", "kwsearch.heuristic", "kwsearch.search", "kwsearch._search",
+            "kwsearch", "kwsearch.web", "kwsearch.web.guard", "kwsearch.cli"} <= named
+    assert REPO / "kwsearch" / "_search.pxd" in {p for row in rows for p in row}
+    assert _table_module(rows[-1][0]) == "kwsearch.cli"
+
+
+def test_the_layer_table_names_every_module_and_file():
+    rows = _layer_table()
+    files = [p for row in rows for p in row]
+    assert not [p for p in files if not p.exists()], "docs/design.md's layer table names missing files"
+    code = [p for p in sorted(ROOT.rglob("*")) if p.suffix in (".py", ".pyx", ".pxd")]
+    unnamed = [str(p.relative_to(REPO)) for p in code if p not in files]
+    assert not unnamed, "docs/design.md's layer table does not name: " + ", ".join(unnamed)
+
+
+def test_imports_point_up_the_layer_table():
+    line = {}
+    for k, row in enumerate(_layer_table()):
+        for path in row:
+            line.setdefault(_table_module(path), k)
+    down = [f"{m} imports {t}" for m in GRAPH if m in line
+            for t in GRAPH[m] if line.get(t, -1) > line[m]]
+    assert not down, "imports of modules named further down docs/design.md's layer table:\n" + "\n".join(down)
