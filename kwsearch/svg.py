@@ -20,6 +20,7 @@ natural width of 1200 user units:
   markers, the buyer track, the coloured price markers left;
 * the market: each car in its owner's colour with body, engine, workers, price and
   engineer markers, and which active buyer would buy it if scoring happened now;
+  the car being built this turn dashed, its parts not yet chosen marked "?";
 * the Grand-Prix track with the cars (laps written on them) and the pit lane;
 * one mat per seat: money, research points, workers, workshops, GP engine,
   developments (inactive ones marked), engineers with their markers, awards.
@@ -268,8 +269,12 @@ def _draw_market(body: list[str], st, y: float, names: list[str], initials: list
                                 "if scoring happened now, each car's buyer is shown"))
     my = y + 10
     cw = (WIDTH - 32 - 10 * (g.market_size - 1)) / g.market_size
+    building = len(st.market) if st.car and len(st.market) < g.market_size else -1
     for k in range(g.market_size):
         xx = 16 + k * (cw + 10)
+        if k == building:  # the car being built this turn: drawn as its parts are chosen
+            _draw_car_in_progress(body, st, xx, my, cw, names, initials)
+            continue
         if k >= len(st.market):
             body.append(_rect(xx, my, cw, 100, "#fafafa", "#ccc", 6))
             body.append(_t(xx + cw / 2, my + 50, "empty space", 12, "middle", fill="#aaa"))
@@ -290,6 +295,26 @@ def _draw_market(body: list[str], st, y: float, names: list[str], initials: list
         else:
             body.append(_t(xx + 10, my + 93, "unsold now", 11, fill="#888"))
     return my + 100 + 24
+
+
+def _draw_car_in_progress(body: list[str], st, xx: float, my: float, cw: float, names: list[str],
+                          initials: list[str]) -> None:
+    """The car the seat to move is putting on the market (``st.car``: body, engine, workers, price so far),
+    dashed in its colour, with the parts still to choose marked "?"."""
+    owner = st.turn_seat
+    parts = list(st.car) + [None] * (4 - len(st.car))
+    bd, en, workers, price = parts
+    body.append(f'<rect x="{xx:g}" y="{my:g}" width="{cw:g}" height="100" rx="6" fill="{_LIGHT[owner]}" '
+                f'stroke="{SEAT_COLOURS[owner]}" stroke-width="2.5" stroke-dasharray="7 4" class="car-building"/>')
+    body.append(_disc(xx + 16, my + 16, 11, SEAT_COLOURS[owner], initials[owner], 10))
+    body.append(_t(xx + 32, my + 20, names[owner][:14], 12, weight="bold", fill="#222"))
+    body.append(_rect(xx + cw - 44, my + 5, 38, 26, "#ffe9a8" if price is not None else "#fff", "#a07800", 13))
+    body.append(_t(xx + cw - 25, my + 23, "?" if price is None else str(price), 14, "middle", "bold"))
+    body.append(_t(xx + 10, my + 44, f"body {bd}", 12))
+    body.append(_t(xx + 10, my + 60, "engine ?" if en is None else f"engine {en}", 12))
+    body.append(_t(xx + 10, my + 76, "workers ?" if workers is None
+                   else f"{workers} worker{'s' if workers != 1 else ''}", 12))
+    body.append(_t(xx + 10, my + 93, "being built", 11, weight="bold", fill=SEAT_COLOURS[owner]))
 
 
 def _draw_grand_prix(body: list[str], st, y: float, initials: list[str]) -> float:
