@@ -34,6 +34,10 @@ const el = (tag, attrs = {}, ...kids) => {
   for (const kid of kids) if (kid !== null && kid !== undefined) e.append(kid);
   return e;
 };
+// One numbering everywhere: a decision is numbered by its ply, the number of decisions before it -- the
+// "ply" of a review (kwsearch review: its JSON, text and HTML) and of `kwsearch show --ply N`.
+const plyOf = (node) => node.ply - 1;    // a node's ply counts the root: its decision is one less
+const plyTitle = (p) => `ply ${p}: ${p} decision${p === 1 ? "" : "s"} before it (kwsearch show --ply ${p})`;
 const fmt = (n) => Math.round(n).toLocaleString("en-US");
 const pct = (x) => (100 * x).toFixed(1) + "%";
 
@@ -59,6 +63,10 @@ function showError(message) {
     el("button", {type: "button", title: "dismiss", onclick: () => box.remove(), text: "×"}));
   $("#errors").append(box);
   setTimeout(() => box.remove(), 15000);
+}
+
+function clearErrors() {   // a later success: the errors before it no longer apply (and would cover the board)
+  $("#errors").replaceChildren();
 }
 
 async function guarded(fn) {
@@ -88,7 +96,7 @@ function openDoc(summary, node) {
   $("#title").textContent = `${summary.name} · ${summary.kind === "record" ? "game record" : "position"} · ` +
     `${summary.players} players`;
   $("#moves-title").textContent = "Moves";
-  goto(node === undefined ? 0 : node);
+  return goto(node === undefined ? 0 : node);
 }
 
 // ---------------------------------------------------------------- the document tree
@@ -116,6 +124,8 @@ async function goto(id) {
   }
   if (seq !== S.seq) return;     // a later navigation won
   S.view = view;
+  clearErrors();
+  remember({doc: S.doc.id, node: id});
   renderBoard(view);
   renderDecision();
   renderMoves();
@@ -240,7 +250,7 @@ function renderMoves() {
 function moveRow(n, names, marks) {
   const mark = marks[n.id];
   return el("div", {class: "mv" + (n.id === S.node ? " current" : ""), "data-node": n.id, onclick: () => goto(n.id)},
-    el("span", {class: "ply", text: n.ply}),
+    el("span", {class: "ply", text: plyOf(n), title: plyTitle(plyOf(n))}),
     el("span", {class: "dot", title: names[n.seat], style: `background:${S.colours[n.seat]}`}),
     el("span", {class: "txt"}, n.move, n.reveals.length ? el("span", {class: "rev", text: n.reveals.join("; ")}) : null),
     mark ? el("span", {class: `mark ${mark.cls}`, title: mark.title, text: mark.glyph}) : el("span"));
@@ -253,7 +263,7 @@ function variation(id, names, depth) {
   while (true) {
     box.append(el("span", {class: "vm" + (n.id === S.node ? " current" : ""), "data-node": n.id,
       title: n.reveals.join("; ") || null, onclick: () => goto(n.id)},
-      el("span", {class: "vn", text: `${n.ply}.`}),
+      el("span", {class: "vn", text: `${plyOf(n)}.`}),
       el("span", {class: "dot", style: `background:${S.colours[n.seat]};width:8px;height:8px`}), " ", n.move), " ");
     if (!n.children.length) break;
     const [first, ...others] = n.children;
@@ -311,7 +321,7 @@ function reviewMarks() {
   const glyph = {inaccuracy: "?!", mistake: "?", blunder: "??"};
   for (const p of r.points) {
     if (p.mark) out[p.node] = {cls: p.mark, glyph: glyph[p.mark] || "!",
-      title: `${p.mark}: ${p.played} (win ${pct(p.win_played)}${p.win_played_half == null ? "" :
+      title: `ply ${p.ply - 1}, ${p.mark}: ${p.played} (win ${pct(p.win_played)}${p.win_played_half == null ? "" :
         ` ± ${(100 * p.win_played_half).toFixed(1)}`}${p.visits == null ? "" : `, ${p.visits} visits`}) — best ${p.best} ` +
         `(win ${pct(p.win_best)})${p.loss_half == null ? "" : `; loss ${(100 * p.loss).toFixed(1)} ± ${(100 * p.loss_half).toFixed(1)}`}`};
   }
@@ -646,6 +656,8 @@ function enterGame(view) {
 
 function showGame(view) {
   S.view = view;
+  clearErrors();
+  remember({game: view.game, file: view.file});
   $("#title").textContent = `${view.mirror ? "mirror game" : "game"} · ${view.file} · ` +
     view.seats.map((s, k) => `${view.names[k]}${s === "human" ? "" : " (" + s + ")"}`).join(" vs ");
   $("#moves-title").textContent = "Moves of the game";
@@ -693,7 +705,7 @@ function renderGameMoves(box) {
   moves.forEach((m, k) => {
     if (m.round !== round) { round = m.round; box.append(el("div", {class: "round-sep", text: `round ${round}`})); }
     box.append(el("div", {class: "mv" + (k === moves.length - 1 ? " current" : "")},
-    el("span", {class: "ply", text: k + 1}),
+    el("span", {class: "ply", text: k, title: plyTitle(k)}),
     el("span", {class: "dot", style: `background:${S.colours[m.seat]}`}),
     el("span", {class: "txt"}, m.move, m.reveals.length ? el("span", {class: "rev", text: m.reveals.join("; ")}) : null),
     el("span")));
@@ -715,6 +727,7 @@ async function decide(action, answers) {
       return;
     }
     S.question = null;
+    S.busy = false;      // before drawing: else Take back and Hint are drawn disabled for the rest of the turn
     showGame(out);
   } catch (e) {
     S.question = null;
@@ -781,6 +794,44 @@ async function showGames() {
     else box.append(el("p", {class: "muted", text: `Games folder: ${g.folder}`}), t);
     $("#dlg-games").showModal();
   });
+}
+
+// ---------------------------------------------------------------- reloading the page
+
+function remember(what) {
+  // What is shown, in the URL's hash (#game=G&file=F or #doc=D&node=N): a reload opens it again.
+  const hash = "#" + new URLSearchParams(what).toString();
+  if (location.hash !== hash) history.replaceState(null, "", hash);
+}
+
+async function restore() {
+  // The game or document of the URL's hash: true when it is open again, false when the hash names none,
+  // else why it could not be reopened.
+  const h = new URLSearchParams(location.hash.slice(1));
+  try {
+    if (h.get("game")) {
+      try {
+        enterGame(await api(`/api/games/${encodeURIComponent(h.get("game"))}`));
+      } catch (e) {
+        // the server was restarted: the game's record file is still in its games folder
+        const file = h.get("file");
+        const f = file && (await api("/api/games")).files.find((x) => x.name === file);
+        if (!f) throw e;
+        enterGame(await api("/api/games/resume", {file: f.id}));
+      }
+      return true;
+    }
+    if (h.get("doc")) {
+      const doc = await api(`/api/docs/${encodeURIComponent(h.get("doc"))}`);
+      const node = parseInt(h.get("node"), 10) || 0;
+      await openDoc(doc, doc.nodes[node] ? node : 0);
+      return true;
+    }
+  } catch (e) {
+    history.replaceState(null, "", location.pathname + location.search);
+    return `The page could not reopen what it showed before the reload: ${e.message}`;
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------- wiring
@@ -853,7 +904,10 @@ window.addEventListener("resize", () => { if (S.mode === "doc") renderGraph(); }
   await guarded(async () => {
     const info = await api("/api/info");
     if (info.colours) S.colours = info.colours;
-    if (info.first) openDoc(await api(`/api/docs/${info.first}`), 0);
+    const restored = await restore();
+    if (restored === true) return;
+    if (info.first) await openDoc(await api(`/api/docs/${info.first}`), 0);
     else clearCandidates(null);
+    if (restored) showError(restored);
   });
 })();
