@@ -26,6 +26,11 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
                                             ``root=``, ``prior=``, ``pprior=``, ``priorw=``, ``copp=``:
                                             the table of :mod:`kwsearch.settings`, docs/settings.md), and
                                             ``reuse=1`` (keep the subtree between decisions)
+``ismcts:level=K``                          a playing level, 1 (a beginner can win) to 6 (today's
+                                            default search): a budget and a softmax move choice
+                                            (:data:`LEVELS`); ``temp=T`` sets the softmax temperature
+                                            (0: the most visited option); explicit ``iterations=``,
+                                            ``seconds=``, ``temp=`` override the level's
 ``pimc:worlds=K,iterations=N``              determinized UCT: K sampled decks, a UCT search of N/K
                                             iterations on each, the worlds vote (ties: total visits)
 ``cheat:iterations=N``                      UCT that sees the true deck order (to measure what hidden
@@ -83,18 +88,54 @@ class RandomBot:
         self.rng = random.Random(self.seed)
 
 
+#: The playing levels of ``ismcts:level=K`` (docs/strength.md, "Levels"): K -> (iterations,
+#: temperature). A level is a small search budget and a move chosen by a softmax over the root
+#: options' mean rewards at that temperature (:func:`softmax_choice`): close options are confused
+#: often, clearly worse ones rarely, as people err -- not random moves. Stronger levels search more and
+#: choose more sharply; the top level is today's default search (10,000 iterations, the most visited
+#: option). Given explicitly, ``iterations=``/``seconds=`` and ``temp=`` override the level's.
+LEVELS: tuple[tuple[int, float], ...] = (
+    (10, 0.08),      # 1
+    (40, 0.05),      # 2
+    (150, 0.03),     # 3
+    (600, 0.015),    # 4
+    (2_500, 0.005),  # 5
+    (10_000, 0.0),   # 6: today's default search
+)
+#: The largest softmax temperature a spec accepts (rewards lie in [0, 1]: beyond it a choice is random).
+MAX_TEMPERATURE = 100.0
+
+
+def softmax_choice(result, temperature: float, rng: random.Random) -> int:
+    """An option of a search's ``result`` drawn with probability proportional to
+    ``exp(mean reward of the mover / temperature)`` over the visited options (0: the search's own
+    choice, ``result.best_action``). ``rng`` draws it (the bot's seeded generator)."""
+    options = [i for i in result.actions if i.visits > 0]
+    if temperature <= 0 or len(options) < 2:
+        return result.best_action
+    mover = result.mover
+    values = [i.mean_reward[mover] if 0 <= mover < len(i.mean_reward) else 0.0 for i in options]
+    top = max(values)
+    weights = [math.exp((v - top) / temperature) for v in values]
+    return rng.choices([i.action for i in options], weights=weights)[0]
+
+
 class SearchBot:
     """ISMCTS (``determinize=True``) or cheating UCT (``determinize=False``), with tree reuse.
 
     A :class:`kwsearch.search.Searcher` with the bot's seed: its n-th search uses
     ``derive_seed(seed, "run", n)``, so a game is reproducible from the bot's seed.
     ``observe(action)`` (called by :func:`play_game` after every action) lets the
-    next search reuse the subtree.
+    next search reuse the subtree. With a ``temperature`` above 0 the move is drawn by
+    :func:`softmax_choice` from a generator seeded with ``derive_seed(seed, "choice")``.
     """
 
-    def __init__(self, limits: SearchLimits, config: SearchConfig, seed: int = 0, reuse: bool = True):
+    def __init__(self, limits: SearchLimits, config: SearchConfig, seed: int = 0, reuse: bool = True,
+                 temperature: float = 0.0):
         self.limits, self.config, self.seed, self.reuse = limits, config, seed, reuse
+        self.temperature = temperature
         self.searcher = Searcher(config, seed, reuse=reuse)
+        self.rng = random.Random(derive_seed(seed, "choice"))
         self.last = None
 
     def step(self, state) -> int:
@@ -102,13 +143,15 @@ class SearchBot:
         if len(legal) == 1:
             return legal[0]
         self.last = self.searcher.run(state, self.limits)
-        return self.last.best_action
+        return softmax_choice(self.last, self.temperature, self.rng) if self.temperature > 0 \
+            else self.last.best_action
 
     def observe(self, action: int) -> None:
         self.searcher.advance(action)
 
     def restart(self) -> None:
         self.searcher.reset()
+        self.rng = random.Random(derive_seed(self.seed, "choice"))
         self.last = None
 
 
@@ -215,7 +258,8 @@ def _search_options(bot: str, **extra: _Option) -> dict[str, _Option]:
 OPTIONS: dict[str, dict[str, _Option]] = {
     "random": {},
     "heuristic": {},
-    "ismcts": _search_options("ismcts", reuse=_REUSE),
+    "ismcts": _search_options("ismcts", reuse=_REUSE, level=_Option("int", 1, len(LEVELS)),
+                              temp=_Option("float", 0, MAX_TEMPERATURE)),
     "cheat": _search_options("cheat", reuse=_REUSE),
     "pimc": _search_options("pimc", worlds=_Option("int", 1, 100_000)),
     "openspiel-ismcts": {"iterations": _ITERATIONS, "seconds": _SECONDS, "c": _Option("float", 0, MAX_C_UCT)},
@@ -317,7 +361,7 @@ class BotSpec:
             return None
         iterations, seconds = self.get("iterations"), self.get("seconds")
         if iterations is None and seconds is None:
-            iterations = 10_000
+            iterations = LEVELS[self.get("level") - 1][0] if self.get("level") else 10_000
         try:
             limits = SearchLimits(iterations=iterations, seconds=seconds)
             config = SearchConfig(determinize=(self.name != "cheat"), **config_kwargs(self.name, self.get))
@@ -352,7 +396,14 @@ class BotSpec:
         limits, config = self._limits()
         if self.name == "pimc":
             return PIMCBot(self.get("worlds", 20), limits, config, seed)
-        return SearchBot(limits, config, seed, reuse=self.get("reuse", "1") == "1")
+        return SearchBot(limits, config, seed, reuse=self.get("reuse", "1") == "1", temperature=self.temperature())
+
+    def temperature(self) -> float:
+        """The softmax temperature of an ``ismcts`` spec's move choice: ``temp=``, else its level's,
+        else 0 (the most visited option)."""
+        if self.get("temp") is not None:
+            return float(self.get("temp"))
+        return LEVELS[self.get("level") - 1][1] if self.get("level") else 0.0
 
 
 def from_spec(spec: "str | BotSpec", seed: int = 0):
