@@ -887,6 +887,12 @@ for (const b of document.querySelectorAll(".presets .chip")) {
   b.addEventListener("click", () => { $("#new-seats").value = b.dataset.seats; $("#new-mirror").checked = false;
     $("#mirror-setup").hidden = true; });
 }
+// The level picker (docs/strength.md, "Levels"): the human against one ismcts:level=K seat.
+$("#new-level").addEventListener("change", (ev) => {
+  if (!ev.target.value) return;
+  $("#new-seats").value = `human,ismcts:level=${ev.target.value}`; $("#new-mirror").checked = false;
+  $("#mirror-setup").hidden = true;
+});
 $("#new-ok").addEventListener("click", () => {
   const mirror = $("#new-mirror").checked;
   const body = {seats: $("#new-seats").value.trim(), v6: $("#new-v6").checked, mirror};
