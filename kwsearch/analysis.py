@@ -51,9 +51,12 @@ class Analysis:
         """The candidates by their re-searched rank (the search's order when not verified)."""
         return tuple(sorted(self.candidates, key=lambda c: c.order if c.rank is None else c.rank))
 
-    def equal_text(self) -> str:
-        """The best option, or all the options equal to it: ``tile 0 or tile 6, equal``."""
+    def equal_text(self, state=None) -> str:
+        """The best option, or all the options equal to it: ``tile 0 or tile 6, equal``; given the
+        position's ``state``, cards go by their display names (``take Grand Prix 5 (gp5)``)."""
         names = [c.text for c in self.ranked() if c.equal] or [self.ranked()[0].text]
+        if state is not None:
+            names = [_card_token(state, t) for t in names]
         if len(names) == 1:
             return names[0]
         v = self.verification
@@ -176,6 +179,20 @@ def _confidence_json(an: Analysis) -> dict[str, Any]:
             "equal": [c.text for c in an.ranked() if c.equal], "history": v.history}
 
 
+def _card_token(state, token: str) -> str:
+    """A plan step naming a research card ("take research:gp5", "activate dev:body1") with the
+    card's display name, as menus and boards show it ("take Grand Prix 5 (gp5)"); other steps as
+    they are."""
+    from .render import card_name
+    for verb, prefix in (("take", "take research:"), ("activate", "activate ")):
+        if token.lower().startswith(prefix):
+            name = token[len(prefix):].strip().lower()
+            for ct in state.game.components.card_types:
+                if ct.name.lower() == name:
+                    return f"{verb} {card_name(ct)}"
+    return token
+
+
 def plan_text(state, plan: tuple[str, ...] | list[str]) -> str:
     """A whole-turn plan in one line, e.g. ``tile 8 (body+engine): do body, give up engine 1;
     market body@3 engine@2 workers 2 price 9 +maybach2``."""
@@ -187,10 +204,11 @@ def plan_text(state, plan: tuple[str, ...] | list[str]) -> str:
         tiles = state.game.components.action_tiles
         if int(parts[1]) < len(tiles):
             head = f"{head} ({'+'.join(tiles[int(parts[1])].actions)})"
+    head = _card_token(state, head)
     groups: list[str] = []
     inner: list[str] = []
     market: list[str] = []
-    for t in plan[1:]:
+    for t in map(lambda x: _card_token(state, x), plan[1:]):
         if t.startswith("market "):
             market.append(t[len("market "):])
         else:

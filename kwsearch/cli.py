@@ -347,10 +347,10 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
     """
     from dataclasses import replace
 
-    from .analysis import analyse, analysis_json, plan_text
+    from .analysis import _card_token, analyse, analysis_json, plan_text
     from .bots import BotSpec, BotSpecError
     from .records import load_file
-    from .render import DECISION_TEXT, table
+    from .render import DECISION_TEXT, line_width, option_table, wrap_phrases
     from .search import SearchConfig, SearchLimits
 
     state, obj = load_file(file, ply=ply)
@@ -385,12 +385,12 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
     def progress(an) -> None:
         r = an.result
         best = an.candidates[0].text if an.candidates and r.iterations else ""
-        click.echo(f"\r  {r.iterations:,} iterations, {r.iterations_per_second:,.0f}/s, best so far: {best:<40s}",
-                   nl=False, err=True)
+        text = f"  {r.iterations:,} iterations, {r.iterations_per_second:,.0f}/s, best so far: {best}"
+        click.echo(f"\r{text[:line_width() - 1]:<{line_width() - 1}}", nl=False, err=True)
 
     an = analyse(state, limits, config, seed=seed, top=top, progress=progress if live else None)
     if live:
-        click.echo("\r" + " " * 100 + "\r", nl=False, err=True)
+        click.echo("\r" + " " * (line_width() - 1) + "\r", nl=False, err=True)
     r = an.result
     if r.pool_full:
         click.echo(f"note: the node pool ({config.max_nodes:,} nodes per worker) filled up after {r.iterations:,} "
@@ -399,31 +399,34 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
         click.echo(json.dumps(analysis_json(an, source=file, ply=ply), indent=1))
         return
     seat = r.mover
-    names = None
-    setup = obj.get("setup") if isinstance(obj, dict) else None
-    if isinstance(setup, dict) and isinstance(setup.get("seats"), list) and len(setup["seats"]) > seat:
-        names = setup["seats"]
+    names = record_names(obj, state.game.num_players)  # setup.names, else short names of setup.seats
     who = f"seat {seat}" + (f" ({names[seat]})" if names else "")
     kind = state.pending()
-    click.echo(f"{file}: round {state.round}, {state.phase} phase — {who} to decide: {DECISION_TEXT.get(kind, kind)}")
+    width = line_width()  # the terminal's width; 100 when the output is not a terminal
+
+    def say(text: str, indent: str = "    ") -> None:
+        for line in wrap_phrases(text, width, indent):
+            click.echo(line)
+
+    say(f"{file}: round {state.round}, {state.phase} phase — {who} to decide: {DECISION_TEXT.get(kind, kind)}")
     note = " (stopped early)" if an.interrupted else " (node pool full)" if r.pool_full else ""
-    click.echo(f"ISMCTS: {r.iterations:,} iterations in {r.elapsed:.1f} s ({r.iterations_per_second:,.0f}/s), "
-               f"seed {seed}, {workers} worker{'s' if workers > 1 else ''}, {_search_text(r.config)}{note}")
+    say(f"ISMCTS: {r.iterations:,} iterations in {r.elapsed:.1f} s ({r.iterations_per_second:,.0f}/s), "
+        f"seed {seed}, {workers} worker{'s' if workers > 1 else ''}, {_search_text(r.config)}{note}")
     click.echo("")
     cut = r.config.cutoff  # with a cut-off the money statistics are the money when the playouts stopped
     from .confidence import confidence_rows
     head, rows = confidence_rows(an, lambda c: plan_text(state, c.plan), cut)
-    for line in table(head, rows, left={0, 1}):
+    for line in option_table(head, rows, width):
         click.echo(line)
     if cut:
-        click.echo(f"money@cut: the seat's money where the playouts stopped, {cut} decisions on, not at the "
-                   "game's end (--cutoff 0 plays them out)")
+        say(f"money@cut: the seat's money where the playouts stopped, {cut} decisions on, not at the "
+            "game's end (--cutoff 0 plays them out)")
     if an.verification is not None:
         from .confidence import legend
-        for line in legend(an):
-            click.echo(line)
+        for line in legend(an, state):
+            say(line)
     click.echo("")
-    click.echo("PV: " + ", ".join(r.pv))
+    say("PV: " + ", ".join(_card_token(state, m) for m in r.pv))
 
 
 
@@ -524,15 +527,18 @@ def play(seats: str | None, mirror: bool, seed: int | None, record_file: str | N
         raise click.ClickException("input ended before the game started") from None
     who = ", ".join(f"seat {s}: {session.names[s]}" + (f" ({spec})" if spec != HUMAN else "")
                     for s, spec in enumerate(seat_list))
-    click.echo(f"{'Mirror mode — ' if mirror else ''}{len(seat_list)} players ({who}); saving to {path}. "
-               "Type 'help' at your turn.")
+    from .render import wrap_phrases
+    for line in wrap_phrases(f"{'Mirror mode — ' if mirror else ''}{len(seat_list)} players ({who}); saving to "
+                             f"{path}. Type 'help' at your turn."):
+        click.echo(line)
     from .play import Interrupted
     try:
         with session.ctrl_c_ends_game():  # Ctrl-C ends the game at once, even while a bot thinks
             session.run()
     except (Quit, KeyboardInterrupt):
         session.save()
-        click.echo(f"\nstopped; the game is saved in {path} — continue with: kwsearch play --resume {path}")
+        click.echo("\n" + "\n".join(wrap_phrases(f"stopped; the game is saved in {path}")))
+        click.echo(f"continue with: kwsearch play --resume {path}")  # one line, to copy whole
     except Interrupted:  # the file already holds every finished decision; the one in progress is dropped
         if sys.stderr.isatty():
             click.echo("", err=True)  # past the terminal's ^C

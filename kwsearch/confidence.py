@@ -317,7 +317,7 @@ def confidence_rows(an, plan_of, cut: int) -> tuple[tuple[str, ...], list[tuple[
     return head, rows
 
 
-def legend(an) -> list[str]:
+def legend(an, state=None) -> list[str]:
     """The lines under the suggest table: the verdict, the hint, the cost of the re-searches."""
     v = an.verification
     e = an.ranked()[0].estimate
@@ -327,4 +327,4 @@ def legend(an) -> list[str]:
             f"longer; = equal to the best "
             f"(docs/confidence.md)",
             f"{'until clear: ' if v.until_clear else ''}{v.summary()}",
-            f"hint: {an.equal_text()}"]
+            f"hint: {an.equal_text(state)}"]

@@ -318,7 +318,7 @@ class Session:
         """Play until the game ends; raises :class:`Quit` when the user stops."""
         from .bots import MAX_MATCH_DECISIONS
         from .game import win_shares
-        from .render import render
+        from .render import render, wrap_phrases
         # Only bots seated: a match between them, capped like a tournament's games (the rules allow a
         # round without end, and bots can loop in one). A human can always end the game, so no cap then.
         cap = None if HUMAN in self.seats else MAX_MATCH_DECISIONS
@@ -331,36 +331,40 @@ class Session:
                     money = self.state.money()
                     shares = win_shares(money)
                     self.say("")
-                    self.say(f"Adjudicated: only bots are seated and the game passed {cap:,} decisions without "
-                             "ending (the rules allow a round without end); the result is the money now: "
-                             + ", ".join(f"{self.name(s)} {money[s]} (win share {shares[s]:g})"
-                                         for s in range(len(money))))
-                    self.say(f"The record (unfinished) is in {self.path}")
+                    self.say("\n".join(wrap_phrases(
+                        f"Adjudicated: only bots are seated and the game passed {cap:,} decisions without "
+                        "ending (the rules allow a round without end); the result is the money now: "
+                        + ", ".join(f"{self.name(s)} {money[s]} (win share {shares[s]:g})"
+                                    for s in range(len(money))))))
+                    self.say("\n".join(wrap_phrases(f"The record (unfinished) is in {self.path}")))
                     return self.state
                 action = self.bots[seat].step(self.state)
                 self._apply(action)
                 decisions += 1
                 self._last_shown = -1
                 continue
-            if self._last_shown != seat:
+            # The board again when another seat is to decide or the phase (or round) changed, e.g. at
+            # the start of the action phase, after the start tiles (issue 31).
+            shown = (seat, self.state.round, self.state.phase)
+            if self._last_shown != shown:
                 self.say("")
                 self.say(render(self.state, self.names))
-                self._last_shown = seat
+                self._last_shown = shown
             self._human_turn(seat)
         money = self.state.money()
         order = sorted(range(len(money)), key=lambda s: -money[s])
         self.say("")
-        self.say("Game over: " + ", ".join(f"{self.name(s)} {money[s]}" for s in order))
-        self.say(f"The record is in {self.path}")
+        self.say("\n".join(wrap_phrases("Game over: " + ", ".join(f"{self.name(s)} {money[s]}" for s in order))))
+        self.say("\n".join(wrap_phrases(f"The record is in {self.path}")))
         return self.state
 
     def _menu(self, seat: int) -> list[int]:
-        from .render import DECISION_TEXT, menu_label
+        from .render import DECISION_TEXT, menu_label, wrap
         legal = self.state.legal_actions()
         kind = self.state.pending()
-        self.say(f"{self.name(seat)} (seat {seat}) to decide: {DECISION_TEXT.get(kind, kind)}")
+        self.say("\n".join(wrap(f"{self.name(seat)} (seat {seat}) to decide: {DECISION_TEXT.get(kind, kind)}")))
         for k, a in enumerate(legal):
-            self.say(f"  {k + 1:2d}. {menu_label(self.state, a)}")
+            self.say("\n".join(wrap(f"  {k + 1:2d}. {menu_label(self.state, a)}", indent=" " * 8)))
         return legal
 
     def _human_turn(self, seat: int) -> None:
@@ -422,6 +426,7 @@ class Session:
 
     def hints(self) -> None:
         from .analysis import analyse, plan_text
+        from .render import wrap_phrases
         from .search import SearchLimits
         # Each hint gets its own stream: the game's seed and the decision it is asked at.
         seed = derive_seed(self.seed, "hint", len(self.record.get("events", [])))
@@ -430,16 +435,17 @@ class Session:
         an = analyse(self.state, SearchLimits(iterations=self.hint_iterations, until_clear=True), seed=seed, top=3)
         note = ", stopped early" if an.interrupted else ""
         cut = an.result.config.cutoff  # the money where the playouts stopped, not at the game's end
-        self.say(f"  hints ({an.result.iterations:,} iterations{note}"
-                 + (f"; money at the playout cut-off, {cut} decisions on" if cut else "") + "):")
+        say = lambda text, indent="    ": self.say("\n".join(wrap_phrases(text, indent=indent)))  # noqa: E731
+        say(f"  hints ({an.result.iterations:,} iterations{note}"
+            + (f"; money at the playout cut-off, {cut} decisions on" if cut else "") + "):")
         for c in an.ranked():
             e = c.estimate
             win = f"{100 * c.win_prob:.0f}%" if e is None else f"{100 * e.win:.0f}% [{100 * e.win_low:.0f}, {100 * e.win_high:.0f}]"
-            self.say(f"  {(c.order if c.rank is None else c.rank) + 1}{'=' if c.equal and len(an.candidates) > 1 else '.'} "
-                     f"{plan_text(self.state, c.plan)}  — win {win}, "
-                     f"{'money@cut' if cut else 'money'} {c.money:.1f}, {c.visits:,} visits")
+            say(f"  {(c.order if c.rank is None else c.rank) + 1}{'=' if c.equal and len(an.candidates) > 1 else '.'} "
+                f"{plan_text(self.state, c.plan)}  — win {win}, "
+                f"{'money@cut' if cut else 'money'} {c.money:.1f}, {c.visits:,} visits", " " * 6)
         if an.verification is not None:
-            self.say(f"  {an.verification.summary()}; hint: {an.equal_text()}")
+            say(f"  {an.verification.summary()}; hint: {an.equal_text(self.state)}")
 
 
 # ---------------------------------------------------------------------------

@@ -105,7 +105,7 @@ def card_legend(components) -> list[str]:
                     "body_engine": "instant: one body and one engine by research points"}[ct.effect]
         else:
             what = "engineer: " + ENGINEER_TEXT.get(ct.engineer, "kept for the game")
-        lines.append(f"{card_label(ct):<23} {ct.name:<16} {what}")
+        lines += wrap(f"{card_label(ct):<23} {ct.name:<16} {what}", line_width() - 2, " " * 8)
     return lines
 
 
@@ -117,12 +117,87 @@ def decision_text(state) -> str:
     return DECISION_TEXT.get(kind, kind)
 
 
-WIDTH = 100  # every line of the text board fits this many columns
+WIDTH = 100  # every line of the text board fits this many columns (at most; see line_width)
 
 
-def wrap(text: str, width: int = WIDTH, indent: str = "    ", sep: str = " ") -> list[str]:
-    """Wrap one line of text to ``width`` columns at ``sep`` (a space, or " | " between
-    options so that an option is never split); continuation lines get ``indent``."""
+def line_width() -> int:
+    """The columns the terminal output may use: the ``COLUMNS`` environment variable when set,
+    else the terminal's width when standard output is a terminal, else 100; at most 100 (the
+    widest layout) and at least 60."""
+    import os
+    import sys
+    cols = None
+    env = os.environ.get("COLUMNS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        cols = int(env)
+    else:
+        try:
+            if sys.stdout is not None and sys.stdout.isatty():
+                cols = os.get_terminal_size(sys.stdout.fileno()).columns
+        except (OSError, ValueError, AttributeError):
+            cols = None
+    return max(60, min(WIDTH, cols or WIDTH))
+
+
+def wrap_phrases(text: str, width: int | None = None, indent: str = "    ") -> list[str]:
+    """Wrap ``text`` to ``width`` columns (default :func:`line_width`) at spaces, never inside a
+    word or number, preferring to break after a ", " or "; " (so that a plan step such as "market
+    price 2" stays whole) when that keeps the line at least 60% full. Continuation lines get
+    ``indent``."""
+    width = width or line_width()
+    lead = text[:len(text) - len(text.lstrip(" "))]
+    lines, cur = [], lead
+    for word in text.lstrip(" ").split(" "):
+        if cur.strip() and len(cur) + 1 + len(word) > width:
+            cut = max(cur.rfind(", "), cur.rfind("; "))
+            if cut >= 0.6 * width and cur[:cut + 1].strip():
+                lines.append(cur[:cut + 1])
+                cur = indent + cur[cut + 2:] + " " + word
+            else:
+                lines.append(cur)
+                cur = indent + word
+        else:
+            cur = f"{cur} {word}" if cur.strip() else cur + word
+    lines.append(cur)
+    # a word longer than a line (a long file path) is the one thing cut, at the line's end
+    out = []
+    for line in lines:
+        while len(line) > width:
+            out.append(line[:width])
+            line = indent + line[width:]
+        out.append(line)
+    return out
+
+
+def option_table(head: tuple[str, ...], rows: list[tuple[str, ...]], width: int | None = None,
+                 plan: int = 1, optional: tuple[str, ...] = ("money 95%", "avail", "visits")) -> list[str]:
+    """The suggest table within ``width`` columns (default :func:`line_width`): one table when it
+    fits; otherwise the numbers in a table and each option's plan (column ``plan``) on the lines
+    under its row, wrapped between steps with a hanging indent. When the numbers alone are too wide,
+    the ``optional`` columns go, in that order."""
+    width = width or line_width()
+    lines = table(head, rows, left={0, plan})
+    if max(map(len, lines)) <= width:
+        return lines
+    keep = [i for i in range(len(head)) if i != plan]
+    for name in (None, *optional):
+        if name in head:
+            keep = [i for i in keep if head[i] != name]
+        numbers = table([head[i] for i in keep], [tuple(r[i] for i in keep) for r in rows], left={0})
+        if max(map(len, numbers)) <= width:
+            break
+    out = [numbers[0], f"   {head[plan]}"]
+    for r, line in zip(rows, numbers[1:]):
+        out.append(line)
+        out += wrap_phrases("   " + r[plan], width, "      ")
+    return out
+
+
+def wrap(text: str, width: int | None = None, indent: str = "    ", sep: str = " ") -> list[str]:
+    """Wrap one line of text to ``width`` columns (default :func:`line_width`) at ``sep`` (a space,
+    or " | " between options so that an option is never split, nor a number); continuation lines
+    get ``indent``."""
+    width = width or line_width()
     lead = text[:len(text) - len(text.lstrip(" "))]
     lines, cur = [], lead
     for word in text.lstrip(" ").split(sep):
@@ -182,29 +257,34 @@ def menu_label(state, action: int) -> str:
     return text
 
 
-def _card_with_name(ct) -> str:
-    """A card's plain name, with its notation name when that differs ("Body +1 (dev:body1)")."""
+def card_name(ct) -> str:
+    """A research card's one display name, used by menus, hints, boards and accounts alike: its
+    plain name with its notation name when that differs ("Grand Prix 5 (gp5)", "Opel")."""
     plain = card_label(ct)
     return plain if plain.lower() == ct.name.lower() else f"{plain} ({ct.name})"
 
 
+_card_with_name = card_name
+
+
 def render(state: State, seat_names: list[str] | None = None) -> str:
-    """A readable board (either engine), every line at most 100 columns: the pending decision,
-    chain, research, buyers, market (with who would buy each car if scoring happened now),
-    race, mats, money, awards. Cards go by their plain names (see :func:`card_legend`)."""
+    """A readable board (either engine), every line within :func:`line_width` (at most 100
+    columns): the pending decision, chain, research, buyers, market (with who would buy each car if
+    scoring happened now), race, mats, money, awards. Cards go by :func:`card_name`."""
     from .engine import reference
-    from .scoring import prospective_sales
+    from .scoring import AWARD_LABEL, prospective_sales
     state = reference(state)
     g = state.game
     c = g.components
     n = g.num_players
     names = seat_names if seat_names and len(seat_names) == n else [f"P{i + 1}" for i in range(n)]
     who = [f"{names[i]} (seat {i})" for i in range(n)]
-    cards = [card_label(ct) for ct in c.card_types]
+    cards = [card_name(ct) for ct in c.card_types]
     out: list[str] = []
+    width = line_width()
 
     def add(text: str, indent: str = "    ", sep: str = " ") -> None:
-        out.extend(wrap(text, WIDTH, indent, sep))
+        out.extend(wrap(text, width, indent, sep))
 
     add(f"Kraftwagen, {n} players{' (V6 specialty tiles)' if g.v6 else ''} — round {state.round} "
         f"of {c.rounds}, {state.phase} phase")
@@ -285,10 +365,10 @@ def render(state: State, seat_names: list[str] | None = None) -> str:
                 markers.append("Benz fifth buyer")
             add(f"  engineers {', '.join(engs) or '-'}"
                 + (f" (markers: {', '.join(markers)})" if markers else "")
-                + f"; awards {', '.join(owned_awards) or '-'}")
+                + f"; awards {', '.join(AWARD_LABEL.get(a, a) for a in owned_awards) or '-'}")
     free = [a for k, a in enumerate(AWARDS) if state.awards[k] < 0]
     out.append("")
-    add(f"Awards still free: {', '.join(free) or '(none)'}")
+    add(f"Awards still free: {', '.join(AWARD_LABEL.get(a, a) for a in free) or '(none)'}")
     return "\n".join(out)
 
 
@@ -296,6 +376,7 @@ def step_account(before, after, action: int, name: str) -> str:
     """One line saying what a decision did, from the states before and after it (either engine):
     "Ann takes tile 8 (body+engine): body 3 -> workshop, engine 2 -> GP car"."""
     from .engine import reference
+    from .scoring import AWARD_LABEL
     b, a = reference(before), reference(after)
     c = b.game.components
     seat = b.current_player()
@@ -339,7 +420,7 @@ def step_account(before, after, action: int, name: str) -> str:
         parts.append(f"{hired} worker{'s' if hired != 1 else ''} from the supply")
     for t in sorted(set(sa.dev_active + sa.dev_inactive) - set(sb.dev_active + sb.dev_inactive)) or []:
         state = " (inactive)" if t in sa.dev_inactive else ""
-        parts.append(f"{card_label(c.card_types[t])}{state}")
+        parts.append(f"{card_name(c.card_types[t])}{state}")
     new_eng = sa.engineers & ~sb.engineers
     for k, e in enumerate(ENGINEERS):
         if new_eng >> k & 1:
@@ -350,7 +431,7 @@ def step_account(before, after, action: int, name: str) -> str:
         parts.append(f"buyer track -> {a.track}")
     for k, award in enumerate(AWARDS):
         if a.awards[k] == seat and b.awards[k] != seat:
-            parts.append(f"{award} award")
+            parts.append(f"{AWARD_LABEL.get(award, award)} award")
     if a.round == b.round and not a.is_terminal():
         money = sa.money - sb.money
         if money:

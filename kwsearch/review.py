@@ -911,8 +911,10 @@ def _plural(word: str, k: int) -> str:
 
 
 def review_text(review: Review) -> str:
-    """The review as text, every line at most 100 columns."""
-    from .render import table
+    """The review as text, every line within the terminal's width (at most 100 columns; 100 when the
+    output is not a terminal): narrower, the table drops its visits, money and best$ columns."""
+    from .render import line_width, table, wrap_phrases
+    width = line_width()
     names = review.names
     st = review.settings
     limit = (f"{st['iterations']:,} iterations" if st.get("iterations") else "") + \
@@ -935,16 +937,20 @@ def review_text(review: Review) -> str:
         out.append(f"  interrupted: {len(review.decisions)} of {review.total_decisions} decisions reviewed "
                    "(run again to continue)")
     out.append("")
+    head = ("ply", "seat", "played", "best (if other)", "visits", "win%", "best%", "loss", "money", "best$", "")
+    narrow = width < 100  # issue 31: fit 80 columns without the visits and money columns
+    cols = [k for k, h in enumerate(head) if not (narrow and h in ("visits", "money", "best$"))]
     rows = []
     for d in review.decisions:
         win = f"{100 * d.played_win:.0f}" + (f"±{100 * d.played_win_half:.0f}" if d.verified else "")
         mark = d.mark or ("=" if d.verified and d.equal and d.played != d.best else "")
-        rows.append((str(d.ply), _cut(names[d.seat], 9), _cut(d.played_label, 18),
-                     "" if d.played == d.best else _cut(d.best_label, 16), f"{d.played_visits:,}",
-                     win, f"{100 * d.best_win:.0f}", f"{100 * d.loss:.1f}",
-                     f"{d.played_money:.1f}", f"{d.best_money:.1f}", mark))
-    out += table(("ply", "seat", "played", "best (if other)", "visits", "win%", "best%", "loss", "money", "best$", ""),
-                 rows, left={1, 2, 3, 10})
+        row = (str(d.ply), _cut(names[d.seat], 9), _cut(d.played_label, 17 if narrow else 18),
+               "" if d.played == d.best else _cut(d.best_label, 15 if narrow else 16), f"{d.played_visits:,}",
+               win, f"{100 * d.best_win:.0f}", f"{100 * d.loss:.1f}",
+               f"{d.played_money:.1f}", f"{d.best_money:.1f}", mark)
+        rows.append(tuple(row[k] for k in cols))
+    out += table(tuple(head[k] for k in cols), rows,
+                 left={i for i, k in enumerate(cols) if k in (1, 2, 3, 10)})
     out.append("")
     out.append("Summary (loss = drop in the deciding seat's win %, per decision)")
     for s in review.summary:
@@ -954,11 +960,12 @@ def review_text(review: Review) -> str:
         by_ply = {d.ply: d for d in review.decisions}
         for p in s.worst:
             d = by_ply[p]
-            out.append(_cut(f"    worst: ply {p} {d.played} (win {100 * d.played_win:.0f}%) instead of "
-                            f"{d.best} ({100 * d.best_win:.0f}%) {d.mark}", 100))
+            out += wrap_phrases(f"    worst: ply {p} {d.played_label} (win {100 * d.played_win:.0f}%) instead of "
+                                f"{d.best_label} ({100 * d.best_win:.0f}%) {d.mark}".rstrip(), width, " " * 8)
     if review.final_money is not None:
-        out.append("  final money: " + ", ".join(f"{names[i]} {m}" for i, m in enumerate(review.final_money)))
-    return "\n".join(line[:100] for line in out)
+        out += wrap_phrases("  final money: " + ", ".join(f"{names[i]} {m}" for i, m in enumerate(review.final_money)),
+                            width)
+    return "\n".join(line[:width] for line in out)
 
 
 # ---------------------------------------------------------------------------

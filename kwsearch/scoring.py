@@ -157,7 +157,7 @@ class ScoringReport:
 
     # -- text ----------------------------------------------------------------
     def lines(self, names: list[str] | None = None) -> list[str]:
-        """The breakdown as text lines of at most 100 columns."""
+        """The breakdown as text lines within the terminal's width (at most 100 columns)."""
         n = len(self.money_before)
         names = names if names and len(names) == n else [f"P{i + 1}" for i in range(n)]
         out = [f"Scoring of round {self.round}"]
@@ -173,11 +173,11 @@ class ScoringReport:
             else:
                 where = f"lap {r.laps} space {r.space}" if r.seat is not None else f"space {r.space}"
                 race.append(f"{_ordinal(r.place)} {who} ({where})" + (f" +{r.place_money}" if r.place_money else ""))
-        out += _wrap("  Grand Prix: " + ("; ".join(race) if race else "no car left the pit lane"), 100, "    ")
+        out += _wrap("  Grand Prix: " + ("; ".join(race) if race else "no car left the pit lane"), _width(), "    ")
         laps = [f"{names[s]} {self.laps[s]} lap{'s' if self.laps[s] != 1 else ''} +{m}"
                 for s, m in enumerate(self.lap_money) if m]
         if laps:
-            out += _wrap("  Lap money: " + "; ".join(laps), 100, "    ")
+            out += _wrap("  Lap money: " + "; ".join(laps), _width(), "    ")
         for s in self.sales:
             if s.car is None:
                 out.append(f"  Buyer {s.buyer} ({s.preference}) buys nothing: no unsold car left")
@@ -189,15 +189,15 @@ class ScoringReport:
                 pay += f" + {s.daimler} Daimler"
             pay += f" = {s.payment}" if (s.multiplier != 1 or s.daimler) else ""
             out += _wrap(f"  Buyer {s.buyer} ({s.preference}) buys {names[s.car.seller]}'s car "
-                         f"({s.car.text()}): {names[s.car.seller]} +{pay}", 100, "    ")
+                         f"({s.car.text()}): {names[s.car.seller]} +{pay}", _width(), "    ")
         for car in self.unsold:
-            out += _wrap(f"  Unsold: {names[car.seller]}'s car ({car.text()}) — its parts go back", 100, "    ")
+            out += _wrap(f"  Unsold: {names[car.seller]}'s car ({car.text()}) — its parts go back", _width(), "    ")
         out.append("  Money:")
         for seat in range(n):
             items = ", ".join(f"{label} +{v}" for label, v in self.items(seat))
             change = self.money_after[seat] - self.money_before[seat]
             out += _wrap(f"    {names[seat]}: {self.money_before[seat]} -> {self.money_after[seat]} "
-                         f"({change:+d}{': ' + items if items else ''})", 100, "      ")
+                         f"({change:+d}{': ' + items if items else ''})", _width(), "      ")
         if self.final is not None:
             out += final_lines(self.final, names)
         return out
@@ -219,13 +219,30 @@ def final_lines(sheet: FinalSheet, names: list[str]) -> list[str]:
     order = sorted(range(len(sheet.money)), key=lambda s: (sheet.places[s], s))
     width = max(len(nm) for nm in names)
     for s in order:
-        awards = ", ".join(f"{AWARD_LABEL.get(a, a)} {m}" for a, m in sheet.awards[s])
-        out += _wrap(f"  {sheet.places[s]}. {names[s]:<{width}} {sheet.money[s]:>4}"
-                     + (f"   awards: {awards}" if awards else ""), 100, "      ")
+        items = [award_text(a, m) for a, m in sheet.awards[s]]
+        line = f"  {sheet.places[s]}. {names[s]:<{width}} {sheet.money[s]:>4}" + ("   awards:" if items else "")
+        for k, item in enumerate(items):  # lines break between awards, never inside "Body 3 (3 money)"
+            item += "," if k < len(items) - 1 else ""
+            if len(line) + 1 + len(item) > _width() and line.strip():
+                out.append(line)
+                line = "      " + item
+            else:
+                line += " " + item
+        out += _wrap(line, _width(), "      ")
     win = " and ".join(names[s] for s in sheet.winners)
     shared = " (they share the win)" if len(sheet.winners) > 1 else ""
-    out += _wrap(f"  Winner: {win}{shared}; {sheet.rule}", 100, "    ")
+    out += _wrap(f"  Winner: {win}{shared}; {sheet.rule}", _width(), "    ")
     return out
+
+
+def award_text(award: str, money: int) -> str:
+    """An award and the money it paid, as the final sheet lists it: "Body 3 (3 money)"."""
+    return f"{AWARD_LABEL.get(award, award)} ({money} money)"
+
+
+def _width() -> int:
+    from .render import line_width
+    return line_width()
 
 
 def _ordinal(k: int) -> str:

@@ -42,3 +42,11 @@ def kw_engine(request):
     set_default_engine(name)
     yield name
     set_default_engine(None)
+
+
+@pytest.fixture(autouse=True)
+def kw_columns(monkeypatch):
+    """Text output at its default width, 100 columns: pytest-xdist's workers get COLUMNS=80 from
+    the environment, and kwsearch's text output follows COLUMNS (kwsearch.render.line_width);
+    tests/test_terminal_width.py sets it itself."""
+    monkeypatch.setenv("COLUMNS", "100")

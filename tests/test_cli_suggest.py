@@ -31,6 +31,17 @@ def run(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
+def logical(stdout: str) -> list[str]:
+    """suggest's lines with the wrapped ones (continued on lines indented 4 or more) joined again."""
+    out: list[str] = []
+    for line in stdout.splitlines():
+        if line.startswith("    ") and out:
+            out[-1] += " " + line.strip()
+        else:
+            out.append(line)
+    return out
+
+
 def check_schema(obj, players):
     check_analysis_fields(obj, players)  # docs/formats.md's fields and types (tests/helpers.py)
     visits = [m["visits"] for m in obj["moveInfos"]]
@@ -56,12 +67,13 @@ def test_suggest_text():
     r = run("suggest", MID, "--iterations", 3000, "--top", 3)
     assert r.exit_code == 0, r.output
     assert r.stderr.startswith("searching: 3,000 iterations, 1 worker, seed 0")
-    lines = r.stdout.splitlines()
+    lines = logical(r.stdout)
     assert "seat 0" in lines[0] and "take an action tile" in lines[0]
     assert "3,000 iterations" in lines[1]
     assert lines[1].endswith("1 worker, open loop, smart playouts, cut off after 30 decisions (searched evaluation)")
-    table = [ln for ln in lines if ln[:1].isdigit()]
-    assert len(table) == 3 and table[0].split()[1] == "tile"
+    table = [k for k, ln in enumerate(lines) if ln[:1].isdigit()]
+    # issue 31: the numbers on the row, the plan on the line under it (within 100 columns)
+    assert len(table) == 3 and lines[table[0] + 1].split()[0] == "tile"
     assert lines[-1].startswith("PV: tile ")
 
 
@@ -128,7 +140,7 @@ def test_suggest_reports_a_full_node_pool():
     assert obj["rootInfo"]["poolFull"] is True and obj["rootInfo"]["iterations"] < 50000
     assert "node pool" in r.stderr and "--max-nodes" in r.stderr
     text = run("suggest", MID, "--iterations", 50000, "--max-nodes", 500)
-    assert "(node pool full)" in text.stdout
+    assert "(node pool full)" in " ".join(logical(text.stdout))
 
 
 def test_suggest_searches_as_the_bot_spec_says():
@@ -140,7 +152,7 @@ def test_suggest_searches_as_the_bot_spec_says():
     assert config["c_uct"] == 0.9 and config["money_weight"] == 0.2 and config["rollout"] == "smart"
     assert config["cutoff"] == 15 and config["playout"]["rule"] == 0.8
     assert a["rootInfo"]["iterations"] == 3000 and a["rootInfo"]["limits"]["iterations"] == 3000
-    header = run("suggest", MID, "--bot", spec, "--loop", "closed").stdout.splitlines()[1]
+    header = logical(run("suggest", MID, "--bot", spec, "--loop", "closed").stdout)[1]
     assert header.endswith("closed loop, smart playouts, cut off after 15 decisions (searched evaluation)")  # as run
     b = json.loads(run("suggest", MID, "--json", "--bot", spec, "--iterations", 1000, "--cutoff", 0,
                        "--loop", "closed").stdout)
@@ -172,9 +184,9 @@ def test_suggest_root_halving():
     assert [m["visits"] for m in obj["moveInfos"]] == [a.visits for a in lib.actions[:len(obj["moveInfos"])]]
     via_bot = json.loads(run("suggest", MID, "--bot", "ismcts:iterations=4000,root=halving", "--json").stdout)
     assert via_bot["moveInfos"] == obj["moveInfos"]
-    header = run("suggest", MID, "--iterations", 2000, "--root", "halving").stdout.splitlines()[1]
+    header = logical(run("suggest", MID, "--iterations", 2000, "--root", "halving").stdout)[1]
     assert header.endswith("(searched evaluation), sequential halving at the root")
-    plain = run("suggest", MID, "--iterations", 2000).stdout.splitlines()[1]
+    plain = logical(run("suggest", MID, "--iterations", 2000).stdout)[1]
     assert "halving" not in plain
 
 

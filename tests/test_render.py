@@ -14,7 +14,7 @@ from kwsearch.cli import main
 from kwsearch.components import default_components
 from kwsearch.engine import reference
 from kwsearch.play import HUMAN, PlayError, Session, new_game_record, parse_names
-from kwsearch.render import card_label, card_legend, menu_label, render, seat_names, step_account
+from kwsearch.render import card_label, card_legend, card_name, menu_label, render, seat_names, step_account
 from kwsearch.rules import Game
 
 
@@ -36,7 +36,11 @@ def test_board_lines_fit_100_columns_and_name_cards_plainly():
             text = render(st, names[:n])
             assert all(len(line) <= 100 for line in text.splitlines()), text
             board = text[text.index("Action track"):]  # after the options (which show the notation too)
-            assert "dev:" not in board  # cards by their plain names
+            # issue 31: cards go by one display name on the board as in menus and hints
+            assert "research:" not in board
+            cards = [card_name(ct) for ct in st.game.components.card_types]
+            for t in reference(st).display:
+                assert cards[t] in " ".join(board.split())
 
 
 def test_menu_names_a_tiles_actions_and_cards():
@@ -50,7 +54,8 @@ def test_menu_names_a_tiles_actions_and_cards():
     assert menu_label(st, A.RESEARCH + ct.index) == "take Engine +1 & engine tile (dev:engine1+tile)"
     assert card_label(ct) == "Engine +1 & engine tile"
     legend = card_legend(c)
-    assert len(legend) == len(c.card_types) and all(len(x) <= 100 for x in legend)
+    assert len(legend) >= len(c.card_types) and all(len(x) <= 98 for x in legend)  # wrapped (issue 31)
+    assert sum(not x.startswith(" ") for x in legend) == len(c.card_types)
 
 
 def test_seat_names_shorten_bot_specs():
