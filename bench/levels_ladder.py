@@ -1,0 +1,63 @@
+"""The ladder of ``ismcts:level=K`` (docs/strength.md, "Levels") from the adjacent pairs' tournaments.
+
+Reads bench/results/levels/pair-K-(K+1).jsonl (``kwsearch tournament -b ismcts:level=K -b
+ismcts:level=K+1 -n 2 --games 200``), takes each file's Elo difference and its 95% interval over deal
+sets (the report of ``kwsearch report``), and chains them: level 1 = 0 Elo, level K+1 = level K + the
+pair's gap. A chained rating's interval adds the gaps' half-widths in quadrature on each side (the pairs
+are independent tournaments; a normal approximation of intervals that are not quite symmetric).
+
+    python bench/levels_ladder.py            # the markdown table of docs/strength.md
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from kwsearch.bots import LEVELS  # noqa: E402
+from kwsearch.tournament import load_results, make_report  # noqa: E402
+
+DIR = ROOT / "bench" / "results" / "levels"
+
+
+def pair(k: int) -> dict | None:
+    path = DIR / f"pair-{k}-{k + 1}.jsonl"
+    if not path.exists():
+        return None
+    header, games, _ = load_results(path)
+    elo = make_report(header, games).elo
+    sign = 1 if elo["bot"] == f"ismcts:level={k + 1}" else -1  # the gap: level k+1 minus level k
+    low, high = (sign * x for x in elo["ci95"])
+    low, high = min(low, high), max(low, high)
+    score = elo["score"] if sign == 1 else 1 - elo["score"]
+    return {"games": len(games), "gap": sign * elo["elo"], "low": low, "high": high, "score": score}
+
+
+def main() -> None:
+    rows = ["| level | iterations | temperature | pair | games | higher level's score | gap (Elo, 95% CI) "
+            "| ladder (Elo, ≈95% CI) |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rating, lo2, hi2 = 0.0, 0.0, 0.0
+    rows.append(f"| 1 | {LEVELS[0][0]:,} | {LEVELS[0][1]:g} | — | — | — | — | 0 |")
+    for k in range(1, len(LEVELS)):
+        p = pair(k)
+        it, t = LEVELS[k]
+        if p is None:
+            rows.append(f"| {k + 1} | {it:,} | {t:g} | {k}–{k + 1} | not played | | | |")
+            continue
+        rating += p["gap"]
+        lo2 += (p["gap"] - p["low"]) ** 2
+        hi2 += (p["high"] - p["gap"]) ** 2 if math.isfinite(p["high"]) else math.inf
+        high = "+inf" if not math.isfinite(hi2) else f"{rating + math.sqrt(hi2):.0f}"
+        rows.append(f"| {k + 1} | {it:,} | {t:g} | {k}–{k + 1} | {p['games']} | {100 * p['score']:.1f}% "
+                    f"| {p['gap']:+.0f} [{p['low']:+.0f}, {p['high']:+.0f}] "
+                    f"| {rating:.0f} [{rating - math.sqrt(lo2):.0f}, {high}] |")
+    print("\n".join(rows))
+
+
+if __name__ == "__main__":
+    main()
