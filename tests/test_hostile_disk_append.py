@@ -283,7 +283,8 @@ def test_a_real_full_disk_under_a_tournament(tiny_tmpfs):
         os.close(fd)
     os.truncate(filler, os.path.getsize(filler) - 9000)  # room for the header and a few games
     out = tiny_tmpfs / "t.jsonl"
-    cmd = [sys.executable, "-m", "kwsearch.cli", "tournament", *BOTS, "--games", "12", "--out", str(out)]
+    # -P: not the checkout in the working folder (in CI it has no compiled engine) but the kwsearch under test
+    cmd = [sys.executable, "-P", "-m", "kwsearch.cli", "tournament", *BOTS, "--games", "12", "--out", str(out)]
     proc = subprocess.run(cmd, env=subprocess_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith(f"Error: {out}: cannot write game "), proc.stderr

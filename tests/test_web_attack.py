@@ -40,7 +40,7 @@ with warnings.catch_warnings():  # Starlette 1.x asks for httpx2; the TestClient
     from starlette.routing import Route  # noqa: E402
     from starlette.testclient import TestClient  # noqa: E402
 
-from helpers import cli_runner  # noqa: E402
+from helpers import cli_runner, subprocess_env  # noqa: E402
 from kwsearch.bots import BotSpec, names_file  # noqa: E402
 from kwsearch.cli import main  # noqa: E402
 from kwsearch.web.app import SameOrigin, WebConfig, create_app  # noqa: E402
@@ -493,8 +493,7 @@ def test_serve_answers_to_the_host_it_is_given(tmp_path, monkeypatch):
 
 def test_serve_on_port_0_says_the_port_it_listens_on(tmp_path):
     import httpx
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env = subprocess_env()  # the kwsearch under test: installed in CI, the checkout's build when developing
     proc = subprocess.Popen([sys.executable, "-P", "-m", "kwsearch.cli", "serve", "--port", "0", "--games-dir",
                              str(tmp_path)], cwd=str(tmp_path), env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
