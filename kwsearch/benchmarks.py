@@ -276,6 +276,7 @@ def search_bench(quick: bool = False, repeat: int = 3, echo: Callable[[str], Non
     iters = 40_000 if quick else 100_000
     seconds = 2.0 if quick else 5.0
     rows = []
+    echo("iterations/s: search iterations per second of wall-clock time (time.perf_counter), what a user waits")
     echo(f"{'position':40s} {'setting':34s} {'iterations/s':>14s}")
     for name, st in search_positions().items():
         best = 0.0
@@ -301,6 +302,8 @@ def search_bench(quick: bool = False, repeat: int = 3, echo: Callable[[str], Non
         echo(f"{name:40s} {'2 workers / 1 worker':34s} {per_worker[2] / per_worker[1]:14.2f}x")
     echo("")
     echo("Speed in CPU time (time.process_time), one core")
+    echo("it/CPU-s: iterations per second of this process's CPU time -- the work alone, without the time it waited")
+    echo("for the machine (other programs), so steadier than the wall-clock it/s above on a shared machine")
     cpu = cpu_speed(quick, repeat, echo)
     return {"machine": machine(), "rows": rows, "node_bytes": _search.Tree.node_bytes(), "nodes": nodes,
             "cpu": cpu}
@@ -341,6 +344,12 @@ def openspiel_hearts(simulations: int, repeat: int, seed: int = 1) -> dict | Non
 
 #: The playout shares of the move prior that ``cpu_speed`` times (0: the default, unguided).
 GUIDED_SHARES = (0.0, 0.3, 1.0)
+
+
+#: Why a row about another game: printed under it by ``kwsearch bench`` (docs: README, bench/RESULTS.md).
+HEARTS_NOTE = ("  OpenSpiel hearts: a reference point, not a Kraftwagen figure -- OpenSpiel's own C++ ISMCTS on its "
+               "built-in\n  card game hearts (hidden hands, like Kraftwagen's deck), timed the same way as ours: "
+               "CPU time per playout\n  decision. Compare it with the 'ns per tempo-playout decision' rows above.")
 
 
 def cpu_speed(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] = print) -> dict:
@@ -387,8 +396,9 @@ def cpu_speed(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] 
         echo(f"{'OpenSpiel hearts (C++ ISMCTSBot)':40s} {'ns per playout decision':44s} "
              f"{hearts['ns_per_playout_decision']:14,.1f} ns  ({hearts['decisions_per_playout']:.0f} decisions "
              f"per playout, {hearts['simulations_per_cpu_second']:,.0f} simulations/CPU-s)")
+        echo(HEARTS_NOTE)
     else:
-        echo("OpenSpiel hearts: open-spiel is not installed (pip install \"kwsearch[openspiel]\")")
+        echo("OpenSpiel hearts: open-spiel is not installed (pip install \".[openspiel]\" in the kwsearch clone)")
     return {"rows": rows, "openspiel_hearts": hearts}
 
 
@@ -450,7 +460,7 @@ def summary(engine: dict | None, search_res: dict | None) -> list[tuple[str, str
     if search_res:
         for name, label, value, _ in search_res["rows"]:
             if label.startswith("1 worker, "):
-                rows.append((f"ISMCTS iterations/s, {name}", f"{value:,.0f}"))
+                rows.append((f"ISMCTS iterations/s, {name} (wall clock)", f"{value:,.0f}"))
             elif label.startswith("2 workers / 1"):
                 rows.append((f"2 workers / 1 worker, {name}", f"{value:.2f}x"))
         rows.append(("bytes per search node", str(search_res["node_bytes"])))
@@ -460,6 +470,6 @@ def summary(engine: dict | None, search_res: dict | None) -> list[tuple[str, str
                 if what.startswith("ISMCTS iterations") or what.startswith("ISMCTS: ns") or what.startswith("tempo playout: ns"):
                     rows.append((f"{what.split(' (')[0]}, {name} (CPU time)", f"{value:,.0f} {unit}"))
             h = cpu.get("openspiel_hearts")
-            rows.append(("OpenSpiel C++ ISMCTS on hearts, ns per playout decision (CPU time)",
+            rows.append(("OpenSpiel C++ ISMCTS on hearts (a reference point), ns per playout decision (CPU time)",
                          f"{h['ns_per_playout_decision']:,.0f} ns" if h else "open-spiel not installed"))
     return rows

@@ -635,7 +635,8 @@ def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: f
 
 
 @main.command()
-@click.option("--quick", is_flag=True, help="A short run (about 30 seconds) with smaller samples.")
+@click.option("--quick", is_flag=True, help="A short run (about 20 seconds on a 2-core machine; up to a minute on a "
+                                             "slow or busy one) with smaller samples.")
 @click.option("--repeat", type=click.IntRange(min=1), default=None,
               help="Timed runs per figure, the best kept (default 3; 1 with --quick).")
 @click.option("--only", type=click.Choice(["engine", "search"]), default=None, help="Run one part only.")
@@ -648,6 +649,13 @@ def bench(quick: bool, repeat: int | None, only: str | None, markdown_file: str 
 
     reps = repeat or (1 if quick else 3)
     engine = search_res = None
+    for line in ("Units: /s = per second of wall-clock time (time.perf_counter); /CPU-s = per second of this",
+                 "process's CPU time (time.process_time), which leaves out waiting for a busy machine; ns =",
+                 "nanoseconds per step (per playout decision: CPU time; per state copy: wall clock); x = a ratio",
+                 "of two figures of this run. The OpenSpiel hearts row times OpenSpiel's C++ ISMCTS on another",
+                 "game with hidden information, as a reference point (README, Benchmarks).",
+                 ""):
+        click.echo(line)
     if only in (None, "engine"):
         click.echo("Engine: fast (Cython) and reference (Python), one core")
         engine = b.engine_bench(quick, reps, echo=click.echo)
@@ -710,7 +718,7 @@ def _tournament_error(exc) -> click.ClickException:
               help="Two bots only: stop when the SPRT over deal sets decides (also alpha=, beta=; default 0.05 "
                    "each).")
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
-              help="Run games in local processes, or as Ray tasks (pip install \"kwsearch[ray]\").")
+              help="Run games in local processes, or as Ray tasks (pip install \".[ray]\" in the kwsearch clone).")
 @click.option("--address", default=None, help="With --backend ray: the Ray cluster to join (default: a local one).")
 @click.option("--max-decisions", "max_decisions", type=int, default=None, metavar="N",
               help="Adjudicate a game still running after N decisions on the money held then (a match rule: the "
@@ -925,7 +933,7 @@ def serve(file: str | None, review_file: str | None, host: str, port: int, open_
     """The analysis board: a local web app to explore, analyse and play.
 
     Opens FILE (a game record or position) if given; the page can open others.
-    Needs the web extra: pip install "kwsearch[web]".
+    Needs the web extra: pip install ".[web]" in the kwsearch clone.
     """
     from .web import require_web
     require_web()
