@@ -1,4 +1,4 @@
-"""Kraftwagen as an OpenSpiel game (``pip install "kwsearch[openspiel]"``).
+"""Kraftwagen as an OpenSpiel game (``pip install ".[openspiel]"`` in the kwsearch clone).
 
 Importing this module registers the Python game ``"kraftwagen"`` with
 :func:`pyspiel.register_game`; its states wrap the fast engine
@@ -68,7 +68,7 @@ import time
 try:
     import pyspiel
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError('kwsearch.openspiel needs OpenSpiel: pip install "kwsearch[openspiel]"') from exc
+    raise ImportError('kwsearch.openspiel needs OpenSpiel: pip install ".[openspiel]" in the kwsearch clone') from exc
 
 import numpy as np
 from open_spiel.python.algorithms import ismcts, mcts

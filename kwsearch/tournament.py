@@ -745,7 +745,7 @@ def _run_ray(spec: TournamentSpec, todo: list[int], workers: int, address: str |
     try:
         import ray
     except ImportError:
-        raise TournamentError('backend ray: Ray is not installed (pip install "kwsearch[ray]")', "backend") from None
+        raise TournamentError('backend ray: Ray is not installed (pip install ".[ray]" in the kwsearch clone)', "backend") from None
     import kwsearch
     home = str(Path(kwsearch.__file__).resolve().parent.parent)
     started = False

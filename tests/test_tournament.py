@@ -259,7 +259,7 @@ def test_cli_works_without_ray(tmp_path):
                          text=True, cwd=tmp_path, env=subprocess_env())
     assert bad.returncode != 0
     err = bad.stderr.strip().splitlines()
-    assert err[-1] == 'Error: --backend ray: Ray is not installed (pip install "kwsearch[ray]")'
+    assert err[-1] == 'Error: --backend ray: Ray is not installed (pip install ".[ray]" in the kwsearch clone)'
     assert "Traceback" not in bad.stderr
 
 
