@@ -188,7 +188,7 @@ def _write_json(path: Path, obj) -> None:
 def show(file: str, ply: int | None, as_json: bool, svg_file: str | None, game_no: int | None) -> None:
     """Show the board of a game record or a position file (or, with --game, a tournament game)."""
     from .records import RECORD_FORMAT, load_file
-    from .render import render
+    from .render import line_width, render
     from .scoring import record_scorings
 
     if game_no is not None:
@@ -237,7 +237,7 @@ def show(file: str, ply: int | None, as_json: bool, svg_file: str | None, game_n
         click.echo("")
         click.echo(f"The last scoring (round {last.round}):" if not state.is_terminal() or not last.final
                    else "The game's last scoring and final sheet:")
-        click.echo("\n".join(last.lines(names)))
+        click.echo("\n".join(last.lines(names, line_width())))
 
 
 def record_names(obj, players: int) -> list[str] | None:

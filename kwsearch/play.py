@@ -206,7 +206,7 @@ class Session:
     def _apply(self, action: int) -> list[str]:
         """Apply ``action`` for the current seat and save; says what it did (one line) and the
         breakdown of any scoring it finished; returns the names of the cards it turned up."""
-        from .render import step_account, wrap
+        from .render import line_width, step_account, wrap
         from .scoring import reports_from_log
         before = len(self.record["events"])
         seat = self.state.current_player()
@@ -227,7 +227,7 @@ class Session:
         self.say("\n".join(wrap(account + (f"  [turned up: {', '.join(cards)}]" if cards else ""))))
         for r in reports:
             self.say("")
-            for line in r.lines(self.names):
+            for line in r.lines(self.names, line_width()):
                 self.say(line)
         for bot in self.bots.values():
             if hasattr(bot, "observe"):

@@ -156,8 +156,10 @@ class ScoringReport:
         return sum(v for _, v in self.items(seat))
 
     # -- text ----------------------------------------------------------------
-    def lines(self, names: list[str] | None = None) -> list[str]:
-        """The breakdown as text lines within the terminal's width (at most 100 columns)."""
+    def lines(self, names: list[str] | None = None, width: int | None = None) -> list[str]:
+        """The breakdown as text lines of at most ``width`` columns (default 100; the terminal's
+        commands pass ``kwsearch.render.line_width()``)."""
+        w = width or 100
         n = len(self.money_before)
         names = names if names and len(names) == n else [f"P{i + 1}" for i in range(n)]
         out = [f"Scoring of round {self.round}"]
@@ -173,11 +175,11 @@ class ScoringReport:
             else:
                 where = f"lap {r.laps} space {r.space}" if r.seat is not None else f"space {r.space}"
                 race.append(f"{_ordinal(r.place)} {who} ({where})" + (f" +{r.place_money}" if r.place_money else ""))
-        out += _wrap("  Grand Prix: " + ("; ".join(race) if race else "no car left the pit lane"), _width(), "    ")
+        out += _wrap("  Grand Prix: " + ("; ".join(race) if race else "no car left the pit lane"), w, "    ")
         laps = [f"{names[s]} {self.laps[s]} lap{'s' if self.laps[s] != 1 else ''} +{m}"
                 for s, m in enumerate(self.lap_money) if m]
         if laps:
-            out += _wrap("  Lap money: " + "; ".join(laps), _width(), "    ")
+            out += _wrap("  Lap money: " + "; ".join(laps), w, "    ")
         for s in self.sales:
             if s.car is None:
                 out.append(f"  Buyer {s.buyer} ({s.preference}) buys nothing: no unsold car left")
@@ -189,17 +191,17 @@ class ScoringReport:
                 pay += f" + {s.daimler} Daimler"
             pay += f" = {s.payment}" if (s.multiplier != 1 or s.daimler) else ""
             out += _wrap(f"  Buyer {s.buyer} ({s.preference}) buys {names[s.car.seller]}'s car "
-                         f"({s.car.text()}): {names[s.car.seller]} +{pay}", _width(), "    ")
+                         f"({s.car.text()}): {names[s.car.seller]} +{pay}", w, "    ")
         for car in self.unsold:
-            out += _wrap(f"  Unsold: {names[car.seller]}'s car ({car.text()}) — its parts go back", _width(), "    ")
+            out += _wrap(f"  Unsold: {names[car.seller]}'s car ({car.text()}) — its parts go back", w, "    ")
         out.append("  Money:")
         for seat in range(n):
             items = ", ".join(f"{label} +{v}" for label, v in self.items(seat))
             change = self.money_after[seat] - self.money_before[seat]
             out += _wrap(f"    {names[seat]}: {self.money_before[seat]} -> {self.money_after[seat]} "
-                         f"({change:+d}{': ' + items if items else ''})", _width(), "      ")
+                         f"({change:+d}{': ' + items if items else ''})", w, "      ")
         if self.final is not None:
-            out += final_lines(self.final, names)
+            out += final_lines(self.final, names, w)
         return out
 
     # -- JSON ------------------------------------------------------------------
@@ -214,7 +216,8 @@ class ScoringReport:
         return obj
 
 
-def final_lines(sheet: FinalSheet, names: list[str]) -> list[str]:
+def final_lines(sheet: FinalSheet, names: list[str], width: int | None = None) -> list[str]:
+    w = width or 100
     out = ["Final score sheet"]
     order = sorted(range(len(sheet.money)), key=lambda s: (sheet.places[s], s))
     width = max(len(nm) for nm in names)
@@ -223,26 +226,21 @@ def final_lines(sheet: FinalSheet, names: list[str]) -> list[str]:
         line = f"  {sheet.places[s]}. {names[s]:<{width}} {sheet.money[s]:>4}" + ("   awards:" if items else "")
         for k, item in enumerate(items):  # lines break between awards, never inside "Body 3 (3 money)"
             item += "," if k < len(items) - 1 else ""
-            if len(line) + 1 + len(item) > _width() and line.strip():
+            if len(line) + 1 + len(item) > w and line.strip():
                 out.append(line)
                 line = "      " + item
             else:
                 line += " " + item
-        out += _wrap(line, _width(), "      ")
+        out += _wrap(line, w, "      ")
     win = " and ".join(names[s] for s in sheet.winners)
     shared = " (they share the win)" if len(sheet.winners) > 1 else ""
-    out += _wrap(f"  Winner: {win}{shared}; {sheet.rule}", _width(), "    ")
+    out += _wrap(f"  Winner: {win}{shared}; {sheet.rule}", w, "    ")
     return out
 
 
 def award_text(award: str, money: int) -> str:
     """An award and the money it paid, as the final sheet lists it: "Body 3 (3 money)"."""
     return f"{AWARD_LABEL.get(award, award)} ({money} money)"
-
-
-def _width() -> int:
-    from .render import line_width
-    return line_width()
 
 
 def _ordinal(k: int) -> str:
