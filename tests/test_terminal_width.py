@@ -147,11 +147,13 @@ def test_play_fits_with_hints_and_final_sheet(width, tmp_path, monkeypatch):
 def test_play_shows_the_board_when_the_phase_changes(tmp_path):
     """Whenever the human is asked, the last board on screen is of the current round and phase (at
     the start of the action phase it used to be the board from before the start tiles)."""
-    seats = [HUMAN, "heuristic"]
+    # With three seats the human makes the last set-up decision and the first of the action phase
+    # with no bot move between them (every seed tried, 0..7), the case the board used to miss.
+    seats = [HUMAN, "heuristic", "heuristic"]
     checked = set()
-    for seed in range(3):
+    for seed in range(2):
         human = Human(seed, hints_every=10 ** 9)
-        session = Session(new_game_record(2, seed, seats), seats, tmp_path / f"g{seed}.json", seed=seed,
+        session = Session(new_game_record(3, seed, seats), seats, tmp_path / f"g{seed}.json", seed=seed,
                           ask=human.ask, say=human.say)
         last = []
 
