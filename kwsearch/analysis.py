@@ -56,7 +56,7 @@ class Analysis:
         position's ``state``, cards go by their display names (``take Grand Prix 5 (gp5)``)."""
         names = [c.text for c in self.ranked() if c.equal] or [self.ranked()[0].text]
         if state is not None:
-            names = [_card_token(state, t) for t in names]
+            names = [card_token(state, t) for t in names]
         if len(names) == 1:
             return names[0]
         v = self.verification
@@ -179,7 +179,7 @@ def _confidence_json(an: Analysis) -> dict[str, Any]:
             "equal": [c.text for c in an.ranked() if c.equal], "history": v.history}
 
 
-def _card_token(state, token: str) -> str:
+def card_token(state, token: str) -> str:
     """A plan step naming a research card ("take research:gp5", "activate dev:body1") with the
     card's display name, as menus and boards show it ("take Grand Prix 5 (gp5)"); other steps as
     they are."""
@@ -204,11 +204,11 @@ def plan_text(state, plan: tuple[str, ...] | list[str]) -> str:
         tiles = state.game.components.action_tiles
         if int(parts[1]) < len(tiles):
             head = f"{head} ({'+'.join(tiles[int(parts[1])].actions)})"
-    head = _card_token(state, head)
+    head = card_token(state, head)
     groups: list[str] = []
     inner: list[str] = []
     market: list[str] = []
-    for t in map(lambda x: _card_token(state, x), plan[1:]):
+    for t in map(lambda x: card_token(state, x), plan[1:]):
         if t.startswith("market "):
             market.append(t[len("market "):])
         else:

@@ -347,7 +347,7 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
     """
     from dataclasses import replace
 
-    from .analysis import _card_token, analyse, analysis_json, plan_text
+    from .analysis import analyse, analysis_json, card_token, plan_text
     from .bots import BotSpec, BotSpecError
     from .records import load_file
     from .render import DECISION_TEXT, line_width, option_table, wrap_phrases
@@ -426,7 +426,7 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
         for line in legend(an, state):
             say(line)
     click.echo("")
-    say("PV: " + ", ".join(_card_token(state, m) for m in r.pv))
+    say("PV: " + ", ".join(card_token(state, m) for m in r.pv))
 
 
 
