@@ -435,6 +435,10 @@ def search_markdown(res: dict, quick: bool) -> str:
                          f"{h['ns_per_playout_decision']:,.0f} ns |")
         else:
             lines.append("| OpenSpiel `hearts` | not measured: open-spiel not installed | — |")
+        lines += ["", "`it/CPU-s` counts per second of CPU time, `iterations/s` above per second of wall-clock "
+                  "time. The OpenSpiel `hearts` row is a reference point, not a Kraftwagen figure: OpenSpiel's own "
+                  "C++ ISMCTS on another game with hidden information, timed the same way, to set beside the "
+                  "\"ISMCTS: ns per tempo-playout decision\" rows."]
     lines.append(SEARCH_END)
     return "\n".join(lines)
 
