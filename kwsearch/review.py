@@ -4,7 +4,7 @@ Like lichess's computer analysis or KaTrain for Go, :func:`review_game` goes
 through a game record decision by decision. At each decision it searches the
 position from the deciding seat's information set (the search redraws the
 hidden research deck in every iteration; the record's true order is never
-used) and compares the move played with the most visited option:
+used) and compares the move played with the best option (verified: see below):
 
 * **win %** — the deciding seat's mean win share after the option (ties split);
 * **expected money** — its mean final money after the option;
@@ -14,17 +14,20 @@ used) and compares the move played with the most visited option:
   the thresholds of :data:`THRESHOLDS` (docs/review.md gives the reasons).
 
 **Verified values** (issue 29; docs/review.md, "Verified values"). The main search ranks the
-options; the move played and the most visited option are then each **re-searched alone**: in
-:data:`VERIFY_CHUNKS` independent searches forced to that option at the root (the forced root
-option of ``kwsearch._search.run_slice``, as :mod:`kwsearch.confidence` re-searches a hint's
-options), every chunk of the same length (:func:`verify_iterations`: the two options' re-searches
-take :data:`VERIFY_BUDGET` times the main search's iterations). So the played move and the best
-are valued by equally deep searches, the same depth at every decision, and their difference has a
-95% interval from the chunks' spread. A move is classed only when its loss *beyond that interval*
-(``loss - loss_half``) reaches a threshold, and never when it is in the best's equal band
-(:func:`kwsearch.confidence.band`, margin 2 points). The graph draws every seat's win share after
-the move played (``played_win_all``, from the same re-searches), so a seat's point does not jump on
-its own turns.
+options; the move played and the main search's most visited other options (:data:`VERIFY_OPTIONS`
+in all) are then each **re-searched alone**: in :data:`VERIFY_CHUNKS` independent searches forced
+to that option at the root (the forced root option of ``kwsearch._search.run_slice``, as
+:mod:`kwsearch.confidence` re-searches a hint's options), every chunk of the same length
+(:func:`verify_iterations`: the main search's iterations over :data:`VERIFY_DIVISOR`; few long
+chunks rather than many short ones, since an option's value depends on the depth of its search
+more than on the seed). The best is the option of the highest verified value, so a better option
+the main search ranked lower is found and a move the main search preferred is still compared with
+the runner-up. The options are valued by equally deep searches, the same depth at every decision,
+and their difference has a 95% interval from the chunks' spread. A move is classed only when its
+loss *beyond that interval* (``loss - loss_half``) reaches a threshold, and never when it is in the
+best's equal band (within :data:`EQUAL_MARGIN`, or not told apart). The graph draws every seat's
+win share after the move played (``played_win_all``, from the same re-searches), so a seat's point
+does not jump on its own turns.
 
 The review searches with ``money_weight = 0``: each seat's reward is then its
 win share, so the best option's mean reward per seat is every seat's win
@@ -60,13 +63,20 @@ CACHE_FORMAT = "kwsearch-review-cache/1"
 #: points of win probability; see docs/review.md.
 THRESHOLDS = (("blunder", 0.15), ("mistake", 0.10), ("inaccuracy", 0.05))
 MARKS = {"blunder": "??", "mistake": "?", "inaccuracy": "?!", None: ""}
-#: Independent re-searches (chunks) of each verified option (the move played and the best).
-VERIFY_CHUNKS = 5
-#: The verification's iterations over the main search's: the two options' chunks share this budget, so a
-#: review costs at most 1 + VERIFY_BUDGET times the main search alone (bench/review_trust.py measures it).
-VERIFY_BUDGET = 1.5
+#: Independent re-searches (chunks) of each verified option: few and long (docs/confidence.md: the depth
+#: of a chunk matters far more than the number of chunks).
+VERIFY_CHUNKS = 3
+#: A chunk's length is the main search's iterations over this (800 at 4,000).
+VERIFY_DIVISOR = 5
+#: The options verified: the move played and the main search's first VERIFY_OPTIONS - 1 by visits (so a
+#: move the search preferred is still compared with the runner-up); at most VERIFY_OPTIONS x VERIFY_CHUNKS
+#: x N / VERIFY_DIVISOR iterations on top of the main search's N (bench/review_trust.py measures the cost).
+VERIFY_OPTIONS = 3
 #: The shortest chunk (a tiny review still gets a spread).
 MIN_VERIFY_CHUNK = 20
+#: Value an option by its chunks' value extrapolated as kwsearch.confidence's interval centre (True), or by
+#: their mean (False).
+VERIFY_CENTRE = False
 #: The review's equal band: within this many points of win share of the best (0..1), or not told apart
 #: (kwsearch.confidence.band). The review's own constant (recorded in the cache key), not the hints'.
 EQUAL_MARGIN = 0.02
@@ -90,14 +100,13 @@ def verified_class(loss: float, loss_half: float, equal: bool) -> str | None:
     return None if equal else classify(max(0.0, loss - loss_half))
 
 
-def verify_iterations(iterations: int, chunks: int = VERIFY_CHUNKS, budget: float = VERIFY_BUDGET) -> int:
-    """The length of each re-search (chunk) after a main search of ``iterations``: the two verified
-    options' ``chunks`` share ``budget`` times the main search's iterations.
+def verify_iterations(iterations: int, divisor: int = VERIFY_DIVISOR) -> int:
+    """The length of each re-search (chunk) after a main search of ``iterations``.
 
         >>> verify_iterations(4000)
-        600
+        800
     """
-    return max(MIN_VERIFY_CHUNK, int(budget * iterations / (2 * chunks)))
+    return max(MIN_VERIFY_CHUNK, iterations // divisor)
 
 
 @dataclass
@@ -109,7 +118,7 @@ class DecisionReview:
     kind: str                # the pending decision (a game.TASKS name)
     played: str              # the move played (notation)
     played_label: str        # the same, as the menus show it ("tile 8 (body+engine)")
-    best: str                # the most visited option
+    best: str                # the best option: the highest verified win % (see the module docstring)
     best_label: str          # the same, as the menus show it
     best_plan: list[str]     # the best option and the seat's follow-ups this turn
     played_win: float
@@ -213,13 +222,13 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
                     config: SearchConfig | None = None, ply: int = 0) -> DecisionReview | None:
     """Analyse one decision: ``state`` before it (either engine), ``action`` the move played.
 
-    The main search ranks the options (its best: the most visited); the move played and the best are
-    then re-searched alone (:func:`verify_options`) and their verified values give the win %, the
-    loss, its interval, the equal band and the class. Returns None when the search was interrupted
-    (Ctrl-C) before it finished.
+    The main search ranks the options; the move played and the most visited others (up to
+    :data:`VERIFY_OPTIONS` in all) are then re-searched alone (:func:`verify_options`); the best is the
+    highest verified value, and the verified values give the win %, the loss, its interval, the equal
+    band and the class. Returns None when the search was interrupted (Ctrl-C) before it finished.
     """
     from .analysis import analyse
-    from .confidence import band, t975
+    from .confidence import t975
     from .engine import reference
     from .render import menu_label
     config = review_config(config)
@@ -231,33 +240,40 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     if an.interrupted:
         return None
     best = an.candidates[0]
-    win_all = list(_rewards(an.result.actions[0], n))
     by_action = {c.action: c for c in an.candidates}
     visits = by_action[action].visits if action in by_action else 0
     k = VERIFY_CHUNKS
     chunk = verify_iterations(an.result.iterations)
-    options = [best.action] if action == best.action else [best.action, action]
+    options = [action] + [c.action for c in an.candidates if c.action != action and c.visits > 0]
+    options = options[:VERIFY_OPTIONS]
     values = verify_options(state, an.result, options, chunk, seed, k)
+    order = {c.action: i for i, c in enumerate(an.candidates)}
+    # the best: the highest verified value (the main search's order between equal values)
+    top = min(options, key=lambda a: (-_value(values[a][0]), order.get(a, len(order)), a))
+    best = by_action[top] if top in by_action else best
     pe, pall, pmoney = values[action]
-    be, _, bmoney = values[best.action]
-    if action == best.action:
+    be, _, bmoney = values[top]
+    if action == top:
         loss = money_loss = loss_half = 0.0
         equal = True
     else:
-        loss = max(0.0, be.win - pe.win)
+        loss = max(0.0, _value(be) - _value(pe))
         money_loss = max(0.0, be.money - pe.money)
-        loss_half = t975(2 * k - 2) * math.hypot(be.win_se, pe.win_se)
-        _, band_, _ = band({a: values[a][0] for a in options}, options, EQUAL_MARGIN, options)
-        equal = action in band_
+        loss_half = t975(2 * k - 2) * math.hypot(_centre_se(be), _centre_se(pe))
+        equal = loss <= max(EQUAL_MARGIN, loss_half)
+    # every seat's win % at the best option: the main search's, or its re-searches' when it has no visit there
+    info = next((i for i in an.result.actions if i.action == top and i.visits > 0), None)
+    win_all = list(_rewards(info, n)) if info is not None else list(values[top][1])
     return DecisionReview(
         ply=ply, seat=seat, round=ref.round, kind=ref.pending(),
         played=ref.action_to_text(action), played_label=menu_label(ref, action),
         best=best.text, best_label=menu_label(ref, best.action), best_plan=list(best.plan),
-        played_win=pe.win, best_win=be.win, played_money=pe.money, best_money=be.money,
+        played_win=_value(pe), best_win=_value(be), played_money=pe.money, best_money=be.money,
         loss=loss, money_loss=money_loss, cls=verified_class(loss, loss_half, equal),
         win_all=win_all, money_all=list(best.money_all),
         played_visits=visits, iterations=an.result.iterations, options=len(legal),
-        played_win_half=pe.win_precision, best_win_half=be.win_precision, loss_half=loss_half, equal=equal,
+        played_win_half=t975(k - 1) * _centre_se(pe), best_win_half=t975(k - 1) * _centre_se(be),
+        loss_half=loss_half, equal=equal,
         played_win_all=pall, verify_chunks=k, verify_iterations=chunk)
 
 
@@ -266,7 +282,7 @@ def verify_options(state, result, options: list[int], chunk: int, seed: int, chu
     (seeds ``derive_seed(seed, "verify", 0, option, j)``, as :func:`kwsearch.confidence.estimate`), with
     ``result``'s settings: ``{option: (Estimate, every seat's mean win share, every seat's mean money)}``."""
     from . import _search
-    from .confidence import Estimate
+    from .confidence import EXTRAPOLATION, Estimate
     from .engine import convert
     from .search import search_params
     from .seeds import derive_seed
@@ -294,13 +310,28 @@ def verify_options(state, result, options: list[int], chunk: int, seed: int, chu
         m = [r[1][1][mover] for r in rows]
         wm, wsd = _mean_sd(w)
         mm, msd = _mean_sd(m)
+        _, csd = _mean_sd([r[1][0][mover] + EXTRAPOLATION * (r[1][0][mover] - r[0][0][mover])
+                           for r in rows])
         est = Estimate(a, chunks, chunk, 0, wm, wsd / math.sqrt(chunks),
                        sum(r[1][0][mover] - r[0][0][mover] for r in rows) / chunks,
                        mm, msd / math.sqrt(chunks), sum(r[1][1][mover] - r[0][1][mover] for r in rows) / chunks,
-                       tuple(w))
-        out[a] = (est, [sum(r[1][0][s] for r in rows) / chunks for s in range(n)],
+                       tuple(w), csd / math.sqrt(chunks))
+        # every seat's win share valued as the mover's (_value; extrapolated: Estimate.win_centre's clamp)
+        x = EXTRAPOLATION if VERIFY_CENTRE else 0.0
+        out[a] = (est, [min(1.0, max(0.0, sum(r[1][0][s] + x * (r[1][0][s] - r[0][0][s])
+                                              for r in rows) / chunks)) for s in range(n)],
                   [sum(r[1][1][s] for r in rows) / chunks for s in range(n)])
     return out
+
+
+def _value(e) -> float:
+    """An option's verified win share (:data:`VERIFY_CENTRE`)."""
+    return e.win_centre if VERIFY_CENTRE else e.win
+
+
+def _centre_se(e) -> float:
+    """The standard error of :func:`_value`."""
+    return e.win_se if e.win_centre_se is None or not VERIFY_CENTRE else e.win_centre_se
 
 
 def _mean_sd(xs: list[float]) -> tuple[float, float]:
@@ -734,9 +765,11 @@ def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchCon
         config = config.for_players(players)
     # The settings that change the search (kwsearch.settings.cache_settings: each setting's table entry
     # says when it counts; a setting at its neutral value is left out, so older keys stay as they were).
-    # version 2: the verified method (the move played and the best re-searched alone, with its constants)
-    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed, "version": 2,
-                "verify": [VERIFY_CHUNKS, VERIFY_BUDGET, MIN_VERIFY_CHUNK, EQUAL_MARGIN],
+    # version 2: the verified method (the move played and the best re-searched alone, with its constants);
+    # version 3: 3 chunks of N/5, up to 3 options, values extrapolated as kwsearch.confidence's centre
+    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed, "version": 3,
+                "verify": [VERIFY_CHUNKS, VERIFY_DIVISOR, VERIFY_OPTIONS, MIN_VERIFY_CHUNK, EQUAL_MARGIN,
+                           VERIFY_CENTRE],
                 **cache_settings(config)}
     blob = json.dumps({"game": game, "settings": settings}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
