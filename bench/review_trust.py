@@ -23,7 +23,9 @@
 6. **Saw-tooth.** Two-player games: the mean jump of seat 0's graph point between consecutive
    decisions of different seats, and of the same seat.
 
-Prints the figures and writes them to ``bench/results/review-trust/summary-{date}.json``.
+Prints the figures and writes them to ``bench/results/review-trust/summary-{date}.json`` (``--name``
+another file). ``--main-only`` runs the former review without its unused verification only (the cost
+target's comparison); ``--show`` prints each contradicted mark beside its next position.
 """
 
 from __future__ import annotations
@@ -96,8 +98,9 @@ def position_value(d, verified: bool) -> float:
     return max(d.best_win, d.played_win) if verified else d.best_win
 
 
-def contradictions(review, verified: bool) -> tuple[int, int]:
-    """(marks followed by a same-seat decision in the same round, of them contradicted)."""
+def contradictions(review, verified: bool, show: bool = False) -> tuple[int, int]:
+    """(marks followed by a same-seat decision in the same round, of them contradicted); ``show``
+    prints each contradicted mark beside its next position (verified reviews)."""
     ds = review.decisions
     n = bad = 0
     for i, d in enumerate(ds):
@@ -107,7 +110,13 @@ def contradictions(review, verified: bool) -> tuple[int, int]:
         if nxt is None or nxt.round != d.round:
             continue
         n += 1
-        bad += position_value(nxt, verified) >= d.best_win - 0.05
+        hit = position_value(nxt, verified) >= d.best_win - 0.05
+        bad += hit
+        if hit and show and verified:
+            print(f"  contradicted: ply {d.ply} seat {d.seat} {d.kind} played {d.played} "
+                  f"{d.played_win:.3f}±{d.played_win_half:.3f} best {d.best} {d.best_win:.3f}±{d.best_win_half:.3f} "
+                  f"loss {d.loss:.3f}±{d.loss_half:.3f} {d.cls} | next ply {nxt.ply} {nxt.kind} played "
+                  f"{nxt.played} {nxt.played_win:.3f} best {nxt.best} {nxt.best_win:.3f}", flush=True)
     return n, bad
 
 
@@ -173,11 +182,17 @@ def main(argv=None) -> int:
     ap.add_argument("--planted", type=int, default=20, help="planted blunders to find")
     ap.add_argument("--old-rev", default="8af865b", help="git revision of the former review.py")
     ap.add_argument("--no-old", action="store_true", help="skip the former review (no Jaccard/cost comparison)")
+    ap.add_argument("--main-only", action="store_true",
+                    help="run the former review only as 'old-main' (without its unused verification)")
+    ap.add_argument("--show", action="store_true", help="print each contradicted mark and its next position")
+    ap.add_argument("--name", default=None, help="the summary's file name (default summary-DATE.json)")
     args = ap.parse_args(argv)
     from kwsearch.review import review_game
     from kwsearch.search import SearchLimits
     limits = SearchLimits(iterations=args.iterations)
     olds = {} if args.no_old else {"old": old_review(args.old_rev, True), "old-main": old_review(args.old_rev, False)}
+    if args.main_only:
+        olds.pop("old", None)
     games, out = [], {"iterations": args.iterations, "machine": _machine(), "games": []}
     for n in args.players:
         for i in range(args.games):
@@ -190,7 +205,7 @@ def main(argv=None) -> int:
                 r2, t2 = timed(lambda: fn(rec, limits, seed=2))
                 row["decisions"] = len(r1.decisions)
                 ver = mod is None
-                c1, c2 = contradictions(r1, ver), contradictions(r2, ver)
+                c1, c2 = contradictions(r1, ver, args.show), contradictions(r2, ver, args.show)
                 graph = (lambda d: d.graph_win) if ver else (lambda d: d.win_all)
                 row[method] = {"cpu": round(t1 + t2, 2), "marks": [len(marks(r1)), len(marks(r2))],
                                "jaccard": round(jaccard(marks(r1), marks(r2)), 3),
@@ -214,7 +229,7 @@ def main(argv=None) -> int:
         for m in olds:
             print(f"cpu new / {m}: {new / sum(r[m]['cpu'] for r in out['games']):.2f}")
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"summary-{datetime.date.today()}.json").write_text(json.dumps(out, indent=1) + "\n")
+    (OUT / (args.name or f"summary-{datetime.date.today()}.json")).write_text(json.dumps(out, indent=1) + "\n")
     return 0
 
 
