@@ -206,7 +206,7 @@ class Session:
     def _apply(self, action: int) -> list[str]:
         """Apply ``action`` for the current seat and save; says what it did (one line) and the
         breakdown of any scoring it finished; returns the names of the cards it turned up."""
-        from .render import line_width, step_account, wrap
+        from .render import card_name, line_width, step_account, wrap
         from .scoring import reports_from_log
         before = len(self.record["events"])
         seat = self.state.current_player()
@@ -224,7 +224,9 @@ class Session:
         new = self.record["events"][before + 1:]
         cards = [c.strip() for e in new for c in e.strip()[len(REVEAL):].split(",")]
         account = step_account(prev, self.state, action, self.name(seat))
-        self.say("\n".join(wrap(account + (f"  [turned up: {', '.join(cards)}]" if cards else ""))))
+        by_name = {ct.name.lower(): card_name(ct) for ct in self.state.game.components.card_types}
+        shown = [by_name.get(c.lower(), c) for c in cards]  # the cards' display names, as the menus say
+        self.say("\n".join(wrap(account + (f"  [turned up: {', '.join(shown)}]" if cards else ""))))
         for r in reports:
             self.say("")
             for line in r.lines(self.names, line_width()):

@@ -132,6 +132,7 @@ def test_play_fits_with_hints_and_final_sheet(width, tmp_path, monkeypatch):
     assert not too_long(text, width), too_long(text, width)
     assert "hints (150 iterations" in text and "Final score sheet" in text
     assert "research:" not in text  # the hints name cards as the menus do
+    assert not re.search(r"turned up: (.*, )?(dev:|hire\d|gp\d)", text)  # and so do the cards turned up
     sheet = text[text.index("Final score sheet"):]
     for m in re.finditer(r"awards: (.*)", sheet):
         assert re.fullmatch(r"(?:[A-Z][\w ]+ \(\d+ money\)(?:, )?)+", m.group(1).strip()), m.group(0)
