@@ -4,7 +4,8 @@ Reads bench/results/levels/pair-K-(K+1).jsonl (``kwsearch tournament -b ismcts:l
 ismcts:level=K+1 -n 2 --games 200``), takes each file's Elo difference and its 95% interval over deal
 sets (the report of ``kwsearch report``), and chains them: level 1 = 0 Elo, level K+1 = level K + the
 pair's gap. A chained rating's interval adds the gaps' half-widths in quadrature on each side (the pairs
-are independent tournaments; a normal approximation of intervals that are not quite symmetric).
+are independent tournaments; a normal approximation of intervals that are not quite symmetric). A
+bot is taken for a level by its budget and temperature, however its spec spells them.
 
     python bench/levels_ladder.py            # the markdown table of docs/strength.md
 """
@@ -18,10 +19,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kwsearch.bots import LEVELS  # noqa: E402
+from kwsearch.bots import LEVELS, BotSpec  # noqa: E402
 from kwsearch.tournament import load_results, make_report  # noqa: E402
 
 DIR = ROOT / "bench" / "results" / "levels"
+
+
+def level_of(name: str) -> int | None:
+    """The level a bot plays (``ismcts:level=5``, or the same budget and temperature spelled out:
+    ``ismcts:iterations=2500,temp=0.01``), None for another bot."""
+    spec = BotSpec.parse(name.partition("#")[0], check_files=False)
+    if spec.name != "ismcts" or any(k not in ("level", "iterations", "temp") for k, _ in spec.options):
+        return None
+    limits, _ = spec.search_settings()
+    key = (limits.iterations, spec.temperature())
+    return next((i + 1 for i, lv in enumerate(LEVELS) if lv == key), None)
 
 
 def pair(k: int) -> dict | None:
@@ -30,7 +42,10 @@ def pair(k: int) -> dict | None:
         return None
     header, games, _ = load_results(path)
     elo = make_report(header, games).elo
-    sign = 1 if elo["bot"] == f"ismcts:level={k + 1}" else -1  # the gap: level k+1 minus level k
+    levels = (level_of(elo["bot"]), level_of(elo["opponent"]))
+    if sorted(levels) != [k, k + 1]:
+        raise SystemExit(f"{path}: expected levels {k} and {k + 1}, got {elo['bot']} and {elo['opponent']}")
+    sign = 1 if levels[0] == k + 1 else -1  # the gap: level k+1 minus level k
     low, high = (sign * x for x in elo["ci95"])
     low, high = min(low, high), max(low, high)
     score = elo["score"] if sign == 1 else 1 - elo["score"]

@@ -99,7 +99,7 @@ LEVELS: tuple[tuple[int, float], ...] = (
     (40, 0.05),      # 2
     (150, 0.03),     # 3
     (600, 0.015),    # 4
-    (2_500, 0.005),  # 5
+    (2_500, 0.01),   # 5
     (10_000, 0.0),   # 6: today's default search
 )
 #: The largest softmax temperature a spec accepts (rewards lie in [0, 1]: beyond it a choice is random).
