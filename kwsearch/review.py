@@ -23,11 +23,11 @@ chunks rather than many short ones, since an option's value depends on the depth
 more than on the seed). The best is the option of the highest verified value, so a better option
 the main search ranked lower is found and a move the main search preferred is still compared with
 the runner-up. The options are valued by equally deep searches, the same depth at every decision,
-and their difference has a 95% interval from the chunks' spread. A move is classed only when its
-loss *beyond that interval* (``loss - loss_half``) reaches a threshold, and never when it is in the
-best's equal band (within :data:`EQUAL_MARGIN`, or not told apart). The graph draws every seat's
-win share after the move played (``played_win_all``, from the same re-searches), so a seat's point
-does not jump on its own turns.
+and their difference has a 95% interval from the chunks' spread (pooled over the options verified).
+A move is classed only when its loss *beyond that interval* (``loss - loss_half``) reaches a
+threshold, and never when it is in the best's equal band (within :data:`EQUAL_MARGIN`, or not told
+apart). The graph draws every seat's win share after the move played (``played_win_all``, from the
+same re-searches), so a seat's point does not jump on its own turns.
 
 The review searches with ``money_weight = 0``: each seat's reward is then its
 win share, so the best option's mean reward per seat is every seat's win
@@ -259,7 +259,9 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     else:
         loss = max(0.0, _value(be) - _value(pe))
         money_loss = max(0.0, be.money - pe.money)
-        loss_half = t975(2 * k - 2) * math.hypot(_centre_se(be), _centre_se(pe))
+        # the chunks' variance pooled over every option verified (more degrees of freedom than two options')
+        var = sum(_centre_se(values[a][0]) ** 2 for a in options) / len(options)
+        loss_half = t975(len(options) * (k - 1)) * math.sqrt(2 * var)
         equal = loss <= max(EQUAL_MARGIN, loss_half)
     # every seat's win % at the best option: the main search's, or its re-searches' when it has no visit there
     info = next((i for i in an.result.actions if i.action == top and i.visits > 0), None)
@@ -766,10 +768,11 @@ def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchCon
     # The settings that change the search (kwsearch.settings.cache_settings: each setting's table entry
     # says when it counts; a setting at its neutral value is left out, so older keys stay as they were).
     # version 2: the verified method (the move played and the best re-searched alone, with its constants);
-    # version 3: 3 chunks of N/5, up to 3 options, values extrapolated as kwsearch.confidence's centre
+    # version 3: 3 chunks of N/5, up to 3 options, the best the highest verified value, the loss's interval
+    # from the chunks' variance pooled over the options
     settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed, "version": 3,
                 "verify": [VERIFY_CHUNKS, VERIFY_DIVISOR, VERIFY_OPTIONS, MIN_VERIFY_CHUNK, EQUAL_MARGIN,
-                           VERIFY_CENTRE],
+                           VERIFY_CENTRE, "pooled"],
                 **cache_settings(config)}
     blob = json.dumps({"game": game, "settings": settings}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
