@@ -4,7 +4,7 @@
     python bench/peer_openspiel.py --match --games 100  # equal wall-clock time per decision, 2 players
     python bench/peer_openspiel.py --report             # rewrite the RESULTS.md section from the logs
 
-Needs ``pip install "kwsearch[openspiel]"``.
+Needs ``pip install ".[openspiel]"`` (in the kwsearch clone).
 
 **Speed.** Positions are taken from 2-player games played by uniformly random
 moves (seeded), every 15th decision from the start. At each, OpenSpiel's ISMCTS

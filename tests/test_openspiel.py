@@ -11,7 +11,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel", reason='needs pip install "kwsearch[openspiel]"')
+pyspiel = pytest.importorskip("pyspiel", reason='needs pip install ".[openspiel]"')
 
 from kwsearch import openspiel as kos  # noqa: E402
 from kwsearch.bots import from_spec, play_game  # noqa: E402

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-pyspiel = pytest.importorskip("pyspiel", reason='needs pip install "kwsearch[openspiel]"')
+pyspiel = pytest.importorskip("pyspiel", reason='needs pip install ".[openspiel]"')
 
 from kwsearch import openspiel as kos  # noqa: E402
 from kwsearch.actions import NUM_ACTIONS  # noqa: E402

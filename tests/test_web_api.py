@@ -546,7 +546,7 @@ def test_serve_needs_the_web_extra(monkeypatch):
     import kwsearch.web as web
     monkeypatch.setattr(web, "missing_web_modules", lambda: ["sse_starlette"])
     r = CliRunner().invoke(main, ["serve"])
-    assert r.exit_code != 0 and 'pip install "kwsearch[web]"' in r.output and "Traceback" not in r.output
+    assert r.exit_code != 0 and 'pip install ".[web]"' in r.output and "Traceback" not in r.output
 
 
 def test_serve_refuses_bad_files_before_starting(tmp_path):

@@ -17,7 +17,7 @@ no network) only shows what the server sends and asks for changes:
 The board picture and the search reach the rest of the package through one
 module, :mod:`kwsearch.web.engine_bridge`.
 
-The web dependencies are an optional extra: ``pip install "kwsearch[web]"``.
+The web dependencies are an optional extra: ``pip install ".[web]"`` in the kwsearch clone.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ..errors import KwsearchError
 
 #: The modules ``kwsearch serve`` needs beyond the package's own dependencies.
 WEB_MODULES = ("starlette", "uvicorn", "sse_starlette")
-WEB_EXTRA_HINT = 'pip install "kwsearch[web]"'
+WEB_EXTRA_HINT = 'pip install ".[web]" (in the kwsearch clone)'
 
 
 class WebError(KwsearchError):
