@@ -7,7 +7,10 @@ pair's gap. A chained rating's interval adds the gaps' half-widths in quadrature
 are independent tournaments; a normal approximation of intervals that are not quite symmetric). A
 bot is taken for a level by its budget and temperature, however its spec spells them.
 
-    python bench/levels_ladder.py            # the markdown table of docs/strength.md
+    python bench/levels_ladder.py            # the markdown tables of docs/strength.md
+
+With skip-K-(K+2).jsonl (levels two apart) it also compares each measured gap with the sum of the
+two adjacent gaps it spans (a check of the chain).
 """
 
 from __future__ import annotations
@@ -36,16 +39,17 @@ def level_of(name: str) -> int | None:
     return next((i + 1 for i, lv in enumerate(LEVELS) if lv == key), None)
 
 
-def pair(k: int) -> dict | None:
-    path = DIR / f"pair-{k}-{k + 1}.jsonl"
+def pair(k: int, step: int = 1, prefix: str = "pair") -> dict | None:
+    """The gap of level k+step over level k from ``{prefix}-k-(k+step).jsonl`` (None: not played)."""
+    path = DIR / f"{prefix}-{k}-{k + step}.jsonl"
     if not path.exists():
         return None
     header, games, _ = load_results(path)
     elo = make_report(header, games).elo
     levels = (level_of(elo["bot"]), level_of(elo["opponent"]))
-    if sorted(levels) != [k, k + 1]:
-        raise SystemExit(f"{path}: expected levels {k} and {k + 1}, got {elo['bot']} and {elo['opponent']}")
-    sign = 1 if levels[0] == k + 1 else -1  # the gap: level k+1 minus level k
+    if sorted(levels) != [k, k + step]:
+        raise SystemExit(f"{path}: expected levels {k} and {k + step}, got {elo['bot']} and {elo['opponent']}")
+    sign = 1 if levels[0] == k + step else -1  # the gap: the higher level minus the lower
     low, high = (sign * x for x in elo["ci95"])
     low, high = min(low, high), max(low, high)
     score = elo["score"] if sign == 1 else 1 - elo["score"]
@@ -72,6 +76,18 @@ def main() -> None:
                     f"| {p['gap']:+.0f} [{p['low']:+.0f}, {p['high']:+.0f}] "
                     f"| {rating:.0f} [{rating - math.sqrt(lo2):.0f}, {high}] |")
     print("\n".join(rows))
+    skips = [(k, pair(k, 2, "skip")) for k in range(1, len(LEVELS) - 1)]
+    if any(p for _, p in skips):
+        print("\n| pair (two levels apart) | games | higher level's score | measured gap (Elo, 95% CI) "
+              "| the two adjacent gaps' sum |")
+        print("| --- | --- | --- | --- | --- |")
+        for k, p in skips:
+            if p is None:
+                continue
+            a, b = pair(k), pair(k + 1)
+            chained = f"{a['gap'] + b['gap']:+.0f}" if a and b else "—"
+            print(f"| {k}–{k + 2} | {p['games']} | {100 * p['score']:.1f}% | {p['gap']:+.0f} "
+                  f"[{p['low']:+.0f}, {p['high']:+.0f}] | {chained} |")
 
 
 if __name__ == "__main__":
