@@ -37,7 +37,7 @@ Spec strings (used by the CLI's ``--seats`` and ``--bots``):
                                             information costs; not a fair player)
 ``openspiel-ismcts:iterations=N``           OpenSpiel's ISMCTS with random rollouts on the OpenSpiel
                                             game (:mod:`kwsearch.openspiel`); also ``seconds=S``,
-                                            ``c=0.7``. Needs ``pip install "kwsearch[openspiel]"``
+                                            ``c=0.7``. Needs ``pip install ".[openspiel]"`` (in the clone)
 ``openspiel-mcts:iterations=N``             OpenSpiel's C++ MCTS with random rollouts (the same options)
 ==========================================  ==========================================================
 
@@ -387,7 +387,7 @@ class BotSpec:
                 from .openspiel import OpenSpielBot
             except ImportError:
                 raise BotSpecError(f'bot spec {str(self)!r}: needs OpenSpiel, which is not installed: '
-                                   f'pip install "kwsearch[openspiel]"') from None
+                                   f'pip install ".[openspiel]" (in the kwsearch clone)') from None
             iterations, seconds = self.get("iterations"), self.get("seconds")
             if iterations is None and seconds is None:
                 iterations = 1000
