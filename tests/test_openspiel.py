@@ -390,7 +390,7 @@ def test_openspiel_specs_check_options_and_say_how_to_install(monkeypatch):
         from_spec("openspiel-mcts:iterations=0")
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # as if OpenSpiel were not installed
     monkeypatch.delitem(sys.modules, "kwsearch.openspiel")
-    with pytest.raises(ValueError, match=r'pip install "kwsearch\[openspiel\]"'):
+    with pytest.raises(ValueError, match=r'pip install "\.\[openspiel\]" \(in the kwsearch clone\)'):
         from_spec("openspiel-ismcts:iterations=10")
 
 
