@@ -16,9 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's kwsearch
 
+from gentools import table_main  # noqa: E402  (docs/, this script's folder)
+
 from kwsearch import actions as A  # noqa: E402
 from kwsearch.components import default_components  # noqa: E402
-from kwsearch.fileio import write_text_atomic  # noqa: E402
 
 DOC = Path(__file__).resolve().parent / "actions.md"
 BEGIN, END = "<!-- BEGIN id table: docs/gen_actions.py -->", "<!-- END id table -->"
@@ -64,24 +65,8 @@ def _ids(lo: int, hi: int) -> str:
 
 
 def main(argv: list[str]) -> int:
-    new = table()
-    if not argv:
-        print(new)
-        return 0
-    text = DOC.read_text(encoding="utf-8")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    updated = f"{head}{BEGIN}\n{new}\n{END}{tail}"
-    if argv == ["--check"]:
-        if updated != text:
-            print(f"{DOC} is out of date: run python docs/gen_actions.py --write", file=sys.stderr)
-            return 1
-        return 0
-    if argv == ["--write"]:
-        write_text_atomic(DOC, updated, what="action table")
-        return 0
-    print(__doc__, file=sys.stderr)
-    return 2
+    return table_main(argv, table(), doc=DOC, begin=BEGIN, end=END, script="docs/gen_actions.py",
+                      what="action table", usage=__doc__)
 
 
 if __name__ == "__main__":

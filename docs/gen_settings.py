@@ -16,7 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's kwsearch
 
-from kwsearch.fileio import write_text_atomic  # noqa: E402
+from gentools import table_main  # noqa: E402  (docs/, this script's folder)
+
 from kwsearch.settings import markdown_table  # noqa: E402
 
 DOC = Path(__file__).resolve().parent / "settings.md"
@@ -24,24 +25,8 @@ BEGIN, END = "<!-- BEGIN settings table: docs/gen_settings.py -->", "<!-- END se
 
 
 def main(argv: list[str]) -> int:
-    new = markdown_table()
-    if not argv:
-        print(new)
-        return 0
-    text = DOC.read_text(encoding="utf-8")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    updated = f"{head}{BEGIN}\n{new}\n{END}{tail}"
-    if argv == ["--check"]:
-        if updated != text:
-            print(f"{DOC} is out of date: run python docs/gen_settings.py --write", file=sys.stderr)
-            return 1
-        return 0
-    if argv == ["--write"]:
-        write_text_atomic(DOC, updated, what="settings table")
-        return 0
-    print(__doc__, file=sys.stderr)
-    return 2
+    return table_main(argv, markdown_table(), doc=DOC, begin=BEGIN, end=END, script="docs/gen_settings.py",
+                      what="settings table", usage=__doc__)
 
 
 if __name__ == "__main__":
