@@ -352,3 +352,22 @@ def check_analysis_fields(obj: Mapping[str, Any], players: int, verified: bool =
             assert isinstance(m[k], (int, float) if t is float else t), k
         assert m["order"] == i and m["plan"][0] == m["move"] and len(m["moneyAll"]) == players
         assert 0 <= m["winrate"] <= 1 and 0 < m["availability"] <= 1
+
+
+def web_test_client():
+    """Starlette's TestClient for the analysis board's tests; skips the calling module
+    unless the ``web`` extra (starlette, sse_starlette, httpx) is installed.
+
+    Call it at module level, before importing ``kwsearch.web``: ``TestClient = web_test_client()``.
+    """
+    import warnings
+
+    import pytest
+
+    pytest.importorskip("starlette")
+    pytest.importorskip("sse_starlette")
+    pytest.importorskip("httpx")
+    with warnings.catch_warnings():  # Starlette 1.x asks for httpx2; the TestClient works the same with httpx
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    return TestClient

@@ -10,20 +10,15 @@ import json
 import os
 import random
 import time
-import warnings
 from pathlib import Path
 
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("sse_starlette")
-pytest.importorskip("httpx")
+from helpers import web_test_client  # noqa: E402
+
+TestClient = web_test_client()
 
 from click.testing import CliRunner  # noqa: E402
-
-with warnings.catch_warnings():  # Starlette 1.x asks for httpx2; the TestClient works the same with httpx
-    warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient  # noqa: E402
 
 from helpers import ANALYSIS_VERIFIED_MOVE, check_analysis_fields  # noqa: E402
 from kwsearch.cli import main  # noqa: E402

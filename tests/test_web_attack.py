@@ -23,24 +23,19 @@ import shutil
 import signal
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("sse_starlette")
-pytest.importorskip("httpx")
+from helpers import cli_runner, subprocess_env, web_test_client  # noqa: E402
 
-with warnings.catch_warnings():  # Starlette 1.x asks for httpx2; the TestClient works the same with httpx
-    warnings.simplefilter("ignore")
-    from starlette.applications import Starlette  # noqa: E402
-    from starlette.middleware import Middleware  # noqa: E402
-    from starlette.responses import JSONResponse  # noqa: E402
-    from starlette.routing import Route  # noqa: E402
-    from starlette.testclient import TestClient  # noqa: E402
+TestClient = web_test_client()
 
-from helpers import cli_runner, subprocess_env  # noqa: E402
+from starlette.applications import Starlette  # noqa: E402
+from starlette.middleware import Middleware  # noqa: E402
+from starlette.responses import JSONResponse  # noqa: E402
+from starlette.routing import Route  # noqa: E402
+
 from kwsearch.bots import BotSpec, names_file  # noqa: E402
 from kwsearch.cli import main  # noqa: E402
 from kwsearch.web.app import SameOrigin, WebConfig, create_app  # noqa: E402

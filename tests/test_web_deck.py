@@ -14,21 +14,16 @@ from __future__ import annotations
 
 import json
 import re
-import warnings
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("sse_starlette")
-pytest.importorskip("httpx")
+from helpers import web_test_client  # noqa: E402
+
+TestClient = web_test_client()
 
 from click.testing import CliRunner  # noqa: E402
-
-with warnings.catch_warnings():  # Starlette 1.x asks for httpx2; the TestClient works the same with httpx
-    warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient  # noqa: E402
 
 from kwsearch.cli import main  # noqa: E402
 from kwsearch.components import default_components  # noqa: E402

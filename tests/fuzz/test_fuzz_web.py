@@ -19,7 +19,6 @@ import ipaddress
 import json
 import os
 import re
-import warnings
 from pathlib import Path
 
 import pytest
@@ -28,13 +27,9 @@ from hypothesis import strategies as st
 
 from fuzzing import FUZZ, VOCAB, json_values, mutate
 
-pytest.importorskip("starlette")
-pytest.importorskip("sse_starlette")
-pytest.importorskip("httpx")
+from helpers import web_test_client  # noqa: E402
 
-with warnings.catch_warnings():  # Starlette 1.x asks for httpx2; the TestClient works the same with httpx
-    warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient  # noqa: E402
+TestClient = web_test_client()
 
 from kwsearch.web.app import WebConfig, create_app  # noqa: E402
 
