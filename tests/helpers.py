@@ -371,3 +371,49 @@ def web_test_client():
         warnings.simplefilter("ignore")
         from starlette.testclient import TestClient
     return TestClient
+
+
+# -- child processes: a command in its own process group, its workers seen in /proc --------------------
+
+
+def start_cli(args: list[str], cwd: Path, stdin=None) -> "subprocess.Popen":
+    """Start ``python -m kwsearch.cli *args`` in ``cwd`` in its own session (process group), so that
+    ``os.killpg(proc.pid, SIGINT)`` is a terminal's Ctrl-C; stdout and stderr are pipes (bytes)."""
+    import subprocess
+    import sys
+
+    return subprocess.Popen([sys.executable, "-m", "kwsearch.cli", *args], cwd=cwd, env=subprocess_env(),
+                            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+
+def proc_children(pid: int) -> set[int]:
+    """The child processes of ``pid`` (Linux /proc; empty once it has ended)."""
+    out: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            out |= {int(x) for x in (task / "children").read_text().split()}
+        except OSError:
+            pass
+    return out
+
+
+def proc_cmdline(pid: int) -> str:
+    """The command line of ``pid`` (NULs between the words), ``""`` once it has ended."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def pool_workers(pid: int) -> set[int]:
+    """The children of ``pid`` but multiprocessing's resource tracker (which is not a worker)."""
+    return {c for c in proc_children(pid) if "resource_tracker" not in proc_cmdline(c)}
+
+
+def proc_alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (Linux /proc); a zombie has ended."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")

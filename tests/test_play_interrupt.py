@@ -10,14 +10,13 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 import kwsearch.play as play_mod
-from helpers import run_cli as run, subprocess_env
+from helpers import proc_alive as _alive, proc_children as _children, run_cli as run, start_cli
 from kwsearch.play import HUMAN, Interrupted, Session, new_game_record
 from kwsearch.records import replay
 
@@ -31,32 +30,12 @@ def _events(path: Path) -> list[str] | None:
         return None  # not written yet
 
 
-def _children(pid: int) -> set[int]:
-    out: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            out |= {int(x) for x in (task / "children").read_text().split()}
-        except OSError:
-            pass
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-
-
 def _ctrl_c_while_a_bot_thinks(tmp_path: Path, seats: str, search_workers: int = 0):
     """Start ``play``; once the record holds a decision and seat 0's bot has searched a moment, send
     SIGINT to the process group (a terminal's Ctrl-C). Returns (proc, stderr, seconds to end,
     events before the Ctrl-C, the bot's search workers seen)."""
     rec = tmp_path / "g.json"
-    proc = subprocess.Popen([sys.executable, "-m", "kwsearch.cli", "play", "--seats", seats, "--record", str(rec)],
-                            cwd=tmp_path, env=subprocess_env(), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = start_cli(["play", "--seats", seats, "--record", str(rec)], tmp_path, stdin=subprocess.DEVNULL)
     kids: set[int] = set()
     try:
         deadline = time.time() + 60
@@ -122,9 +101,7 @@ def test_ctrl_c_ends_play_and_the_bots_search_workers(tmp_path):
 def test_ctrl_c_at_a_prompt_ends_play(tmp_path):
     """A human's prompt (stdin a pipe that stays open): the same clean end."""
     rec = tmp_path / "g.json"
-    proc = subprocess.Popen([sys.executable, "-m", "kwsearch.cli", "play", "--seats", "human,heuristic", "--record",
-                             str(rec)], cwd=tmp_path, env=subprocess_env(), stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = start_cli(["play", "--seats", "human,heuristic", "--record", str(rec)], tmp_path, stdin=subprocess.PIPE)
     try:
         out = b""
         deadline = time.time() + 60

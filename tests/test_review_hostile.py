@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from helpers import subprocess_env
+from helpers import proc_alive as _alive, proc_children, start_cli, subprocess_env
 from kwsearch.cli import main
 from kwsearch.review import (CACHE_FORMAT, ReviewError, cache_key, check_cache, check_review, game_decisions,
                              review_config, review_game)
@@ -396,30 +396,11 @@ def _children(pid: int) -> set[int]:
     try:
         import psutil
     except ImportError:
-        out: set[int] = set()
-        for task in Path(f"/proc/{pid}/task").glob("*"):
-            try:
-                out |= {int(x) for x in (task / "children").read_text().split()}
-            except OSError:
-                pass
-        return out
+        return proc_children(pid)
     try:
         return {c.pid for c in psutil.Process(pid).children()}
     except psutil.Error:
         return set()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")  # a zombie has ended
-
-
-def _start(args: list[str], cwd: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "kwsearch.cli", *args], cwd=cwd, env=subprocess_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
 
 def _wait_for_workers(proc: subprocess.Popen, n: int, timeout: float = 60) -> set[int]:
@@ -436,7 +417,7 @@ def _wait_for_workers(proc: subprocess.Popen, n: int, timeout: float = 60) -> se
                                      ["suggest", str(MID), "-i", "2000000000"]], ids=["review", "suggest"])
 def test_kill_9_of_the_parent_ends_its_workers(tmp_path, command):
     shutil.copy(GAME, tmp_path / "g.json")
-    proc = _start([*command, "--workers", "2"], tmp_path)
+    proc = start_cli([*command, "--workers", "2"], tmp_path)
     workers: set[int] = set()
     try:
         workers = _wait_for_workers(proc, 2)
@@ -462,7 +443,7 @@ def test_ctrl_c_keeps_the_cache_and_names_it(tmp_path):
     shutil.copy(GAME, tmp_path / "g.json")
     cache = tmp_path / "kept" / "my-cache.json"
     cache.parent.mkdir()
-    proc = _start(["review", "g.json", "-i", "30000", "--workers", "2", "--cache", str(cache)], tmp_path)
+    proc = start_cli(["review", "g.json", "-i", "30000", "--workers", "2", "--cache", str(cache)], tmp_path)
     try:
         workers = _wait_for_workers(proc, 2)
         deadline = time.time() + 60
@@ -493,7 +474,7 @@ def test_ctrl_c_keeps_the_cache_and_names_it(tmp_path):
 @pytest.mark.skipif(not LINUX_PROC, reason="needs Linux /proc")
 def test_ctrl_c_before_any_decision_names_no_cache(tmp_path):
     shutil.copy(GAME, tmp_path / "g.json")
-    proc = _start(["review", "g.json", "-i", "100000000", "--workers", "2"], tmp_path)
+    proc = start_cli(["review", "g.json", "-i", "100000000", "--workers", "2"], tmp_path)
     try:
         _wait_for_workers(proc, 2)
         time.sleep(0.3)

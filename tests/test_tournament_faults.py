@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from helpers import subprocess_env
+from helpers import pool_workers, proc_alive as _alive, proc_children as _children, start_cli, subprocess_env
 from kwsearch.cli import main
 from kwsearch.tournament import (TournamentError, TournamentSpec, deal_scores, load_results, make_report,
                                  report_json, report_text, run_tournament)
@@ -182,24 +182,6 @@ def test_a_second_run_on_a_running_tournament_gets_a_clear_error(tmp_path):
 # -- killing the main process ends its workers --------------------------------------------------
 
 
-def _children(pid: int) -> set[int]:
-    out: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            out |= {int(x) for x in (task / "children").read_text().split()}
-        except OSError:
-            pass
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")  # a zombie has ended
-
-
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 def test_kill_9_of_the_main_process_ends_the_workers(tmp_path):
     out = tmp_path / "t.jsonl"
@@ -211,8 +193,7 @@ def test_kill_9_of_the_main_process_ends_the_workers(tmp_path):
         deadline = time.time() + 60
         while time.time() < deadline:
             # The pool's worker processes (the resource tracker, if any, is not a game worker).
-            workers = {c for c in _children(proc.pid) if "resource_tracker" not in
-                       Path(f"/proc/{c}/cmdline").read_bytes().decode(errors="replace")}
+            workers = pool_workers(proc.pid)
             if len(workers) >= 2:
                 break
             time.sleep(0.05)
@@ -315,10 +296,8 @@ def test_show_a_tournament_game(results):
 def test_ctrl_c_of_a_tournament_with_workers_is_one_line_and_resumable(tmp_path):
     """SIGINT to the whole process group (a terminal's Ctrl-C): no traceback from any worker."""
     out = tmp_path / "t.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "kwsearch.cli", "tournament", "-b", "heuristic", "-b",
-                             "ismcts:iterations=3000", "--games", "40", "--workers", "2", "--out", str(out)],
-                            cwd=tmp_path, env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    proc = start_cli(["tournament", "-b", "heuristic", "-b", "ismcts:iterations=3000", "--games", "40", "--workers",
+                      "2", "--out", str(out)], tmp_path)
     try:
         deadline = time.time() + 60
         while time.time() < deadline and len(_children(proc.pid)) < 2:

@@ -14,46 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from helpers import subprocess_env
+from helpers import pool_workers as _children, proc_alive as _alive, start_cli, subprocess_env
 from kwsearch.tune import load_log
 
 pytestmark = [pytest.mark.one_engine,
               pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")]
 
 
-def _children(pid: int) -> set[int]:
-    out: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            out |= {int(x) for x in (task / "children").read_text().split()}
-        except OSError:
-            pass
-    return {c for c in out if "resource_tracker" not in _cmdline(c)}
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-    except OSError:
-        return ""
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-
-
 def _tune(log: Path, games: int) -> list[str]:
-    return [sys.executable, "-m", "kwsearch.cli", "tune", "-p", "c=0.3,0.5", "--log", str(log), "--games", str(games),
-            "-i", "400", "--workers", "2"]
+    return ["tune", "-p", "c=0.3,0.5", "--log", str(log), "--games", str(games), "-i", "400", "--workers", "2"]
 
 
 def _start_with_workers(tmp_path: Path) -> tuple[subprocess.Popen, set[int]]:
-    proc = subprocess.Popen(_tune(tmp_path / "tune.jsonl", 400), cwd=tmp_path, env=subprocess_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = start_cli(_tune(tmp_path / "tune.jsonl", 400), tmp_path)
     workers: set[int] = set()
     deadline = time.time() + 60
     while time.time() < deadline and len(workers) < 2:
@@ -90,8 +63,8 @@ def test_ctrl_c_of_tune_with_workers(tmp_path):
     log = tmp_path / "tune.jsonl"
     assert log.read_bytes().endswith(b"\n")
     logged = len(load_log(log)[1])
-    r = subprocess.run(_tune(log, logged + 4), cwd=tmp_path, env=subprocess_env(), capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run([sys.executable, "-m", "kwsearch.cli", *_tune(log, logged + 4)], cwd=tmp_path,
+                       env=subprocess_env(), capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert len(load_log(log)[1]) >= logged + 4
 
@@ -115,8 +88,7 @@ def test_ctrl_c_ends_games_played_in_the_main_process(tmp_path, command):
     args = (["tournament", "-b", "ismcts:seconds=30", "-b", "heuristic", "--games", "2", "--out", str(out)]
             if command == "tournament" else
             ["tune", "-p", "c=0.3,0.5", "--log", str(out), "--games", "2", "-s", "30"])
-    proc = subprocess.Popen([sys.executable, "-m", "kwsearch.cli", *args], cwd=tmp_path, env=subprocess_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = start_cli(args, tmp_path)
     try:
         deadline = time.time() + 60
         while time.time() < deadline and not (out.exists() and out.read_bytes().endswith(b"\n")):
