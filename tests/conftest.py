@@ -10,7 +10,10 @@ long random-game checks whose fast twin is tests/test_fast_differential.py) sets
 
 from __future__ import annotations
 
+import os
+import shutil
 import signal
+import subprocess
 
 import pytest
 
@@ -50,3 +53,20 @@ def kw_columns(monkeypatch):
     the environment, and kwsearch's text output follows COLUMNS (kwsearch.render.line_width);
     tests/test_terminal_width.py sets it itself."""
     monkeypatch.setenv("COLUMNS", "100")
+
+
+@pytest.fixture
+def tiny_tmpfs(tmp_path):
+    """A real 64 KiB tmpfs at ``tmp_path / "disk"``; skipped where mounting is not permitted
+    (the real-full-disk tests of test_hostile_disk.py and test_hostile_disk_append.py)."""
+    mnt = tmp_path / "disk"
+    mnt.mkdir()
+    if not shutil.which("mount") or os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)], capture_output=True)
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.decode().strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)

@@ -10,8 +10,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -97,22 +95,6 @@ def test_write_json_atomic_names_the_file_and_cleans_up(tmp_path, full_disk):
     with pytest.raises(KwsearchError, match=r"x.json: cannot write the game record \(No space left on device\)"):
         fileio.write_json_atomic(tmp_path / "x.json", {"a": 1}, what="game record")
     assert list(tmp_path.iterdir()) == []
-
-
-@pytest.fixture
-def tiny_tmpfs(tmp_path):
-    """A real 64 KiB tmpfs at ``tmp_path / "disk"``; skipped where mounting is not permitted."""
-    mnt = tmp_path / "disk"
-    mnt.mkdir()
-    if not shutil.which("mount") or os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)], capture_output=True)
-    if proc.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.decode().strip()}")
-    try:
-        yield mnt
-    finally:
-        subprocess.run(["umount", str(mnt)], capture_output=True)
 
 
 def _fill(folder: Path) -> Path:

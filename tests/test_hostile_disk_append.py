@@ -13,7 +13,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -252,22 +251,6 @@ def test_a_full_disk_at_the_tune_header(tmp_path, monkeypatch):
 
 
 # -- a real full disk ------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def tiny_tmpfs(tmp_path):
-    """A real 64 KiB tmpfs at ``tmp_path / "disk"``; skipped where mounting is not permitted."""
-    mnt = tmp_path / "disk"
-    mnt.mkdir()
-    if not shutil.which("mount") or os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)], capture_output=True)
-    if proc.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.decode().strip()}")
-    try:
-        yield mnt
-    finally:
-        subprocess.run(["umount", str(mnt)], capture_output=True)
 
 
 def test_a_real_full_disk_under_a_tournament(tiny_tmpfs):
