@@ -3,6 +3,7 @@
     python bench/acceptance.py --candidate "ismcts:rollout=smart" --label smart-v1
     python bench/acceptance.py --candidate "ismcts:rollout=smart" --label smart-v1 --match 2p --games 100
     python bench/acceptance.py --label smart-v1 --report       # the summary of what is played so far
+    python bench/acceptance.py --panel --candidate "ismcts:rollout=smart" --label smart-v1   # bench/panel.py
 
 The candidate and the baseline (default ``ismcts``: today's default; the files of
 the ``smart-cut15`` and ``smart-cut30*`` labels were played when it meant ``search.FORMER_DEFAULT``) play with
@@ -115,18 +116,27 @@ def run_match(match: str, candidate: str, baseline: str, games: int, label: str,
     return out
 
 
-def match_stats(path: Path, match: str) -> dict:
-    """The candidate's (bot 0's) score in a results file: games, deal sets, mean, both intervals."""
+def deal_scores(path: Path) -> tuple[dict, dict, dict[int, float], dict[int, float]]:
+    """A results file's header, games, bot 0's score per game and its mean per complete deal set
+    (deal ``k``: games ``k*players`` to ``k*players + players - 1``, every rotation on one deck),
+    keyed by ``k`` so two files of the same seed pair deal by deal (``bench/panel.py``)."""
     header, games, _ = load_results(path)
     players = header["players"]
     score = {i: sum(r for r, b in zip(g["returns"], g["bots"]) if b == 0) for i, g in games.items()}
-    deals = []
+    deals = {}
     block = 0
     while block * players <= max(games, default=-1):
         members = range(block * players, (block + 1) * players)
         if all(i in score for i in members):
-            deals.append(sum(score[i] for i in members) / players)
+            deals[block] = sum(score[i] for i in members) / players
         block += 1
+    return header, games, score, deals
+
+
+def match_stats(path: Path, match: str) -> dict:
+    """The candidate's (bot 0's) score in a results file: games, deal sets, mean, both intervals."""
+    header, games, score, by_deal = deal_scores(path)
+    deals = list(by_deal.values())
     n = len(score)
     mean = sum(score.values()) / n if n else 0.0
     lo, hi = wilson(sum(score.values()), n)
@@ -183,6 +193,12 @@ def summary(label: str, out_dir: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--panel" in argv:  # the opponent panel (issue 32): bench/panel.py, which shares this file's code
+        if str(HERE) not in sys.path:
+            sys.path.insert(0, str(HERE))
+        import panel
+        return panel.main([x for x in argv if x != "--panel"])
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--candidate", help="the candidate's spec (its limit is replaced by --seconds/--iterations)")
     ap.add_argument("--baseline", default="ismcts", help="the baseline's spec (default: today's default)")
