@@ -417,3 +417,21 @@ def proc_alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def fill_disk(folder: Path, block: int = 512) -> Path:
+    """Fill the file system of ``folder`` (``block`` bytes a write) until a write fails with ENOSPC;
+    returns the filler file."""
+    import errno
+    import os
+
+    filler = folder / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(fd, b"\0" * block)
+    except OSError as exc:
+        assert exc.errno == errno.ENOSPC
+    finally:
+        os.close(fd)
+    return filler

@@ -17,7 +17,7 @@ import pytest
 import kwsearch.fileio as fileio
 from kwsearch.errors import KwsearchError
 from kwsearch.records import replay
-from helpers import assert_one_line_error as one_line_error, run_cli as run  # noqa: E402
+from helpers import assert_one_line_error as one_line_error, fill_disk, run_cli as run  # noqa: E402
 
 pytestmark = pytest.mark.one_engine
 
@@ -97,22 +97,8 @@ def test_write_json_atomic_names_the_file_and_cleans_up(tmp_path, full_disk):
     assert list(tmp_path.iterdir()) == []
 
 
-def _fill(folder: Path) -> Path:
-    """Fill the file system of ``folder`` until a write fails; returns the filler file."""
-    filler = folder / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
-    try:
-        while True:
-            os.write(fd, b"\0" * 512)
-    except OSError as exc:
-        assert exc.errno == errno.ENOSPC
-    finally:
-        os.close(fd)
-    return filler
-
-
 def test_a_real_full_disk(tiny_tmpfs):
-    filler = _fill(tiny_tmpfs)
+    filler = fill_disk(tiny_tmpfs)
     out = tiny_tmpfs / "g.json"
     one_line_error(run("new", "-o", out), f"{out}: cannot write the file", "No space left on device")
     assert sorted(p.name for p in tiny_tmpfs.iterdir()) == ["filler"]

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import kwsearch.fileio as fileio
-from helpers import run_cli as run, subprocess_env
+from helpers import fill_disk, run_cli as run, subprocess_env
 from kwsearch.tournament import load_results
 from kwsearch.tune import load_log
 
@@ -255,15 +255,7 @@ def test_a_full_disk_at_the_tune_header(tmp_path, monkeypatch):
 
 def test_a_real_full_disk_under_a_tournament(tiny_tmpfs):
     """The command as a user runs it, on a file system that fills after a few games."""
-    filler = tiny_tmpfs / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
-    try:
-        while True:
-            os.write(fd, b"\0" * 4096)
-    except OSError as exc:
-        assert exc.errno == errno.ENOSPC
-    finally:
-        os.close(fd)
+    filler = fill_disk(tiny_tmpfs, block=4096)
     os.truncate(filler, os.path.getsize(filler) - 9000)  # room for the header and a few games
     out = tiny_tmpfs / "t.jsonl"
     # -P: not the checkout in the working folder (in CI it has no compiled engine) but the kwsearch under test
