@@ -64,9 +64,12 @@ def _t(x: float, y: float, text: str, size: int = 13, anchor: str = "start", wei
 
 
 def _rect(x: float, y: float, w: float, h: float, fill: str, stroke: str = "#555", rx: float = 4,
-          width: float = 1) -> str:
+          width: float = 1, kw: str = "", nxt: bool = False) -> str:
+    # ``kw``: a ``data-kw`` key naming the place (tile-8, special-A1, research-gp5, buyer-0, market-2) that
+    # the web page's plan overlay finds; ``nxt``: the next buyer space / market space a seat would take
+    tag = (f' data-kw="{escape(kw)}"' if kw else "") + (' data-next="1"' if nxt else "")
     return (f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" rx="{rx:g}" fill="{fill}" '
-            f'stroke="{stroke}" stroke-width="{width:g}"/>')
+            f'stroke="{stroke}" stroke-width="{width:g}"{tag}/>')
 
 
 def _disc(x: float, y: float, r: float, fill: str, label: str = "", size: int = 12) -> str:
@@ -163,7 +166,7 @@ def _draw_chain(body: list[str], st, y: float, names: list[str], initials: list[
     for e in entries:
         if e >= 32:  # specialty tile (V6)
             t = c.specialty_tiles[e - 32]
-            body.append(_rect(x, y, box, 64, "#fff4c2", "#b08900", 6, 2))
+            body.append(_rect(x, y, box, 64, "#fff4c2", "#b08900", 6, 2, kw=f"special-{t.name}"))
             body.append(_t(x + box / 2, y + 15, f"special {t.name}", 11, "middle", "bold"))
             body.append(_t(x + box / 2, y + 31, _ACTION_LABEL[t.action], 11, "middle"))
             for k, part in enumerate(_bonus_lines(t)):
@@ -175,7 +178,7 @@ def _draw_chain(body: list[str], st, y: float, names: list[str], initials: list[
             body.append(_t(x + box / 2, y + 58, names[s][:9], 11, "middle", fill=SEAT_COLOURS[s]))
         else:
             acts = c.action_tiles[e].actions
-            body.append(_rect(x, y, box, 64, "#fff", "#555", 6))
+            body.append(_rect(x, y, box, 64, "#fff", "#555", 6, kw=f"tile-{e}"))
             body.append(_t(x + 5, y + 13, f"tile {e}", 10, fill="#777"))
             h = 44 / len(acts)
             for k, a in enumerate(acts):
@@ -203,7 +206,7 @@ def _draw_research(body: list[str], st, y: float) -> float:
     ry = y + 10
     for k, t in enumerate(st.display):
         ct = c.card_types[t]
-        body.append(_rect(16, ry + k * 44, 266, 38, _card_colour(ct.kind), "#555", 5))
+        body.append(_rect(16, ry + k * 44, 266, 38, _card_colour(ct.kind), "#555", 5, kw=f"research-{ct.name.lower()}"))
         body.append(_t(26, ry + k * 44 + 16, card_label(ct), 13, weight="bold"))
         body.append(_t(26, ry + k * 44 + 31, _card_hint(ct), 10, fill="#555"))
     if not st.display:
@@ -224,13 +227,13 @@ def _draw_buyers(body: list[str], st, y: float) -> float:
         xx = bx + k * 92
         if k < len(st.active):
             p = PREFERENCES[st.active[k]]
-            body.append(_rect(xx, by, 86, 46, "#efe4f7", "#6a3d9a", 5, 1.5))
+            body.append(_rect(xx, by, 86, 46, "#efe4f7", "#6a3d9a", 5, 1.5, kw=f"buyer-{k}"))
             body.append(_t(xx + 43, by + 18, f"{k + 1}. {_PREF_LABEL[p]}", 13, "middle", "bold"))
             d = st.active_daimler[k]
             if d:
                 body.append(_t(xx + 43, by + 36, f"Daimler +{d}", 11, "middle", fill="#6a3d9a"))
         else:
-            body.append(_rect(xx, by, 86, 46, "#fafafa", "#bbb", 5))
+            body.append(_rect(xx, by, 86, 46, "#fafafa", "#bbb", 5, kw=f"buyer-{k}", nxt=k == len(st.active)))
             body.append(_t(xx + 43, by + 28, f"{k + 1}. empty", 12, "middle", fill="#999"))
     sy = by + 66
     body.append(_t(bx, sy, "Stacks:", 12, fill="#444"))
@@ -276,11 +279,12 @@ def _draw_market(body: list[str], st, y: float, names: list[str], initials: list
             _draw_car_in_progress(body, st, xx, my, cw, names, initials)
             continue
         if k >= len(st.market):
-            body.append(_rect(xx, my, cw, 100, "#fafafa", "#ccc", 6))
+            body.append(_rect(xx, my, cw, 100, "#fafafa", "#ccc", 6, kw=f"market-{k}",
+                              nxt=building < 0 and k == len(st.market)))
             body.append(_t(xx + cw / 2, my + 50, "empty space", 12, "middle", fill="#aaa"))
             continue
         owner, bd, en, workers, price, bb, eb = st.market[k]
-        body.append(_rect(xx, my, cw, 100, _LIGHT[owner], SEAT_COLOURS[owner], 6, 2.5))
+        body.append(_rect(xx, my, cw, 100, _LIGHT[owner], SEAT_COLOURS[owner], 6, 2.5, kw=f"market-{k}"))
         body.append(_disc(xx + 16, my + 16, 11, SEAT_COLOURS[owner], initials[owner], 10))
         body.append(_t(xx + 32, my + 20, names[owner][:14], 12, weight="bold", fill="#222"))
         body.append(_rect(xx + cw - 44, my + 5, 38, 26, "#ffe9a8", "#a07800", 13))
@@ -305,7 +309,8 @@ def _draw_car_in_progress(body: list[str], st, xx: float, my: float, cw: float, 
     parts = list(st.car) + [None] * (4 - len(st.car))
     bd, en, workers, price = parts
     body.append(f'<rect x="{xx:g}" y="{my:g}" width="{cw:g}" height="100" rx="6" fill="{_LIGHT[owner]}" '
-                f'stroke="{SEAT_COLOURS[owner]}" stroke-width="2.5" stroke-dasharray="7 4" class="car-building"/>')
+                f'stroke="{SEAT_COLOURS[owner]}" stroke-width="2.5" stroke-dasharray="7 4" class="car-building" data-kw="market-{len(st.market)}" '
+                f'data-next="1"/>')
     body.append(_disc(xx + 16, my + 16, 11, SEAT_COLOURS[owner], initials[owner], 10))
     body.append(_t(xx + 32, my + 20, names[owner][:14], 12, weight="bold", fill="#222"))
     body.append(_rect(xx + cw - 44, my + 5, 38, 26, "#ffe9a8" if price is not None else "#fff", "#a07800", 13))
