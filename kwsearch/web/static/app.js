@@ -167,6 +167,8 @@ function renderBoard(view) {
   $("#board").innerHTML = view.svg;   // the server's SVG (kwsearch.svg): no scripts, drawn from an observation
   const svg = $("#board svg");
   if (svg) { svg.removeAttribute("width"); svg.removeAttribute("height"); }
+  drawPlan();
+  renderEvalBar();
 }
 
 function seatLabel(view, seat) {
@@ -224,6 +226,7 @@ function renderMoves() {
   if (S.mode === "game") return renderGameMoves(box);
   if (!S.doc) return;
   const marks = reviewMarks();
+  const deltas = reviewDeltas();
   const root = el("div", {class: "root" + (S.node === 0 ? " current" : ""), onclick: () => goto(0)},
     S.doc.kind === "record" ? "set-up" : "the position");
   box.append(root);
@@ -238,7 +241,7 @@ function renderMoves() {
       round = c.round;
       box.append(el("div", {class: "round-sep", text: `round ${round}`}));
     }
-    box.append(moveRow(c, names, marks));
+    box.append(moveRow(c, names, marks, deltas));
     for (const o of others) box.append(variation(o, names, 1));
     n = c;
   }
@@ -247,12 +250,14 @@ function renderMoves() {
   $("#moves-note").textContent = `${S.doc.nodes.length - 1} decisions in the tree`;
 }
 
-function moveRow(n, names, marks) {
+function moveRow(n, names, marks, deltas = {}) {
   const mark = marks[n.id];
+  const delta = deltas[n.id];
   return el("div", {class: "mv" + (n.id === S.node ? " current" : ""), "data-node": n.id, onclick: () => goto(n.id)},
     el("span", {class: "ply", text: plyOf(n), title: plyTitle(plyOf(n))}),
     el("span", {class: "dot", title: names[n.seat], style: `background:${S.colours[n.seat]}`}),
     el("span", {class: "txt"}, n.move, n.reveals.length ? el("span", {class: "rev", text: n.reveals.join("; ")}) : null),
+    delta ? el("span", {class: `delta ${delta.cls}`, title: delta.title, text: delta.text}) : el("span"),
     mark ? el("span", {class: `mark ${mark.cls}`, title: mark.title, text: mark.glyph}) : el("span"));
 }
 
@@ -326,6 +331,150 @@ function reviewMarks() {
         `(win ${pct(p.win_best)})${p.loss_half == null ? "" : `; loss ${(100 * p.loss).toFixed(1)} ± ${(100 * p.loss_half).toFixed(1)}`}`};
   }
   return out;
+}
+
+function reviewDeltas() {
+  // Each reviewed move's win-% change: the played move's (verified) win minus the position's best, in
+  // points of the mover's win probability ("−12.3"), coloured by the move's mark.
+  const out = {};
+  const r = S.doc && S.doc.review;
+  if (!r) return out;
+  for (const p of r.points) {
+    const d = 100 * (p.win_played - p.win_best);
+    const text = Math.abs(d) < 0.05 ? "0.0" : (d < 0 ? "\u2212" : "+") + Math.abs(d).toFixed(1);
+    out[p.node] = {cls: p.mark || "none", text, d,
+      title: `win ${pct(p.win_played)} played against ${pct(p.win_best)} for the best (${p.best})`};
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- evaluation bar
+
+function reviewWinAt(nodeId) {
+  // every seat's win probability at a node the review covers (after the reviewed move that led there)
+  const r = S.mode === "doc" && S.doc && S.doc.review;
+  if (!r) return null;
+  const p = r.points.find((q) => q.node === nodeId);
+  return p ? p.win : null;
+}
+
+function renderEvalBar() {
+  // Beside the board, after lichess: the live analysis's value for the seat to move (its best option's win
+  // probability; with two players the other seat has the rest), else the review's values for every seat.
+  const bar = $("#evalbar");
+  const view = S.view;
+  const r = S.lastResult;
+  const names = (view && view.names) || (S.doc && S.doc.names) || [];
+  const n = names.length;
+  let seats = null, source = null, mover = null;
+  if (r && r.moveInfos.length && view && !view.terminal && n) {
+    mover = r.rootInfo.currentPlayer;
+    const best = ranked(r)[0];
+    const w = best.estimate ? best.estimate.winrate : best.winrate;
+    seats = new Array(n).fill(null);
+    seats[mover] = w;
+    if (n === 2) seats[1 - mover] = 1 - w;
+    source = "analysis";
+  } else if (view && n) {
+    const w = reviewWinAt(S.node);
+    if (w && w.length === n) {
+      seats = w.slice();
+      source = "review";
+      mover = view.terminal ? null : view.to_move;
+    }
+  }
+  if (!seats) { bar.hidden = true; bar.dataset.source = ""; return; }
+  bar.hidden = false;
+  bar.dataset.source = source;
+  bar.dataset.seats = JSON.stringify(seats);
+  bar.dataset.mover = mover === null || mover === undefined ? "" : mover;
+  const order = [];
+  if (mover !== null && mover !== undefined && mover >= 0) order.push(mover);   // the mover at the bottom
+  for (let s = 0; s < n; s++) if (!order.includes(s)) order.push(s);
+  const track = bar.querySelector(".ev-track");
+  track.replaceChildren();
+  let known = 0;
+  for (const s of order) {
+    if (seats[s] === null) continue;
+    known += seats[s];
+    track.append(el("div", {class: "ev-seg", "data-seat": s, title: `${names[s]}: ${pct(seats[s])}`,
+      style: `height:${(100 * seats[s]).toFixed(2)}%;background:${S.colours[s]}`}));
+  }
+  if (seats.some((x) => x === null)) {
+    track.append(el("div", {class: "ev-seg others", title: "the other seats: not in the live analysis",
+      style: `height:${(100 * Math.max(0, 1 - known)).toFixed(2)}%`}));
+  }
+  const label = bar.querySelector(".ev-label");
+  const lead = mover !== null && mover !== undefined && mover >= 0 ? mover :
+    seats.indexOf(Math.max(...seats.filter((x) => x !== null)));
+  label.textContent = (100 * seats[lead]).toFixed(0);
+  label.style.background = S.colours[lead];
+  bar.title = (source === "analysis" ? "live analysis: " : "review: ") +
+    order.filter((s) => seats[s] !== null).map((s) => `${names[s]} ${pct(seats[s])}`).join(" · ") +
+    (source === "analysis" && n > 2 ? " (the search reports the mover's win only)" : "");
+}
+
+// ---------------------------------------------------------------- the best plan on the board
+
+function planPlaces(plan) {
+  // The board places of a plan's steps (kwsearch/svg.py's data-kw keys), in the order first met; a place
+  // taken by several steps (a car's body, engine, workers and price) is one place.
+  const out = [];
+  const add = (sel, step) => {
+    let t = out.find((o) => o.sel === sel);
+    if (!t) out.push(t = {sel, steps: []});
+    t.steps.push(step);
+  };
+  for (const step of plan || []) {
+    let m;
+    if ((m = step.match(/^tile (\d+)$/))) add(`[data-kw="tile-${m[1]}"]`, step);
+    else if ((m = step.match(/^tile special (\S+)$/))) add(`[data-kw="special-${m[1]}"]`, step);
+    else if ((m = step.match(/^take research:(\S+)$/i))) add(`[data-kw="research-${m[1].toLowerCase()}"]`, step);
+    else if ((m = step.match(/^daimler \+\d+ buyer (\d+)$/))) add(`[data-kw="buyer-${+m[1] - 1}"]`, step);
+    else if (/^(benz )?buyer \w+$/.test(step)) add(`[data-kw^="buyer-"][data-next]`, step);
+    else if (step.startsWith("market ") && step !== "market pass") add(`[data-kw^="market-"][data-next]`, step);
+  }
+  return out;
+}
+
+function drawPlan() {
+  // The best option's plan (live analysis or hint) on the board: each place it uses outlined, with the
+  // order of its steps in a numbered circle.
+  const svg = $("#board svg");
+  if (!svg) return;
+  const old = svg.querySelector("#plan-overlay");
+  if (old) old.remove();
+  const r = S.lastResult;
+  if (!r || !r.moveInfos.length || (S.view && S.view.terminal)) return;
+  const best = ranked(r)[0];
+  const NS = "http://www.w3.org/2000/svg";
+  const g = document.createElementNS(NS, "g");
+  g.setAttribute("id", "plan-overlay");
+  g.dataset.plan = best.plan.join(" | ");
+  const colour = "#1f6feb";
+  let k = 0;
+  for (const place of planPlaces(best.plan)) {
+    const target = svg.querySelector(place.sel);
+    if (!target) continue;
+    k += 1;
+    const x = +target.getAttribute("x"), y = +target.getAttribute("y");
+    const w = +target.getAttribute("width"), h = +target.getAttribute("height");
+    const add = (tag, attrs, text) => {
+      const e = document.createElementNS(NS, tag);
+      for (const [a, v] of Object.entries(attrs)) e.setAttribute(a, v);
+      if (text !== undefined) e.textContent = text;
+      g.append(e);
+      return e;
+    };
+    const box = add("rect", {x: x - 3, y: y - 3, width: w + 6, height: h + 6, rx: 7, fill: "rgba(31,111,235,.10)",
+      stroke: colour, "stroke-width": 4, class: "plan-place", "data-step": k, "data-kw": target.dataset.kw});
+    add("title", {}, `${k}. ${place.steps.join(", ")}`);
+    box.append(g.lastChild);
+    add("circle", {cx: x + w - 2, cy: y + 2, r: 12, fill: colour, stroke: "#fff", "stroke-width": 2, class: "plan-step"});
+    add("text", {x: x + w - 2, y: y + 7, "font-size": 14, "font-weight": "bold", "text-anchor": "middle", fill: "#fff",
+      class: "plan-num"}, String(k));
+  }
+  if (k) svg.append(g);
 }
 
 function renderGraph() {
@@ -442,6 +591,8 @@ function clearCandidates(view) {
   clearVerdict();
   $("#btn-best").disabled = true;
   S.lastResult = null;
+  drawPlan();
+  renderEvalBar();
   if (view && view.terminal) $("#engine-status").textContent = "The game is over here.";
   else $("#engine-status").innerHTML = "Press <b>Analyse</b> (or <kbd>a</kbd>) to search this position from the " +
     "deciding seat's view.";
@@ -461,6 +612,9 @@ async function startAnalysis(clicked, retries = 6, hint = false) {
   const an = {id: null, ctrl: new AbortController(), t0: performance.now(), first: null, target, clicked,
     hint: !!target.hint};
   S.analysis = an;
+  S.lastResult = null;     // the last result was of the position before: its plan and value go
+  drawPlan();
+  renderEvalBar();
   $("#engine-status").innerHTML = an.hint ? "searching for a hint…" : "starting the search…";
   $("#candidates").replaceChildren();
   clearVerdict();
@@ -636,6 +790,8 @@ function renderCandidates(r, event, hint) {
     row.querySelector(".visits").innerHTML = `<b>${fmt(c.visits)}</b> visits · ${pct(c.share)}`;
   });
   $("#btn-best").disabled = !(S.mode === "doc" && moves.length);
+  drawPlan();
+  renderEvalBar();
 }
 
 function escapeHtml(s) {
