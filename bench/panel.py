@@ -33,10 +33,12 @@ Files: ``bench/results/panel-LABEL-<players>p-<member>.jsonl`` (the candidate) a
 ``--games`` may grow.
 
 Decks: the match of member ``m`` (its index in the table above) at ``n`` players uses the tournament
-seed ``1_800_000 + 100*n + m`` (``--seed`` moves the base), deal ``k`` dealt from
-``derive_seed(seed, "deal", k)``. These integers are fresh: the acceptance matches use 1,700,000 to
-1,700,003 (bench/acceptance.py), the strength matches of docs/strength.md small seeds (below
-10,000) and the integers 100,000 + k and 300,000 + k, and ``kwsearch tune`` deals from
+seed ``2_600_000 + 100*n + m`` (``--seed`` moves the base), deal ``k`` dealt from
+``derive_seed(seed, "deal", k)``. These integers are fresh (no results file, script or document used
+any seed from 2,000,000 to 3,000,000 before): the acceptance matches use 1,700,000 to 1,700,003 and
+their replication 1,800,000 + m (bench/acceptance.py), match 48 of docs/strength.md 1,800,010, the
+other strength matches small seeds (below 10,000) and ``bench/strength.py`` the integers
+100,000 + k and 300,000 + k, and ``kwsearch tune`` deals from
 ``derive_seed(seed, "tune", "deal", e)`` (another label structure). No evaluation, prior or
 setting was fitted or tuned on these decks; keep it so (fit on other seeds).
 
@@ -86,7 +88,7 @@ from kwsearch.search import FORMER_DEFAULT  # noqa: E402
 from kwsearch.seeds import seed_arg  # noqa: E402
 from kwsearch.tournament import TournamentSpec, run_tournament  # noqa: E402
 
-SEED_BASE = 1_800_000
+SEED_BASE = 2_600_000
 #: the paired difference's 95% interval must lie above -MARGIN (win-share points / 100)
 MARGIN = 0.05
 #: games per match before any verdict
