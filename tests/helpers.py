@@ -435,3 +435,16 @@ def fill_disk(folder: Path, block: int = 512) -> Path:
     finally:
         os.close(fd)
     return filler
+
+
+def ctrl_c(proc: "subprocess.Popen", timeout: float = 30) -> tuple[str, float]:
+    """A terminal's Ctrl-C: SIGINT to the process group of ``proc`` (started by :func:`start_cli`),
+    then wait for it to end; returns its stderr (text) and the seconds it took to end."""
+    import os
+    import signal
+    import time
+
+    t0 = time.time()
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=timeout)
+    return err.decode(), time.time() - t0

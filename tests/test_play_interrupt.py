@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import kwsearch.play as play_mod
-from helpers import proc_alive as _alive, proc_children as _children, run_cli as run, start_cli
+from helpers import ctrl_c, proc_alive as _alive, proc_children as _children, run_cli as run, start_cli
 from kwsearch.play import HUMAN, Interrupted, Session, new_game_record
 from kwsearch.records import replay
 
@@ -49,14 +49,11 @@ def _ctrl_c_while_a_bot_thinks(tmp_path: Path, seats: str, search_workers: int =
         time.sleep(1.0)  # the bot of seat 0 is well into its 30-second search
         assert proc.poll() is None
         assert _events(rec) == before
-        t0 = time.time()
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-        took = time.time() - t0
+        err, took = ctrl_c(proc)
     finally:
         if proc.poll() is None:
             proc.kill()
-    return proc, err.decode(), took, before, kids
+    return proc, err, took, before, kids
 
 
 def _check_the_end(proc, err: str, took: float, rec: Path, before: list[str]) -> None:
@@ -108,14 +105,11 @@ def test_ctrl_c_at_a_prompt_ends_play(tmp_path):
         while time.time() < deadline and not out.endswith(b"> "):
             out += os.read(proc.stdout.fileno(), 4096)  # the prompt of seat 0 (seat 1 moved first)
         before = _events(rec)
-        t0 = time.time()
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-        took = time.time() - t0
+        err, took = ctrl_c(proc)
     finally:
         if proc.poll() is None:
             proc.kill()
-    _check_the_end(proc, err.decode(), took, rec, before)
+    _check_the_end(proc, err, took, rec, before)
     assert before  # the heuristic's first decisions
 
 

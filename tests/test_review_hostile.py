@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from helpers import proc_alive as _alive, proc_children, start_cli, subprocess_env
+from helpers import ctrl_c, proc_alive as _alive, proc_children, start_cli, subprocess_env
 from kwsearch.cli import main
 from kwsearch.review import (CACHE_FORMAT, ReviewError, cache_key, check_cache, check_review, game_decisions,
                              review_config, review_game)
@@ -450,12 +450,10 @@ def test_ctrl_c_keeps_the_cache_and_names_it(tmp_path):
         while time.time() < deadline and not cache.exists() and proc.poll() is None:
             time.sleep(0.02)
         assert cache.exists()
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        text, _ = ctrl_c(proc, timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
-    text = err.decode()
     assert "Traceback" not in text and "KeyboardInterrupt" not in text, text
     (line,) = text.strip().splitlines()
     done = json.loads(cache.read_text())["decisions"]
@@ -478,12 +476,10 @@ def test_ctrl_c_before_any_decision_names_no_cache(tmp_path):
     try:
         _wait_for_workers(proc, 2)
         time.sleep(0.3)
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        text, _ = ctrl_c(proc, timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
-    text = err.decode()
     assert "Traceback" not in text, text
     assert text.strip().splitlines() == ["stopped after 0 of 70 decisions; run the same command again to continue"]
     assert not (tmp_path / "g.review-cache.json").exists()

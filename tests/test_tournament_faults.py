@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from helpers import pool_workers, proc_alive as _alive, proc_children as _children, start_cli, subprocess_env
+from helpers import ctrl_c, pool_workers, proc_alive as _alive, proc_children as _children, start_cli, subprocess_env
 from kwsearch.cli import main
 from kwsearch.tournament import (TournamentError, TournamentSpec, deal_scores, load_results, make_report,
                                  report_json, report_text, run_tournament)
@@ -303,12 +303,10 @@ def test_ctrl_c_of_a_tournament_with_workers_is_one_line_and_resumable(tmp_path)
         while time.time() < deadline and len(_children(proc.pid)) < 2:
             time.sleep(0.05)
         time.sleep(0.5)
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        text, _ = ctrl_c(proc, timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
-    text = err.decode()
     assert proc.returncode == 1 and "Traceback" not in text, text
     assert text.strip().splitlines()[-1].startswith(f"Error: {out}: interrupted; the finished games are saved")
     load_results(out)  # a clean file, ready for --resume

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import pool_workers as _children, proc_alive as _alive, start_cli, subprocess_env
+from helpers import ctrl_c, pool_workers as _children, proc_alive as _alive, start_cli, subprocess_env
 from kwsearch.tune import load_log
 
 pytestmark = [pytest.mark.one_engine,
@@ -50,12 +50,10 @@ def _gone(workers: set[int]) -> None:
 def test_ctrl_c_of_tune_with_workers(tmp_path):
     proc, workers = _start_with_workers(tmp_path)
     try:
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        text, _ = ctrl_c(proc)
     finally:
         if proc.poll() is None:
             proc.kill()
-    text = err.decode()
     assert proc.returncode == 1 and "Traceback" not in text, text
     assert text.strip().splitlines()[-1].startswith("Error: ") and "interrupted" in text.strip().splitlines()[-1]
     assert [x for x in text.splitlines() if x.startswith("Error")] == [text.strip().splitlines()[-1]]
@@ -94,14 +92,10 @@ def test_ctrl_c_ends_games_played_in_the_main_process(tmp_path, command):
         while time.time() < deadline and not (out.exists() and out.read_bytes().endswith(b"\n")):
             time.sleep(0.05)  # the header is written: the first game's searches run
         time.sleep(1.0)
-        t0 = time.time()
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-        took = time.time() - t0
+        text, took = ctrl_c(proc)
     finally:
         if proc.poll() is None:
             proc.kill()
-    text = err.decode()
     assert proc.returncode == 1 and "Traceback" not in text, text
     assert took < 5, f"{command} took {took:.1f} s to end after Ctrl-C"
     last = text.strip().splitlines()[-1]
