@@ -152,3 +152,18 @@ def test_the_best_plan_is_drawn_on_the_board(board):
     # another position: the plan goes with the analysis of the position before
     goto_node(board, node + 1)
     assert not js(board, "return !!document.querySelector('#plan-overlay')")
+
+
+def test_the_bar_with_four_seats_shows_the_mover_and_the_other_seats_as_one_part(board):
+    """The analysis carries the mover's win only (docs/web.md): with four seats the bar is the mover's
+    part and one hatched part for the rest (drawn from a made-up view and result, nothing searched)."""
+    open_board(board)
+    js(board, """S.view = {...S.view, names: ['a', 'b', 'c', 'd'], to_move: 2, terminal: false};
+        S.lastResult = {rootInfo: {currentPlayer: 2}, moveInfos: [{order: 0, winrate: 0.4, plan: []}]};
+        renderEvalBar();""")
+    b = bar(board)
+    assert b["source"] == "analysis" and b["seats"] == [None, None, 0.4, None] and b["label"] == "40"
+    assert [s["seat"] for s in b["segs"]] == ["2", None]
+    assert b["segs"][0]["h"] == pytest.approx(0.4 * b["track"], abs=2)
+    assert b["segs"][1]["h"] == pytest.approx(0.6 * b["track"], abs=2)
+    assert "mover's win only" in js(board, "return document.querySelector('#evalbar').title")
