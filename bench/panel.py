@@ -229,6 +229,8 @@ def collect(label: str, out_dir: Path, players: int, min_games: int = MIN_GAMES)
                 continue  # the reference is not played yet
         else:
             n = len(games)
+        if not cand or not (ref is None or ref):
+            continue  # no complete deal set yet
         rows.append(judge(member, cand, ref, 1 / players, n, min_games))
     return rows, specs
 

@@ -140,3 +140,12 @@ def test_a_candidate_equal_to_the_reference_shares_its_files(panel, tmp_path):
     assert not (tmp_path / "panel-self-2p-heuristic-ref.jsonl").exists()
     rows, _ = panel.collect("self", tmp_path, 2)
     assert [r["member"] for r in rows] == ["heuristic"] and rows[0]["diff"] == 0
+
+
+def test_a_file_without_a_complete_deal_set_gives_no_row(panel, tmp_path):
+    results = tmp_path / "RESULTS.md"
+    args = ["--candidate", "ismcts", "--label", "part", "--iterations", "4", "--games", "1", "--out-dir", str(tmp_path),
+            "--results", str(results), "--member", "heuristic"]
+    assert panel.main(args) == 0  # one game of a two-game deal set
+    assert panel.collect("part", tmp_path, 2)[0] == []
+    assert "No match played yet." in results.read_text()
