@@ -208,7 +208,7 @@ def test_play_in_a_real_terminal_process(tmp_path):
     out = tmp_path / "p.json"
     exe = shutil.which("kwsearch")
     cmd = [exe] if exe else [sys.executable, "-m", "kwsearch.cli"]
-    proc = subprocess.run(cmd + ["play", "--seats", "human,random", "--record", str(out)], input="2\nquit\n",
+    proc = subprocess.run(cmd + ["play", "--seats", "human,random", "--seed", "0", "--record", str(out)], input="2\nquit\n",
                           capture_output=True, text=True, cwd=tmp_path, timeout=120, env=subprocess_env())
     assert proc.returncode == 0, proc.stderr
     assert "P1 (seat 0) to decide" in proc.stdout

@@ -35,13 +35,21 @@ def _ctrl_c_while_a_bot_thinks(tmp_path: Path, seats: str, search_workers: int =
     SIGINT to the process group (a terminal's Ctrl-C). Returns (proc, stderr, seconds to end,
     events before the Ctrl-C, the bot's search workers seen)."""
     rec = tmp_path / "g.json"
-    proc = start_cli(["play", "--seats", seats, "--record", str(rec)], tmp_path, stdin=subprocess.DEVNULL)
+    proc = start_cli(["play", "--seats", seats, "--seed", "0", "--record", str(rec)], tmp_path, stdin=subprocess.DEVNULL)
     kids: set[int] = set()
     try:
         deadline = time.time() + 60
         while time.time() < deadline and not _events(rec):
             time.sleep(0.05)
+        # the heuristic's decisions come first (a start tile, where its engine goes...); once the record
+        # has stood still for a while, seat 0's bot is in its 30-second search
         before = _events(rec)
+        while time.time() < deadline:
+            time.sleep(1.5)
+            now = _events(rec)
+            if now == before:
+                break
+            before = now
         assert before, "no decision was recorded"
         while time.time() < deadline and len(kids) < search_workers:
             kids = _children(proc.pid)
@@ -98,7 +106,7 @@ def test_ctrl_c_ends_play_and_the_bots_search_workers(tmp_path):
 def test_ctrl_c_at_a_prompt_ends_play(tmp_path):
     """A human's prompt (stdin a pipe that stays open): the same clean end."""
     rec = tmp_path / "g.json"
-    proc = start_cli(["play", "--seats", "human,heuristic", "--record", str(rec)], tmp_path, stdin=subprocess.PIPE)
+    proc = start_cli(["play", "--seats", "human,heuristic", "--seed", "0", "--record", str(rec)], tmp_path, stdin=subprocess.PIPE)
     try:
         out = b""
         deadline = time.time() + 60
