@@ -191,27 +191,28 @@ class Verification:
         return f"open: {len(self.equal)} options cannot be told apart yet ({rounds}{why})"
 
 
-def chunk_value(fast, params, max_nodes: int, action: int, n: int, seed: int) -> tuple[float, float, float, float, int]:
-    """One re-search of ``action`` alone for ``n`` iterations from ``seed``, with the C parameters
-    ``params`` of the main search (:func:`kwsearch.search.search_params`) and a pool of ``max_nodes``:
-    ``(win after n/2, win after n, money after n/2, money after n, visits)`` of the mover (win share;
-    money at the playouts' end)."""
+def forced_halves(fast, params, max_nodes: int, action: int, n: int, seed: int) -> list:
+    """``action`` searched alone (the forced root option) for ``n`` iterations from ``seed``, with the C
+    parameters ``params`` of the main search (:func:`kwsearch.search.search_params`) and a pool of
+    ``max_nodes``, in two halves: the forced child's row of ``Tree.children`` after n/2 and after n
+    (None while it has no visits). The one re-search behind the hints' and the review's values."""
     from . import _search
     tree = _search.Tree(max_nodes)
-    mover = fast.current_player()
-    rng = seed
-    out = []
-    done = 0
+    rng, done, rows = seed, 0, []
     for stop in (n // 2, n):
         _, rng = _search.run_slice(tree, fast, params, stop - done, 0.0, rng, action)
         done = stop
         kid = [c for c in tree.children(0) if c[0] == action]
-        if not kid or kid[0][2] == 0:
-            out.append((0.0, 0.0, 0))
-        else:
-            c = kid[0]
-            out.append((c[4] / c[2], c[6][mover] / c[2], c[2]))
-    (w1, m1, _), (w2, m2, v2) = out
+        rows.append(kid[0] if kid and kid[0][2] else None)
+    return rows
+
+
+def chunk_value(fast, params, max_nodes: int, action: int, n: int, seed: int) -> tuple[float, float, float, float, int]:
+    """One re-search of ``action`` alone (:func:`forced_halves`): ``(win after n/2, win after n, money
+    after n/2, money after n, visits)`` of the mover (win share; money at the playouts' end)."""
+    mover = fast.current_player()
+    (w1, m1, _), (w2, m2, v2) = [(c[4] / c[2], c[6][mover] / c[2], c[2]) if c else (0.0, 0.0, 0)
+                                 for c in forced_halves(fast, params, max_nodes, action, n, seed)]
     return w1, w2, m1, m2, v2
 
 

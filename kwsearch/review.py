@@ -283,8 +283,7 @@ def verify_options(state, result, options: list[int], chunk: int, seed: int, chu
     """Each of ``options`` re-searched alone in ``chunks`` independent searches of ``chunk`` iterations
     (seeds ``derive_seed(seed, "verify", 0, option, j)``, as :func:`kwsearch.confidence.estimate`), with
     ``result``'s settings: ``{option: (Estimate, every seat's mean win share, every seat's mean money)}``."""
-    from . import _search
-    from .confidence import EXTRAPOLATION, Estimate
+    from .confidence import EXTRAPOLATION, Estimate, forced_halves
     from .engine import convert
     from .search import search_params
     from .seeds import derive_seed
@@ -296,18 +295,10 @@ def verify_options(state, result, options: list[int], chunk: int, seed: int, chu
     for a in options:
         rows = []
         for j in range(chunks):
-            tree = _search.Tree(result.config.max_nodes)
-            rng = derive_seed(seed, "verify", 0, a, j)
-            half = []
-            done = 0
-            for stop in (chunk // 2, chunk):
-                _, rng = _search.run_slice(tree, fast, params, stop - done, 0.0, rng, a)
-                done = stop
-                kid = [c for c in tree.children(0) if c[0] == a]
-                v = kid[0][2] if kid else 0
-                half.append(([c / v for c in kid[0][5][:n]], [c / v for c in kid[0][6][:n]]) if v
-                            else ([0.0] * n, [0.0] * n))
-            rows.append(half)
+            halves = forced_halves(fast, params, result.config.max_nodes, a, chunk,
+                                   derive_seed(seed, "verify", 0, a, j))
+            rows.append([([x / c[2] for x in c[5][:n]], [x / c[2] for x in c[6][:n]]) if c else ([0.0] * n, [0.0] * n)
+                         for c in halves])
         w = [r[1][0][mover] for r in rows]
         m = [r[1][1][mover] for r in rows]
         wm, wsd = _mean_sd(w)
