@@ -449,8 +449,8 @@ def _given(ctx: click.Context, name: str) -> bool:
 @click.option("--seed", type=SEED, default=None,
               help="Seed of the set-up, the deck and the bots (default: a random one, kept in the record).")
 @click.option("--record", "record_file", type=click.Path(dir_okay=False), default=None,
-              help="Where the game record is saved after every move (default: kwsearch-game-XXXXXXXXXXXX.json, "
-                   "a random name that gives the seed away no more than the board does; never overwritten — "
+              help="Where the game record is saved after every move (default: kwsearch-game-<12 random hex "
+                   "digits>.json, a random name that does not give the seed away; never overwritten — "
                    "pick a new name or --resume it).")
 @click.option("--resume", "resume_file", type=click.Path(dir_okay=False), default=None,
               help="Continue the game in this record (its seats unless --seats is given).")

@@ -4,7 +4,7 @@ A web game is a :class:`kwsearch.play.Session` (the same record, the same bots,
 the same file guarantees as ``kwsearch play``) driven by requests instead of a
 terminal:
 
-* **the record file** is chosen by the server — ``kwsearch-game-XXXXXXXXXXXX.json``
+* **the record file** is chosen by the server — ``kwsearch-game-<12 random hex digits>.json``
   in the games folder, twelve random hex digits (never the seed, which would give
   the deck away), created exclusively so that no existing file is ever
   overwritten — and rewritten atomically
@@ -79,7 +79,7 @@ def _file_token() -> str:
 
 
 def reserve_file(folder: Path) -> Path:
-    """A new, empty ``kwsearch-game-XXXXXXXXXXXX.json`` (random hex digits, not the seed) in ``folder``,
+    """A new, empty ``kwsearch-game-<12 random hex digits>.json`` (not the seed) in ``folder``,
     created exclusively (never an existing file)."""
     for _ in range(100):
         path = folder / f"kwsearch-game-{_file_token()}.json"
