@@ -192,6 +192,20 @@ def summary(label: str, out_dir: Path) -> str:
     return "\n".join(lines)
 
 
+def add_match_arguments(ap: argparse.ArgumentParser, games: int, seed_base: int) -> None:
+    """The options of a candidate's matches, shared by this script and bench/panel.py."""
+    ap.add_argument("--candidate", help="the candidate's spec (its limit is replaced by --seconds/--iterations)")
+    ap.add_argument("--label", required=True, help="names the results files and the RESULTS.md section")
+    ap.add_argument("--games", type=int, default=games, help=f"games per match (default {games})")
+    ap.add_argument("--seconds", type=float, default=None, help="seconds per decision (default 0.2)")
+    ap.add_argument("--iterations", type=int, default=None, help="iterations per decision instead of seconds")
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--seed", type=seed_arg, default=seed_base, help=f"base of the match seeds (default {seed_base})")
+    ap.add_argument("--out-dir", default=str(HERE / "results"), help="where the results files go (default bench/results/)")
+    ap.add_argument("--results", default=str(HERE / "RESULTS.md"), help="the Markdown file of the summary")
+    ap.add_argument("--report", action="store_true", help="only write and print the summary")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if "--panel" in argv:  # the opponent panel (issue 32): bench/panel.py, which shares this file's code
@@ -200,18 +214,9 @@ def main(argv: list[str] | None = None) -> int:
         import panel
         return panel.main([x for x in argv if x != "--panel"])
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--candidate", help="the candidate's spec (its limit is replaced by --seconds/--iterations)")
     ap.add_argument("--baseline", default="ismcts", help="the baseline's spec (default: today's default)")
-    ap.add_argument("--label", required=True, help="names the results files and the RESULTS.md section")
     ap.add_argument("--match", choices=list(MATCHES), action="append", help="play only these (repeat)")
-    ap.add_argument("--games", type=int, default=400, help="games per match (default 400)")
-    ap.add_argument("--seconds", type=float, default=None, help="seconds per decision (default 0.2)")
-    ap.add_argument("--iterations", type=int, default=None, help="iterations per decision instead of seconds")
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--seed", type=seed_arg, default=SEED_BASE, help=f"base of the match seeds (default {SEED_BASE})")
-    ap.add_argument("--out-dir", default=str(HERE / "results"), help="where the results files go (default bench/results/)")
-    ap.add_argument("--results", default=str(HERE / "RESULTS.md"), help="the Markdown file of the summary")
-    ap.add_argument("--report", action="store_true", help="only write and print the summary")
+    add_match_arguments(ap, games=400, seed_base=SEED_BASE)
     a = ap.parse_args(argv)
     out_dir = Path(a.out_dir)
     seconds = a.seconds if a.seconds is not None or a.iterations else 0.2

@@ -85,7 +85,6 @@ from kwsearch.benchmarks import machine, write_results  # noqa: E402
 from kwsearch.bots import BotSpec  # noqa: E402
 from kwsearch.errors import KwsearchError  # noqa: E402
 from kwsearch.search import FORMER_DEFAULT  # noqa: E402
-from kwsearch.seeds import seed_arg  # noqa: E402
 from kwsearch.tournament import TournamentSpec, run_tournament  # noqa: E402
 
 SEED_BASE = 2_600_000
@@ -277,18 +276,9 @@ def summary(label: str, out_dir: Path, min_games: int = MIN_GAMES) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--candidate", help="the candidate's spec (its limit is replaced by --seconds/--iterations)")
-    ap.add_argument("--label", required=True, help="names the results files and the RESULTS.md section")
     ap.add_argument("--players", type=int, choices=(2, 3, 4), action="append", help="player counts (default 2; repeat)")
     ap.add_argument("--member", choices=MEMBERS, action="append", help="play only these members (repeat)")
-    ap.add_argument("--games", type=int, default=MIN_GAMES, help=f"games per match (default {MIN_GAMES})")
-    ap.add_argument("--seconds", type=float, default=None, help="seconds per decision (default 0.2)")
-    ap.add_argument("--iterations", type=int, default=None, help="iterations per decision instead of seconds")
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--seed", type=seed_arg, default=SEED_BASE, help=f"base of the match seeds (default {SEED_BASE})")
-    ap.add_argument("--out-dir", default=str(HERE / "results"), help="where the results files go (default bench/results/)")
-    ap.add_argument("--results", default=str(HERE / "RESULTS.md"), help="the Markdown file of the summary")
-    ap.add_argument("--report", action="store_true", help="only write and print the summary")
+    acceptance.add_match_arguments(ap, games=MIN_GAMES, seed_base=SEED_BASE)
     a = ap.parse_args(argv)
     out_dir = Path(a.out_dir)
     seconds = a.seconds if a.seconds is not None or a.iterations else 0.2
