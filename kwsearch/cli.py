@@ -460,12 +460,25 @@ def _given(ctx: click.Context, name: str) -> bool:
 @click.option("--names", default=None,
               help="The seats' names, comma-separated in seat order (e.g. Ann,Bob,Cleo); kept in the record.")
 @click.option("--help-cards", is_flag=True, help="List the research cards by their plain names and exit.")
+@click.option("--teach", type=click.Choice(["inaccuracy", "mistake", "blunder"]), is_flag=False,
+              flag_value="mistake", default=None, metavar="[THRESHOLD]",
+              help="Teaching mode: after a human decision the review would mark THRESHOLD or worse "
+                   "(inaccuracy, mistake or blunder; mistake if not given), say so and offer 'undo'.")
+@click.option("--teach-iterations", type=click.IntRange(1, 1_000_000), default=None,
+              help="Search iterations of each teaching check (default 5000, as kwsearch review).")
+@click.option("--teach-seed", type=SEED, default=None,
+              help="Seed of the teaching checks (default 0, as kwsearch review: decision k uses "
+                   "derive_seed(seed, 'review', k)).")
 def play(seats: str | None, mirror: bool, seed: int | None, record_file: str | None, resume_file: str | None,
-         hint_iterations: int, v6: bool, names: str | None, help_cards: bool) -> None:
+         hint_iterations: int, v6: bool, names: str | None, help_cards: bool, teach: str | None,
+         teach_iterations: int | None, teach_seed: int | None) -> None:
     """Play a game in the terminal (humans and bots), or mirror one on a real table.
 
     At your turn: a number from the menu or a move in notation; '?' for hints,
     'undo' to take back your last decision, 'cards' for the research cards, 'help' for the rest.
+    With --teach, a decision the review would mark is pointed out at once (the loss in points
+    of win %, the better option) and 'undo' takes it back; `kwsearch review FILE` with the same
+    iterations and seed marks it the same.
     Ctrl-C ends the program at once, even while a bot thinks (exit code 130): the record keeps
     every finished move; --resume FILE continues.
     """
@@ -489,6 +502,13 @@ def play(seats: str | None, mirror: bool, seed: int | None, record_file: str | N
     def say(text: str) -> None:
         click.echo(text)
 
+    teaching = None
+    if teach is None and (teach_iterations is not None or teach_seed is not None):
+        raise click.UsageError("--teach-iterations and --teach-seed need --teach")
+    if teach is not None:
+        from .teach import DEFAULT_ITERATIONS, DEFAULT_SEED, TeachSettings
+        teaching = TeachSettings(teach, teach_iterations or DEFAULT_ITERATIONS,
+                                 DEFAULT_SEED if teach_seed is None else teach_seed)
     try:
         if resume_file:
             path = Path(resume_file)
@@ -521,8 +541,10 @@ def play(seats: str | None, mirror: bool, seed: int | None, record_file: str | N
             record = new_game_record(len(seat_list), seed, seat_list, v6=v6)
             if mirror:
                 record = mirror_setup(record, ask, say)
+        if teaching is not None and HUMAN not in seat_list:
+            raise PlayError("--teach: no human seat to teach (the seats are all bots)")
         session = Session(record, seat_list, path, mirror=mirror, seed=seed, hint_iterations=hint_iterations,
-                          ask=ask, say=say, names=parse_names(names, len(seat_list)))
+                          ask=ask, say=say, names=parse_names(names, len(seat_list)), teach=teaching)
     except EOFError:
         raise click.ClickException("input ended before the game started") from None
     who = ", ".join(f"seat {s}: {session.names[s]}" + (f" ({spec})" if spec != HUMAN else "")
@@ -531,6 +553,9 @@ def play(seats: str | None, mirror: bool, seed: int | None, record_file: str | N
     for line in wrap_phrases(f"{'Mirror mode — ' if mirror else ''}{len(seat_list)} players ({who}); saving to "
                              f"{path}. Type 'help' at your turn."):
         click.echo(line)
+    if teaching is not None:
+        for line in wrap_phrases(teaching.describe().capitalize() + "."):
+            click.echo(line)
     from .play import Interrupted
     try:
         with session.ctrl_c_ends_game():  # Ctrl-C ends the game at once, even while a bot thinks

@@ -132,11 +132,14 @@ class Session:
     def __init__(self, record: dict[str, Any], seats: list[str], path: Path, *, mirror: bool = False,
                  seed: int = 0, hint_iterations: int = 5000,
                  ask: Callable[[str], str] = input, say: Callable[[str], None] = print,
-                 names: list[str] | None = None):
+                 names: list[str] | None = None, teach: Any = None):
         from .bots import from_spec
         from .render import seat_names
         self.record, self.seats, self.path = record, seats, path
         self.mirror, self.seed, self.hint_iterations = mirror, seed, hint_iterations
+        # Teaching mode: a kwsearch.teach.TeachSettings (given by the front end: play sits below teach in the
+        # layers), whose check(state, action, ply) values each human decision as the review would.
+        self.teach = teach
         self.ask, self.say = ask, say
         check_mirror(seats, mirror)
         self.bots = {s: from_spec(spec, seed=derive_seed(seed, "seat", s)) for s, spec in enumerate(seats)
@@ -423,8 +426,40 @@ class Session:
                 except IllegalMoveError as exc:
                     self.say(f"  {exc}")
                     continue
+            before, ply = self.state.copy(), self.decisions_made()
             self._apply(action)
+            if self.teach is not None:
+                self._teach(before, action, ply)
             return
+
+    def decisions_made(self) -> int:
+        """The decisions of the record so far (its events without the cards turned up)."""
+        return sum(1 for e in self.record.get("events", []) if not e.strip().lower().startswith(REVEAL))
+
+    def _teach(self, before: State, action: int, ply: int) -> None:
+        """Teaching mode: check the human decision ``action`` just made at ``before`` (decision ``ply``)
+        as the review would (``self.teach.check``: :func:`kwsearch.teach.check_decision`), before any bot replies; when it
+        reaches the threshold, say so and offer to take it back."""
+        from .render import wrap_phrases
+        verdict = self.teach.check(before, action, ply)
+        if verdict is None or not verdict.fires:
+            return
+        self.say("\n".join(wrap_phrases(f"  {verdict.message()} Take back? Type 'undo' to take it back, "
+                                         "Enter to play on.", indent="    ")))
+        while True:
+            try:
+                answer = self.ask("take back? (undo / Enter) ").strip().lower()
+            except EOFError:
+                raise Quit("input ended") from None
+            if answer in ("", "no", "n", "play on"):
+                return
+            if answer in ("undo", "u", "yes", "y"):
+                self.undo()
+                self.say("took back your last decision"
+                         + ("; the undrawn research cards are shuffled again" if self.reshuffled else ""))
+                self._last_shown = -1
+                return
+            self.say("  answer 'undo' to take the decision back, or Enter to play on")
 
     def hints(self) -> None:
         from .analysis import analyse, plan_text
