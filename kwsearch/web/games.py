@@ -39,6 +39,17 @@ terminal:
 
 Bots move one decision per request (``advance``), so the page can show each
 move as it comes and no request runs for long.
+
+**Teaching mode** (``teach`` in the request that starts a game: :class:`kwsearch.teach.TeachSettings`):
+each human decision is checked as the review would check it (:func:`kwsearch.teach.check_decision`,
+from the seat's observation, never the deck order) in a background thread (:class:`Teacher`), one
+check after another in the order of the decisions. ``decide`` answers at once: the human's own next
+decisions of a turn never wait. The bots do: ``advance`` first waits for the checks under way (a
+check takes a fraction of a second at the default 5,000 iterations), so a verdict is always about
+the position before the bots replied, and "Take back" takes back the human's decision alone. The
+game's view carries ``teach``: the settings, whether checks are under way, the latest verdict of the
+moves on the board and the latest one that reaches the threshold (``flagged``); a verdict of a
+decision since taken back is never shown.
 """
 
 from __future__ import annotations
@@ -59,6 +70,7 @@ from ..play import (HUMAN, PlayError, Session, check_mirror, load_for_resume, mi
 from ..records import REVEAL, Recorder, replay
 from ..scoring import record_scorings, reports_from_log
 from . import WebError
+from ..teach import TeachError, TeachSettings, check_decision
 from .documents import scoring_view, state_view
 
 #: Files of the games folder that the page offers to resume (``kwsearch play`` uses the same names).
@@ -94,14 +106,87 @@ def reserve_file(folder: Path) -> Path:
     raise WebError(f"{folder}: could not find a free kwsearch-game-*.json name; clean up the folder", 500)
 
 
+class Teacher:
+    """Teaching mode's checks of one game's human decisions, in a background thread, in order.
+
+    A verdict is kept under the key of its decision: the record's events up to the decision itself;
+    the view shows only verdicts whose key is still a prefix of the record's
+    events, so a decision taken back (or made again after a reshuffle) never shows an old verdict.
+    """
+
+    #: The most verdicts kept (a game has a few hundred decisions; the oldest go first).
+    MAX_VERDICTS = 2000
+
+    def __init__(self, settings: TeachSettings):
+        self.settings = settings
+        self._cond = threading.Condition()
+        self._queue: list[tuple[tuple[str, ...], Any, int, int]] = []
+        self._busy = False
+        self._verdicts: dict[tuple[str, ...], dict[str, Any]] = {}
+        self._thread: threading.Thread | None = None
+
+    def submit(self, key: tuple[str, ...], state, action: int, ply: int) -> None:
+        """Check ``action`` taken at ``state`` (a state the game no longer changes), decision ``ply``."""
+        with self._cond:
+            self._queue.append((key, state, action, ply))
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="kwsearch-teach", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                if not self._queue:
+                    self._thread = None
+                    self._cond.notify_all()
+                    return
+                key, state, action, ply = self._queue.pop(0)
+                self._busy = True
+            try:
+                verdict = check_decision(state, action, ply, self.settings)
+                out = verdict.to_json() if verdict is not None else {"ply": ply, "error": "the check was interrupted"}
+            except Exception as exc:  # noqa: BLE001 - a failed check is reported on the page, the game goes on
+                out = {"ply": ply, "error": f"the check failed: {type(exc).__name__}: {exc}"}
+            with self._cond:
+                self._verdicts[key] = out
+                while len(self._verdicts) > self.MAX_VERDICTS:
+                    del self._verdicts[next(iter(self._verdicts))]
+                self._busy = False
+                self._cond.notify_all()
+
+    def pending(self) -> bool:
+        with self._cond:
+            return bool(self._queue) or self._busy
+
+    def wait(self, timeout: float = 120.0) -> None:
+        """Until no check is queued or running (at most ``timeout`` seconds: a stuck check never
+        stops the game)."""
+        with self._cond:
+            self._cond.wait_for(lambda: not self._queue and not self._busy, timeout=timeout)
+
+    def view(self, events: list[str]) -> dict[str, Any]:
+        """The settings, whether checks are under way, and the latest verdict (and latest flagged one)
+        of the decisions on the board."""
+        with self._cond:
+            current = [(key, v) for key, v in self._verdicts.items()
+                       if len(key) <= len(events) and tuple(events[:len(key)]) == key]
+            pending = bool(self._queue) or self._busy
+        current.sort(key=lambda kv: len(kv[0]))
+        flagged = [v for _, v in current if v.get("fires")]
+        return {**self.settings.to_json(), "checking": pending,
+                "verdict": current[-1][1] if current else None,
+                "flagged": flagged[-1] if flagged else None}
+
+
 class WebGame:
     """One game being played from the page (a :class:`~kwsearch.play.Session` and a lock)."""
 
-    def __init__(self, gid: str, session: Session):
+    def __init__(self, gid: str, session: Session, teach: TeachSettings | None = None):
         self.id = gid
         self.session = session
         self.names = session.names
         self.lock = threading.Lock()  # one change at a time (a bot's move runs in a thread)
+        self.teacher = Teacher(teach) if teach is not None else None
         reports = record_scorings(session.record, source=session.path.name)
         self.last_scoring = reports[-1] if reports else None
 
@@ -153,6 +238,7 @@ class WebGame:
             "moves": moves,
             "can_undo": not st.is_terminal() and any(self.session.seats[m["seat"]] == HUMAN for m in moves),
             "scoring": scoring_view(self.last_scoring, self.names),
+            "teach": self.teacher.view(self.session.record["events"]) if self.teacher is not None else None,
         })
         return out
 
@@ -204,15 +290,23 @@ class WebGame:
             if action not in legal:
                 raise WebError(f"action: {action} is not a legal decision here (legal: "
                                + ", ".join(f"{a} ({st.action_to_text(a)})" for a in legal) + ")")
+            events = self.session.record["events"]
+            before, at = st, len(events)
+            ply = sum(1 for e in events if not e.strip().lower().startswith(REVEAL))
             try:
                 self._commit(action, list(answers))
+                if self.teacher is not None:  # the state before: the game never changes it again (_commit)
+                    self.teacher.submit(tuple(self.session.record["events"][:at + 1]), before, action, ply)
             except NeedAnswer as need:
                 return {"need": {"question": need.question, "options": need.options, "answered": len(answers),
                                  "seat": seat, "action": action, "text": st.action_to_text(action)}}
         return self.view()
 
     def advance(self) -> dict[str, Any]:
-        """Let the bot to move make one decision (nothing when a human is to move or the game is over)."""
+        """Let the bot to move make one decision (nothing when a human is to move or the game is over).
+        In teaching mode the bots wait for the checks under way (see the module docstring)."""
+        if self.teacher is not None:
+            self.teacher.wait()
         with self._locked():
             st = self.state
             if not st.is_terminal() and self.session.seats[st.current_player()] != HUMAN:
@@ -312,15 +406,17 @@ class GameTable:
         return game
 
     def _open(self, record: dict[str, Any], seats: list[str], path: Path, mirror: bool, seed: int,
-              names: list[str] | None = None) -> WebGame:
+              names: list[str] | None = None, teach: TeachSettings | None = None) -> WebGame:
         session = Session(record, seats, path, mirror=mirror, seed=seed, hint_iterations=self.hint_iterations,
                           ask=_no_terminal, say=lambda text: None, names=names)
-        game = WebGame(secrets.token_urlsafe(9), session)
+        game = WebGame(secrets.token_urlsafe(9), session, teach)
         self.games[game.id] = game
         return game
 
     def create(self, body: Any) -> WebGame:
-        """A new game: ``{"seats": "human,random", "seed": 0, "v6": false, "mirror": false, "setup": {...}}``.
+        """A new game: ``{"seats": "human,random", "seed": 0, "v6": false, "mirror": false, "setup": {...},
+        "teach": {"threshold": "mistake", "iterations": 5000, "seed": 0}}`` (``teach``: teaching mode, each
+        field optional; absent or null: off).
 
         Without ``seed`` (or with ``null``) the game gets an unpredictable one; either way the
         seed stays in the record file and never goes back to the page while the game runs.
@@ -331,9 +427,16 @@ class GameTable:
         """
         if not isinstance(body, dict):
             raise WebError("expected a JSON object {\"seats\": \"human,random\", ...}")
-        unknown = set(body) - {"seats", "seed", "v6", "mirror", "setup", "names"}
+        unknown = set(body) - {"seats", "seed", "v6", "mirror", "setup", "names", "teach"}
         if unknown:
-            raise WebError(f"unknown field {sorted(unknown)[0]!r} (expected seats, seed, v6, mirror, setup, names)")
+            raise WebError(f"unknown field {sorted(unknown)[0]!r} (expected seats, seed, v6, mirror, setup, names, "
+                           "teach)")
+        teach = None
+        if body.get("teach") is not None:
+            try:
+                teach = TeachSettings.from_json(body["teach"])
+            except TeachError as exc:
+                raise WebError(str(exc)) from None
         names = body.get("names")
         if names is not None and (not isinstance(names, list) or not all(isinstance(x, str) for x in names)):
             raise WebError("names: expected a list of seat names")
@@ -356,6 +459,8 @@ class GameTable:
             check_mirror(seats, mirror)
         except PlayError as exc:
             raise WebError(str(exc).replace("--seats: ", "seats: ").replace("--mirror: ", "mirror: ")) from None
+        if teach is not None and HUMAN not in seats:
+            raise WebError("teach: no human seat to teach (the seats are all bots)")
         record = new_game_record(len(seats), seed, seats, v6=v6)
         if mirror:
             setup = body.get("setup") or {}
@@ -371,7 +476,7 @@ class GameTable:
         with self._lock:
             path = reserve_file(self.folder)
             try:
-                return self._open(record, seats, path, mirror, seed, names or None)
+                return self._open(record, seats, path, mirror, seed, names or None, teach)
             except PlayError as exc:
                 path.unlink(missing_ok=True)
                 raise WebError(str(exc).replace("--names: ", "names: ")) from None

@@ -825,6 +825,7 @@ function showGame(view) {
   renderScoring(view);
   if (S.analysis && S.analysis.hint) stopAnalysis(true);   // a hint is for the decision it was asked at
   if (S.analysing) startAnalysis(false); else clearCandidates(view);
+  if (window.kwsTeach && window.kwsTeach.show(view)) return;   // teaching mode holds the bots (teach.js)
   if (view.bot_to_move) setTimeout(advanceBots, 30);
 }
 
@@ -1058,6 +1059,7 @@ $("#new-ok").addEventListener("click", () => {
   if (names.length) body.names = names;
   if (mirror) body.setup = {chain: $("#mirror-chain").value, offered: $("#mirror-offered").value,
     display: $("#mirror-display").value};
+  if (window.kwsTeach && !mirror) body.teach = window.kwsTeach.settings();   // teach.js: undefined when off
   startGame(body);
 });
 window.addEventListener("resize", () => { if (S.mode === "doc") renderGraph(); });
