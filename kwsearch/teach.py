@@ -32,8 +32,8 @@ from .errors import KwsearchError
 LEVELS = ("inaccuracy", "mistake", "blunder")
 DEFAULT_THRESHOLD = "mistake"
 #: Search iterations of a check: the review's default (``kwsearch review``), so that a review with its
-#: default settings marks every checked decision the same. About 0.05 CPU-s a decision at four players
-#: (bench/teach_cost.py, bench/RESULTS.md): it does not hold up the game.
+#: default settings marks every checked decision the same. 0.03 to 0.09 CPU-s a decision on average at 2 to 4
+#: players, 0.16 at most (bench/teach_cost.py, bench/RESULTS.md): it does not hold up the game.
 DEFAULT_ITERATIONS = 5000
 #: The review's default seed (``kwsearch review --seed``).
 DEFAULT_SEED = 0

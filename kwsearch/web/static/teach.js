@@ -74,7 +74,10 @@
     }
     if (flagged && !view.terminal) {
       const thinking = document.querySelector("#decision .thinking");
-      if (thinking && view.bot_to_move) thinking.textContent = `(${view.seats[view.to_move]}) waits: take your decision back or play on`;
+      if (thinking && view.bot_to_move) {
+        thinking.classList.remove("thinking");   // no "deciding" dots: the bot is not searching
+        thinking.textContent = `(${view.seats[view.to_move]}) waits: take your decision back or play on`;
+      }
       return true;
     }
     if (t.checking && !view.terminal) {
