@@ -126,3 +126,23 @@ def test_bad_decisions_are_refused():
     st = first_decision(2, 10)
     with pytest.raises(TeachError, match="not a legal decision"):
         check_decision(st, 999, 0)
+
+
+@pytest.mark.parametrize("players, v6", [(2, False), (3, True), (4, False)])
+def test_every_kind_of_decision_can_be_checked(players, v6):
+    """A whole game of heuristic bots, every decision checked (a short search): set-up, turns, the
+    market, Benz's buyer during a scoring, the V6 tiles' decisions; each verdict about its own move."""
+    from kwsearch.bots import from_spec
+    st = (Game(players, v6=True) if v6 else Game(players)).new_initial_state(3, engine="reference")
+    bots = [from_spec("heuristic", seed=k) for k in range(players)]
+    settings = TeachSettings("inaccuracy", iterations=60)
+    kinds, ply = set(), 0
+    while not st.is_terminal():
+        a = bots[st.current_player()].step(st)
+        kinds.add(st.pending())
+        v = check_decision(st, a, ply, settings)
+        assert v.played == st.action_to_text(a) and v.seat == st.current_player() and 0 <= v.loss <= 1
+        assert v.fires == reaches(v.cls, "inaccuracy")
+        st.apply(a)
+        ply += 1
+    assert {"setup", "turn", "market", "benz"} <= kinds
