@@ -11,10 +11,10 @@ through ``run_slice`` -> ``iterate`` -> ``playout``.
 from libc.math cimport log, sqrt, tanh
 from libc.stdint cimport int8_t, int16_t, int32_t, uint64_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from kwsearch._fast cimport (MAX_LEGAL, MAX_TYPES, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal, k_next,
+from kwsearch._fast cimport (MAX_LEGAL, MAX_SPECIAL, MAX_TYPES, PH_OVER, Comp, FastState, KState, k_apply, k_determinize, k_legal, k_next,
                              GuideFn)
 from kwsearch._playout cimport (k_playout_tempo, PlayoutParams, k_rollout, k_play, RolloutKind, ROLLOUT_SMART)
 from kwsearch._eval cimport EvalModel, Evaluator, Prior, PriorModel, k_evaluate, k_policy
@@ -39,6 +39,15 @@ DEF ROOT_SLOTS = 512
 DEF ROOT_WORDS = ROOT_SLOTS // 64
 #: Longest path of one iteration from the root (nodes); deeper, the iteration plays out from there.
 DEF MAX_PATH = 512
+#: Keys of the cards-and-places accounting (``Tree.accounting``): a research card type ``k`` is key
+#: ``k``, a V6 specialty tile ``t`` is key ``CARD_KEYS_SPECIAL + t``.
+DEF CARD_KEYS_SPECIAL = 32
+DEF CARD_KEYS = 48
+if CARD_KEYS_SPECIAL != MAX_TYPES or CARD_KEYS != MAX_TYPES + MAX_SPECIAL:
+    raise ImportError("kwsearch._search: the accounting's card keys do not match _fast.pxd's MAX_TYPES/MAX_SPECIAL")
+#: The accounting's "next" cards: this many from the top of the determinized deck (the next
+#: research's refill of the display turns up two).
+DEF NEXT_CARDS = 2
 #: A timed slice reads the clock once every this many iterations (a power of two).
 DEF CLOCK_EVERY = 16
 
@@ -93,17 +102,97 @@ cdef class Tree:
     cdef public int32_t max_nodes
     cdef public bint pool_full
     cdef int32_t root_avail[ROOT_SLOTS]
+    # The cards-and-places accounting (``accounting``), NULL while it is off: per root option (by
+    # action id) the samples and the root mover's summed win share, the same split by card key
+    # (``CARD_KEYS`` per option), and every seat's summed share of every finishing place (seat * 4 +
+    # place, 16 per option).
+    cdef int32_t* acc_n
+    cdef double* acc_win
+    cdef int32_t* acc_key_n
+    cdef double* acc_key_win
+    cdef double* acc_place
 
     def __cinit__(self, int32_t max_nodes=4_000_000):
         self.cap = 4096
         self.nodes = alloc_nodes(self.cap)
         if self.nodes == NULL:
             raise MemoryError()
+        self.acc_n = NULL
+        self.acc_win = NULL
+        self.acc_key_n = NULL
+        self.acc_key_win = NULL
+        self.acc_place = NULL
         self.max_nodes = max_nodes
         self.clear()
 
     def __dealloc__(self):
         free(self.nodes)
+        self._free_accounting()
+
+    cdef void _free_accounting(self):
+        free(self.acc_n)
+        free(self.acc_win)
+        free(self.acc_key_n)
+        free(self.acc_key_win)
+        free(self.acc_place)
+        self.acc_n = NULL
+        self.acc_win = NULL
+        self.acc_key_n = NULL
+        self.acc_key_win = NULL
+        self.acc_place = NULL
+
+    @property
+    def accounting(self):
+        """Whether the iterations also count what the cards bring and the finishing places (the
+        tables ``card_stats`` reads; off by default). Turning it on allocates the tables (about
+        360 KB) and starts them empty; turning it off frees them. It draws no random number, so a
+        search with it runs exactly the iterations of one without."""
+        return self.acc_n != NULL
+
+    @accounting.setter
+    def accounting(self, bint on):
+        if on == (self.acc_n != NULL):
+            return
+        if not on:
+            self._free_accounting()
+            return
+        self.acc_n = <int32_t*>malloc(ROOT_SLOTS * sizeof(int32_t))
+        self.acc_win = <double*>malloc(ROOT_SLOTS * sizeof(double))
+        self.acc_key_n = <int32_t*>malloc(ROOT_SLOTS * CARD_KEYS * sizeof(int32_t))
+        self.acc_key_win = <double*>malloc(ROOT_SLOTS * CARD_KEYS * sizeof(double))
+        self.acc_place = <double*>malloc(ROOT_SLOTS * 16 * sizeof(double))
+        if (self.acc_n == NULL or self.acc_win == NULL or self.acc_key_n == NULL or self.acc_key_win == NULL
+                or self.acc_place == NULL):
+            self._free_accounting()
+            raise MemoryError()
+        self.reset_accounting()
+
+    def reset_accounting(self):
+        """Empty the accounting's tables (a reused tree counts its new iterations only)."""
+        if self.acc_n == NULL:
+            return
+        memset(self.acc_n, 0, ROOT_SLOTS * sizeof(int32_t))
+        memset(self.acc_win, 0, ROOT_SLOTS * sizeof(double))
+        memset(self.acc_key_n, 0, ROOT_SLOTS * CARD_KEYS * sizeof(int32_t))
+        memset(self.acc_key_win, 0, ROOT_SLOTS * CARD_KEYS * sizeof(double))
+        memset(self.acc_place, 0, ROOT_SLOTS * 16 * sizeof(double))
+
+    def card_stats(self):
+        """The accounting's tables since the last reset, by root option: ``{action: (samples, win,
+        {key: (samples, win)}, places)}`` where ``win`` is the root mover's summed win share, a
+        key is a research card type (0..31) or ``32 + t`` for V6 specialty tile ``t``, and
+        ``places`` is a list of 16 sums, seat * 4 + place (0: first). Empty when it is off."""
+        cdef int a, k
+        cdef dict out = {}
+        if self.acc_n == NULL:
+            return out
+        for a in range(ROOT_SLOTS):
+            if self.acc_n[a] == 0:
+                continue
+            keys = {k: (self.acc_key_n[a * CARD_KEYS + k], self.acc_key_win[a * CARD_KEYS + k])
+                    for k in range(CARD_KEYS) if self.acc_key_n[a * CARD_KEYS + k] > 0}
+            out[a] = (self.acc_n[a], self.acc_win[a], keys, [self.acc_place[a * 16 + k] for k in range(16)])
+        return out
 
     def clear(self):
         self.n = 0
@@ -292,6 +381,92 @@ cdef inline void cutoff_rewards(KState* s, const Comp* c, const EvalModel* model
     blend_money(s, money_weight, win, r)
 
 
+cdef inline int next_keys(KState* s, const Comp* c, int* keys) noexcept nogil:
+    """The accounting's keys of a determinized state (``Tree.accounting``): the research card types
+    of the next ``NEXT_CARDS`` cards to come up from the deck as it stands (its top ones; a
+    reshuffle of the discard pile is not looked into), each type once, and with V6 the specialty
+    tile on top of the current round's stack (``CARD_KEYS_SPECIAL + t``). Returns how many."""
+    cdef int n = 0, j, k, card, t, top = 0, r = s.round - 1
+    cdef bint seen
+    for j in range(NEXT_CARDS):
+        if j >= s.ndeck:
+            break
+        card = s.cards[s.ndeck - 1 - j]
+        seen = False
+        for k in range(n):
+            if keys[k] == card:
+                seen = True
+        if not seen:
+            keys[n] = card
+            n += 1
+    if c.nspec > 0 and 0 <= r < c.nstacks:
+        for t in range(c.nspec):  # the top of stack r is its face-down tile with the highest place
+            if c.spec_stack[t] == r and s.spec_loc[t] > top:
+                top = s.spec_loc[t]
+        for t in range(c.nspec):
+            if c.spec_stack[t] == r and s.spec_loc[t] == top and top > 0:
+                keys[n] = CARD_KEYS_SPECIAL + t
+                n += 1
+    return n
+
+
+cdef void ranked_places(const double* w, int n, int used, int place, double prob, double* out) noexcept nogil:
+    """Add to ``out[seat * 4 + place]`` each seat's chance of each place from ``place`` on, when the
+    seats not in the bit set ``used`` take the places left in the Plackett-Luce order of the
+    strengths ``w``: the next place goes to a seat in proportion to its strength among those left
+    (evenly when theirs are all 0); ``prob`` is the chance of the places above."""
+    cdef double total = 0.0, q
+    cdef int i, left = 0
+    if place >= n or prob <= 0.0:
+        return
+    for i in range(n):
+        if not (used >> i) & 1:
+            total += w[i]
+            left += 1
+    for i in range(n):
+        if not (used >> i) & 1:
+            q = w[i] / total if total > 0.0 else 1.0 / left
+            if q > 0.0:
+                out[i * 4 + place] += prob * q
+                ranked_places(w, n, used | (1 << i), place + 1, prob * q, out)
+
+
+cdef inline void account_sample(Tree t, int action, int mover, int nplayers, const double* win, bint cut,
+                                const double* money, const int* keys, int nkeys) noexcept nogil:
+    """Count one completed iteration in the accounting's tables (``Tree.accounting``): the root
+    option ``action`` it took, the root ``mover``'s win share ``win[mover]`` under the option and
+    under each of its ``keys``, and every seat's finishing place. A game played to its end places
+    the seats by ``money`` (seats with equal money share the places they span evenly); a playout
+    stopped at its cut-off (``cut``) places them in the Plackett-Luce order of the evaluation's win
+    shares ``win`` (``ranked_places``). Either way a seat's chance of first place is its win share."""
+    cdef int i, j, k, better, tied
+    cdef double part
+    cdef double strength[4]
+    if action < 0 or action >= ROOT_SLOTS:
+        return
+    t.acc_n[action] += 1
+    t.acc_win[action] += win[mover]
+    for k in range(nkeys):
+        t.acc_key_n[action * CARD_KEYS + keys[k]] += 1
+        t.acc_key_win[action * CARD_KEYS + keys[k]] += win[mover]
+    if cut:
+        for i in range(nplayers):
+            strength[i] = win[i] if win[i] > 0.0 else 0.0
+        ranked_places(strength, nplayers, 0, 0, 1.0, &t.acc_place[action * 16])
+        return
+    for i in range(nplayers):
+        better = 0
+        tied = 0
+        for j in range(nplayers):
+            if money[j] > money[i]:
+                better += 1
+            elif money[j] == money[i]:
+                tied += 1
+        part = 1.0 / tied
+        for k in range(better, better + tied):
+            t.acc_place[action * 16 + i * 4 + k] += part
+
+
 cdef inline int reveal_signature(KState* s) noexcept nogil:
     """What the players saw of the research display: 1 + (ndisplay, d0, d1) in base MAX_TYPES + 1,
     a card slot left empty counting as MAX_TYPES (so 0 never occurs: it marks a non-chance node)."""
@@ -407,9 +582,16 @@ cdef int iterate(Tree t, KState* root, const Comp* c, const SearchParams* p, uin
     cdef Node* nd
     cdef uint64_t unseen[ROOT_WORDS]  # legal actions without a child yet (bit per action id)
     cdef int32_t slot[ROOT_SLOTS]           # the child of each legal action that has one
+    cdef bint account = t.acc_n != NULL     # the cards-and-places accounting (Tree.accounting)
+    cdef int keys[NEXT_CARDS + 1]
+    cdef int nkeys = 0
+    cdef double place_money[4]
+    cdef bint cut = False
     path[0] = 0
     if p.determinize:
         k_determinize(&s, c, k_next(rng))
+    if account:
+        nkeys = next_keys(&s, c, keys)
     while s.phase != PH_OVER and depth < MAX_PATH - 1:
         n = k_legal(&s, c, buf)
         if n == 0:
@@ -491,8 +673,13 @@ cdef int iterate(Tree t, KState* root, const Comp* c, const SearchParams* p, uin
         playout(&s, c, p, rng)
     if s.phase != PH_OVER and p.evaluation != NULL:  # stopped at the cut-off (or at MAX_PATH with one)
         cutoff_rewards(&s, c, p.evaluation, p.money_weight, r, w)
+        cut = True
     else:
         rewards(&s, p.money_weight, r, w)
+    if account and depth >= 2:
+        for i in range(s.nplayers):
+            place_money[i] = s.seats[i].money
+        account_sample(t, t.nodes[path[1]].action, root_mover, s.nplayers, w, cut, place_money, keys, nkeys)
     for i in range(depth):
         nd = &t.nodes[path[i]]
         nd.visits += 1

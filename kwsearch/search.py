@@ -310,6 +310,10 @@ class SearchResult:
     pool_full: bool = False           # a node pool filled up, which ended (that worker's) search
     reused_visits: int = 0            # root visits carried over from an earlier search (tree reuse)
     final: bool = True                # False for a progress report
+    # The cards-and-places accounting of this search's iterations (``Searcher(account=True)``; None
+    # without it): ``{action: [samples, win, {key: [samples, win]}, places]}``, summed over the
+    # workers (kwsearch._search.Tree.card_stats; kwsearch.outlook reads it).
+    accounts: dict | None = None
 
     @property
     def iterations_per_second(self) -> float:
@@ -339,8 +343,29 @@ def _tree_stats(tree, reused: int = 0) -> dict[str, Any]:
         path = (keys[parent] if parent >= 0 else ()) + ((action if action >= 0 else -1 - outcome),)
         keys.append(path)
         paths[path] = [n, player]
-    return {"root": root, "avail": tree.root_availability(), "paths": paths, "iterations": visits - reused,
-            "nodes": tree.size, "pool_full": bool(tree.pool_full)}
+    out = {"root": root, "avail": tree.root_availability(), "paths": paths, "iterations": visits - reused,
+           "nodes": tree.size, "pool_full": bool(tree.pool_full)}
+    if tree.accounting:
+        out["accounts"] = {a: [n, win, {k: list(v) for k, v in keys.items()}, places]
+                           for a, (n, win, keys, places) in tree.card_stats().items()}
+    return out
+
+
+def _merge_accounts(parts: list[dict]) -> dict:
+    """The sum of several workers' accounting tables, in the order given (worker 0 first), so the
+    float sums are the same for the same seed and worker count."""
+    out: dict = {}
+    for part in parts:
+        for a, (n, win, keys, places) in part.items():
+            m = out.setdefault(a, [0, 0.0, {}, [0.0] * len(places)])
+            m[0] += n
+            m[1] += win
+            for k, (kn, kw) in keys.items():
+                e = m[2].setdefault(k, [0, 0.0])
+                e[0] += kn
+                e[1] += kw
+            m[3] = [x + y for x, y in zip(m[3], places)]
+    return out
 
 
 def _merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -362,8 +387,11 @@ def _merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
             avail[a] = avail.get(a, 0) + n
         for p, (n, player) in st["paths"].items():
             paths.setdefault(p, [0, player])[0] += n
-    return {"root": root, "avail": avail, "paths": paths, "iterations": sum(p["iterations"] for p in parts),
-            "nodes": sum(p["nodes"] for p in parts), "pool_full": any(p["pool_full"] for p in parts)}
+    out = {"root": root, "avail": avail, "paths": paths, "iterations": sum(p["iterations"] for p in parts),
+           "nodes": sum(p["nodes"] for p in parts), "pool_full": any(p["pool_full"] for p in parts)}
+    if any("accounts" in p for p in parts):
+        out["accounts"] = _merge_accounts([p.get("accounts", {}) for p in parts])
+    return out
 
 
 def _best(kids: list[tuple[int, int, int]]) -> tuple[int, int, int]:
@@ -561,7 +589,8 @@ def _make_result(fast, stats: dict[str, Any], *, seed: int, config: SearchConfig
                         pv=tuple(texts), pv_actions=tuple(pv[:len(texts)]), iterations=iterations,
                         elapsed=elapsed, seed=seed, config=config, limits=limits, nodes=stats["nodes"],
                         node_bytes=_search.Tree.node_bytes(), interrupted=interrupted,
-                        pool_full=stats["pool_full"], reused_visits=reused, final=final)
+                        pool_full=stats["pool_full"], reused_visits=reused, final=final,
+                        accounts=stats.get("accounts"))
 
 
 def split_iterations(total: int | None, workers: int) -> list[int | None]:
@@ -690,7 +719,8 @@ class Searcher:
         True
     """
 
-    def __init__(self, config: SearchConfig = SearchConfig(), seed: int = 0, *, reuse: bool = True):
+    def __init__(self, config: SearchConfig = SearchConfig(), seed: int = 0, *, reuse: bool = True,
+                 account: bool = False):
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
             raise SearchError(f"Searcher.seed: expected an integer, got {seed!r}")
         if not isinstance(config, SearchConfig):
@@ -698,6 +728,7 @@ class Searcher:
         self.config = config
         self.seed = int(seed)
         self.reuse = reuse
+        self.account = bool(account)  # count what the cards bring and the finishing places (kwsearch.outlook)
         self.calls = 0
         self.tree = None
         self._root = None  # the state the kept tree's root stands for, advanced by advance()
@@ -760,7 +791,7 @@ class Searcher:
         config.prior_model(fast.game.num_players)
         if config.workers > 1:
             self.tree = self._root = None
-            return _run_workers(fast, config, limits, seed, progress, stop, progress_interval)
+            return _run_workers(fast, config, limits, seed, progress, stop, progress_interval, self.account)
         return self._run_here(fast, config, limits, seed, progress, stop, progress_interval)
 
     def _run_here(self, fast, config: SearchConfig, limits: SearchLimits, seed: int, progress, stop,
@@ -769,6 +800,8 @@ class Searcher:
         params = search_params(config, fast.game.num_players)
         tree = self._reused_tree(fast) or _search.Tree(config.max_nodes)
         tree.reset_root_avail()
+        tree.accounting = self.account
+        tree.reset_accounting()
         reused = tree.root_visits()
         rng = derive_seed(seed, "worker", 0)
         t0 = last = time.perf_counter()
@@ -796,14 +829,14 @@ class Searcher:
 
 def search(state, limits: SearchLimits = SearchLimits(iterations=1000), config: SearchConfig = SearchConfig(),
            seed: int = 0, *, progress: Callable[[SearchResult], None] | None = None, stop=None,
-           progress_interval: float = 0.25) -> SearchResult:
+           progress_interval: float = 0.25, account: bool = False) -> SearchResult:
     """Search ``state`` once with ``seed`` (see :class:`Searcher` and the module docstring).
 
     The same seed, settings and iteration limit give the same result, with one
     worker or several (the workers' seeds and shares are derived from them).
     """
-    return Searcher(config, seed, reuse=False).run(state, limits, progress=progress, stop=stop,
-                                                   progress_interval=progress_interval, seed=seed)
+    return Searcher(config, seed, reuse=False, account=account).run(
+        state, limits, progress=progress, stop=stop, progress_interval=progress_interval, seed=seed)
 
 
 def determinized(state, seed: int):
@@ -823,7 +856,7 @@ class _Orphaned(Exception):
 
 
 def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iterations: int | None,
-                 seconds: float | None, stop, conn, report_every: float, parent: int) -> None:
+                 seconds: float | None, stop, conn, report_every: float, parent: int, account: bool = False) -> None:
     """One root-parallel worker: search in slices, send ("stats", summary) every ``report_every``
     seconds (0: never) and ("final", summary) at the end, or ("error", message)."""
     # Ctrl-C in a terminal reaches the whole process group; the parent decides (it sets ``stop``).
@@ -837,6 +870,7 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
         fast_module()
         state = state_from_json(obj, engine="fast")
         tree = _search.Tree(config.max_nodes)
+        tree.accounting = account
         params = search_params(config, state.game.num_players)
         t0 = last = time.perf_counter()
 
@@ -862,7 +896,7 @@ def _worker_main(index: int, obj: dict, config: SearchConfig, rng: int, iteratio
 
 
 def _run_workers(fast, config: SearchConfig, limits: SearchLimits, seed: int, progress, stop,
-                 interval: float) -> SearchResult:
+                 interval: float, account: bool = False) -> SearchResult:
     import multiprocessing as mp
     from multiprocessing.connection import wait
 
@@ -912,7 +946,8 @@ def _run_workers(fast, config: SearchConfig, limits: SearchLimits, seed: int, pr
                     recv, send = ctx.Pipe(duplex=False)
                     p = ctx.Process(target=_worker_main, name=f"kwsearch-search-{i}",
                                     args=(i, obj, config, derive_seed(seed, "worker", i), budget, limits.seconds,
-                                          halt, send, interval if progress is not None else 0.0, os.getpid()))
+                                          halt, send, interval if progress is not None else 0.0, os.getpid(),
+                                          account))
                     p.start()
                     send.close()
                     procs.append(p)
