@@ -38,6 +38,8 @@ class Candidate:
     estimate: Any = None           # kwsearch.confidence.Estimate: the re-searched value and its interval
     equal: bool = False            # equal to the best at the re-searches' precision or within the margin
     rank: int | None = None        # place by the re-searched win share (0: the best; None: not verified)
+    cards: Any = None              # kwsearch.outlook.OptionCards: what the cards bring (None: not counted)
+    places: Any = None             # kwsearch.outlook.Places over this option's samples (None: not counted)
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,12 @@ class Analysis:
     candidates: tuple[Candidate, ...]
     interrupted: bool
     verification: Any = None       # kwsearch.confidence.Verification (None: not verified)
+
+    @property
+    def places(self):
+        """Every seat's finishing places over the samples of the hint's option (the first of
+        :meth:`ranked`): a ``kwsearch.outlook.Places``, or None when the search did not count them."""
+        return self.ranked()[0].places
 
     def ranked(self) -> tuple[Candidate, ...]:
         """The candidates by their re-searched rank (the search's order when not verified)."""
@@ -64,13 +72,20 @@ class Analysis:
         return ", ".join(names[:-1]) + f" or {names[-1]}, {how}"
 
 
-def describe(result: SearchResult, top: int = 5) -> Analysis:
-    """The best ``top`` options of a search result (final or a progress report) as candidates."""
+def describe(result: SearchResult, top: int = 5, components=None) -> Analysis:
+    """The best ``top`` options of a search result (final or a progress report) as candidates; with
+    the game's ``components`` and a search that counted them (``result.accounts``), each with what
+    the cards bring and the finishing places (kwsearch.outlook)."""
+    from .outlook import option_cards, places
     cands = []
+    counted = components is not None and result.accounts is not None
+    players = len(result.actions[0].mean_money) if result.actions else 0
     for i, a in enumerate(result.actions[:max(1, top)]):
         pv = tuple(result.pv) if a.action == result.best_action else a.plan
         cands.append(Candidate(i, a.action, a.text, a.plan, a.visits, a.share, a.availability, a.win_prob,
-                               a.mean_money[result.mover], a.money_sd, a.mean_money, pv))
+                               a.mean_money[result.mover], a.money_sd, a.mean_money, pv,
+                               cards=option_cards(components, result.accounts, a.action) if counted else None,
+                               places=places(result.accounts, players, a.action) if counted else None))
     return Analysis(result, tuple(cands), result.interrupted)
 
 
@@ -88,10 +103,11 @@ def analyse(state, limits: SearchLimits, config: SearchConfig = SearchConfig(), 
     statistics gathered (``interrupted``). With an iteration limit the result
     depends only on the seed and the settings (any number of workers).
     """
-    report = None if progress is None else (lambda r: progress(describe(r, top)))
-    result = Searcher(config, seed, reuse=False).run(state, limits, progress=report, stop=stop,
-                                                     progress_interval=progress_interval, seed=seed)
-    an = describe(result, top)
+    components = state.game.components
+    report = None if progress is None else (lambda r: progress(describe(r, top, components)))
+    result = Searcher(config, seed, reuse=False, account=True).run(
+        state, limits, progress=report, stop=stop, progress_interval=progress_interval, seed=seed)
+    an = describe(result, top, components)
     if verify and not an.interrupted and result.iterations > 0:
         an = verified(state, an, seed=seed, until_clear=limits.until_clear, cap=limits.clear_cap, stop=stop)
     return an
@@ -140,6 +156,7 @@ def analysis_json(an: Analysis, source: str | None = None, ply: int | None = Non
             "poolFull": r.pool_full,
             "config": r.config.as_dict(),
             **({"confidence": _confidence_json(an)} if an.verification is not None else {}),
+            **({"places": _places_json(an.ranked()[0])} if an.places is not None else {}),
         },
         "moveInfos": [{
             "move": c.text,
@@ -155,8 +172,15 @@ def analysis_json(an: Analysis, source: str | None = None, ply: int | None = Non
             "plan": list(c.plan),
             "pv": list(c.pv),
             **(_estimate_json(c) if c.estimate is not None else {}),
+            **({"cards": c.cards.as_json()} if c.cards is not None else {}),
+            **({"places": c.places.as_json()} if c.places is not None else {}),
         } for c in an.candidates],
     }
+
+
+def _places_json(c: Candidate) -> dict[str, Any]:
+    """The hint's finishing places (rootInfo.places): those of its option, named."""
+    return {"move": c.text, **c.places.as_json()}
 
 
 def _estimate_json(c: Candidate) -> dict[str, Any]:

@@ -427,6 +427,12 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
             say(line)
     click.echo("")
     say("PV: " + ", ".join(card_token(state, m) for m in r.pv))
+    from .outlook import text_lines
+    more = text_lines(an, state, names, width)
+    if more:
+        click.echo("")
+        for line in more:
+            click.echo(line)
 
 
 

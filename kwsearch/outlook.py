@@ -161,7 +161,7 @@ def places(accounts: dict | None, players: int, action: int | None = None) -> Pl
         return None
     seats = []
     for seat in range(players):
-        p = tuple(sum(r[3][seat * 4 + k] for r in rows) / n for k in range(players))
+        p = tuple(min(1.0, max(0.0, sum(r[3][seat * 4 + k] for r in rows) / n)) for k in range(players))
         seats.append(SeatPlaces(seat, p, sum((k + 1) * x for k, x in enumerate(p))))
     return Places(action, n, tuple(seats))
 
@@ -187,4 +187,36 @@ def place_lines(pl: Places, names: list[str], indent: str = "    ") -> list[str]
     for s in pl.seats:
         cells = "  ".join(f"{ordinal(k + 1)} {100 * x:3.0f}%" for k, x in enumerate(s.p))
         out.append(f"{indent}{names[s.seat]:<{width}}  {cells}   expected {s.expected:.2f}")
+    return out
+
+
+def text_lines(an, state, names: list[str] | None = None, width: int = 100) -> list[str]:
+    """What the cards bring and the finishing places of an analysis (``kwsearch.analysis.Analysis``)
+    as ``kwsearch suggest`` prints them, every line within ``width`` columns; no lines when the
+    search did not count them."""
+    from .analysis import plan_text
+    from .render import wrap_phrases
+    out: list[str] = []
+    shown = [c for c in an.candidates if c.cards is not None]
+    if shown:
+        out += wrap_phrases("what the cards bring: each option's win % in the search's own samples, "
+                            "split by a card coming up next (one of the next two research cards turned "
+                            "up, or the next specialty tile) or not; ± 95% margins "
+                            "(docs/cards-and-places.md)", width, "    ")
+        for c in shown:
+            head = f"  {plan_text(state, c.plan[:1])}: {100 * c.cards.win:.0f}% over {c.cards.samples:,} samples"
+            out += wrap_phrases(head, width, "      ")
+            lines = card_lines(c.cards, "    ") or ["    no card moves it by enough samples to tell"]
+            for line in lines:
+                out += wrap_phrases(line, width, "      ")
+    pl = an.places
+    if pl is not None:
+        seat_names = [f"seat {i}" + (f" ({names[i]})" if names and i < len(names) else "")
+                      for i in range(len(pl.seats))]
+        best = an.ranked()[0]
+        half = max(margin(x, pl.samples) for s in pl.seats for x in s.p)
+        out += wrap_phrases(f"finishing places after {plan_text(state, best.plan[:1])} "
+                            f"({pl.samples:,} samples; ± {100 * half:.0f} points at most):", width, "    ")
+        for line in place_lines(pl, seat_names, "    "):
+            out += wrap_phrases(line, width, "      ")
     return out

@@ -141,6 +141,9 @@ class DecisionReview:
     played_win_all: list[float] | None = None  # every seat's win probability after the move played
     verify_chunks: int | None = None       # re-searches of each verified option
     verify_iterations: int | None = None   # iterations of each
+    # issue 30: every seat's finishing places in the main search's samples of the move played
+    # (kwsearch.outlook; absent from reviews made before): {"move", "samples", "probabilities", "expected"}
+    places: dict | None = None
 
     @property
     def mark(self) -> str:
@@ -266,6 +269,7 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     # every seat's win % at the best option: the main search's, or its re-searches' when it has no visit there
     info = next((i for i in an.result.actions if i.action == top and i.visits > 0), None)
     win_all = list(_rewards(info, n)) if info is not None else list(values[top][1])
+    played_places = by_action[action].places if action in by_action else None
     return DecisionReview(
         ply=ply, seat=seat, round=ref.round, kind=ref.pending(),
         played=ref.action_to_text(action), played_label=menu_label(ref, action),
@@ -276,7 +280,11 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
         played_visits=visits, iterations=an.result.iterations, options=len(legal),
         played_win_half=t975(k - 1) * _centre_se(pe), best_win_half=t975(k - 1) * _centre_se(be),
         loss_half=loss_half, equal=equal,
-        played_win_all=pall, verify_chunks=k, verify_iterations=chunk)
+        played_win_all=pall, verify_chunks=k, verify_iterations=chunk,
+        places=None if played_places is None else {
+            "move": ref.action_to_text(action), "samples": played_places.samples,
+            "probabilities": [list(x.p) for x in played_places.seats],
+            "expected": [x.expected for x in played_places.seats]})
 
 
 def verify_options(state, result, options: list[int], chunk: int, seed: int, chunks: int = VERIFY_CHUNKS):
@@ -357,7 +365,9 @@ VERIFY_KEYS = ("played_win_half", "best_win_half", "loss_half", "equal", "played
                "verify_iterations")
 #: The fields of a decision in a cache (a review file's decisions also hold ``mark``), the verification's
 #: optional.
-DECISION_KEYS = tuple(k for k in DecisionReview.__dataclass_fields__ if k not in VERIFY_KEYS)
+#: Optional fields of a decision besides the verification's (each checked when present).
+EXTRA_KEYS = ("places",)
+DECISION_KEYS = tuple(k for k in DecisionReview.__dataclass_fields__ if k not in VERIFY_KEYS + EXTRA_KEYS)
 REVIEW_KEYS = ("format", "source", "players", "names", "settings", "thresholds", "complete", "reviewed", "total",
                "seats", "final_money", "decisions", "summary")
 SETTINGS_KEYS = ("iterations", "seconds", "seed", "c_uct", "money_weight", "closed_loop", "rollout")
@@ -465,11 +475,11 @@ def _check_decision(ck: _Checker, d: Any, where: str, players: int | None, thres
     def at(k: str) -> str:
         return key_path(where, k)
 
-    ck.obj(d, where, DECISION_KEYS + (("mark",) if in_review else ()), VERIFY_KEYS,
+    ck.obj(d, where, DECISION_KEYS + (("mark",) if in_review else ()), VERIFY_KEYS + EXTRA_KEYS,
            what="a reviewed decision (an object)")
     verified = any(k in d for k in VERIFY_KEYS)
     if verified:
-        ck.obj(d, where, DECISION_KEYS + (("mark",) if in_review else ()) + VERIFY_KEYS,
+        ck.obj(d, where, DECISION_KEYS + (("mark",) if in_review else ()) + VERIFY_KEYS, EXTRA_KEYS,
                what="a reviewed decision (an object)")
     if players is None:
         w = d["win_all"]
@@ -567,6 +577,8 @@ def _check_decision(ck: _Checker, d: Any, where: str, players: int | None, thres
     iterations = ck.integer(d["iterations"], at("iterations"), 0, MAX_COUNT)
     ck.integer(d["played_visits"], at("played_visits"), 0, iterations,
            f"visits from 0 to the decision's iterations ({iterations})")
+    if d.get("places") is not None:
+        _check_places(ck, d["places"], at("places"), players, played, iterations)
     options = ck.integer(d["options"], at("options"), 1, 100_000)
     if steps is not None:
         if options != len(legal):
@@ -576,6 +588,39 @@ def _check_decision(ck: _Checker, d: Any, where: str, players: int | None, thres
         if d["kind"] != ref.pending():
             ck.fail(at("kind"), f"{_show(ref.pending())} (the decision at ply {ply})", d["kind"])
     return d
+
+
+def _check_places(ck: _Checker, v: Any, where: str, players: int, played: str, iterations: int) -> None:
+    """A decision's finishing places (``DecisionReview.places``): the move played, its samples, a
+    row of place chances per seat (each row sums to 1, and so does each place over the seats) and
+    each seat's expected place."""
+    from .jsonload import key_path
+    ck.obj(v, where, ("move", "samples", "probabilities", "expected"), (), what="finishing places (an object)")
+    if v["move"] != played:
+        ck.fail(key_path(where, "move"), f"the move played {_show(played)}", v["move"])
+    ck.integer(v["samples"], key_path(where, "samples"), 1, max(1, iterations),
+               f"samples from 1 to the decision's iterations ({iterations})")
+    rows = ck.items(v["probabilities"], key_path(where, "probabilities"), players, players,
+                    f"{players} rows of place chances (one per seat)")
+    for i, row in enumerate(rows):
+        at = f"{key_path(where, 'probabilities')}[{i}]"
+        ck.items(row, at, players, players, f"{players} place chances (first place first)")
+        for k, p in enumerate(row):
+            ck.prob(p, f"{at}[{k}]")
+        if abs(sum(row) - 1) > 1e-6:
+            ck.fail(at, "place chances summing to 1", row)
+    for k in range(players):
+        if abs(sum(row[k] for row in rows) - 1) > 1e-6:
+            ck.fail(key_path(where, "probabilities"), f"chances of place {k + 1} summing to 1 over the seats",
+                    [row[k] for row in rows])
+    exp = ck.items(v["expected"], key_path(where, "expected"), players, players,
+                   f"{players} expected places (one per seat)")
+    for i, e in enumerate(exp):
+        want = sum((k + 1) * p for k, p in enumerate(rows[i]))
+        ck.number(e, f"{key_path(where, 'expected')}[{i}]", 1 - 1e-6, players + 1e-6,
+                  f"an expected place from 1 to {players}")
+        if abs(e - want) > 1e-6:
+            ck.fail(f"{key_path(where, 'expected')}[{i}]", f"the expected place of its row = {want:.6g}", e)
 
 
 def _check_plies(ck: _Checker, plies: list[tuple[str, int]]) -> None:
@@ -1047,6 +1092,7 @@ function show(i){
        d.options + ' options' + (d.verify_chunks ? '; verified: ' + d.verify_chunks + ' x ' +
        d.verify_iterations.toLocaleString() + ' iterations alone per option, ± 95% intervals' : '') +
        '; win % after the move: ' + D.names.map((n,k)=>n+' '+pct(after[k])).join(', ') + '</div>';
+  h += placesLine(d);
   document.getElementById('move').innerHTML = h;
   document.querySelectorAll('#moves tr.row').forEach(r => r.classList.toggle('sel', +r.dataset.i === i));
   const row = document.querySelector('#moves tr.row[data-i="' + i + '"]');
@@ -1115,6 +1161,54 @@ def _graph_svg(review: Review) -> str:
     return "".join(out)
 
 
+def _places_svg(review: Review) -> str:
+    """Every seat's expected finishing place over the reviewed decisions, under the win-% graph and
+    on its x scale (1st at the top); empty when no decision has its places."""
+    from xml.sax.saxutils import escape
+    from .svg import SEAT_COLOURS
+    ds = review.decisions
+    if not any(d.places for d in ds):
+        return ""
+    w, h, left, top, bottom = 900, 96, 44, 8, 8
+    pw, ph = w - left - 12, h - top - bottom
+    n = max(1, len(ds) - 1)
+    last = max(2, review.players)
+
+    def x(i: int) -> float:
+        return left + pw * i / n
+
+    def y(place: float) -> float:
+        return top + ph * (place - 1) / (last - 1)
+
+    out = [f'<svg id="places" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+           f'viewBox="0 0 {w} {h}" font-size="11"><title>expected finishing place (main search)</title>']
+    out.append(f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="#fff" stroke="#999"/>')
+    for k in range(1, last + 1):
+        out.append(f'<line x1="{left}" x2="{left + pw}" y1="{y(k):.1f}" y2="{y(k):.1f}" stroke="#e3e3e3"/>')
+        out.append(f'<text x="{left - 4}" y="{y(k) + 4:.1f}" text-anchor="end" fill="#555">'
+                   f'{ {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")}</text>')
+    for s in range(review.players):
+        pts = " ".join(f"{x(i):.1f},{y(d.places['expected'][s]):.1f}" for i, d in enumerate(ds) if d.places)
+        out.append(f'<polyline class="expected-place" data-seat="{s}" points="{pts}" fill="none" '
+                   f'stroke="{SEAT_COLOURS[s]}" stroke-width="2"><title>{escape(review.names[s])}: expected place'
+                   f'</title></polyline>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+#: The decision box's line of finishing places (the review page's script; kwsearch.outlook).
+_PLACES_JS = """
+function placesLine(d){
+  if (!d.places) return '';
+  const ord = (k) => ({1:'1st',2:'2nd',3:'3rd'})[k] || k + 'th';
+  return '<div class="places" style="color:#444;font-size:12px">finishing places after ' + esc(d.places.move) +
+    ' (main search, ' + d.places.samples.toLocaleString() + ' samples): ' +
+    D.names.map((n,s) => esc(n) + ' ' + d.places.probabilities[s].map((p,k) => ord(k+1) + ' ' + pct(p)).join(' ') +
+    ' (expected ' + d.places.expected[s].toFixed(2) + ')').join('; ') + '</div>';
+}
+"""
+
+
 def review_html(review: Review, record: Mapping[str, Any]) -> str:
     """ONE self-contained HTML page (no network: inline CSS, JavaScript and SVG): the board at
     every reviewed decision, every seat's win-% graph (click a point to see that decision),
@@ -1160,7 +1254,7 @@ def review_html(review: Review, record: Mapping[str, Any]) -> str:
  · classes by the loss in win % beyond its 95% interval (the move played and the best re-searched alone;
  never within the best's equal band): {thresholds}{cut}{final}{status}</div>
 <div id="top">
- <div id="graphbox">{_graph_svg(review)}
+ <div id="graphbox">{_graph_svg(review)}{_places_svg(review)}
   <div id="nav"><button id="prev">◀ previous</button><button id="next">next ▶</button>
    <span style="color:#666;font-size:12px">click a point or a move; ← → keys</span></div></div>
  <div id="move"></div>
@@ -1173,6 +1267,6 @@ def review_html(review: Review, record: Mapping[str, Any]) -> str:
 <table class="summary"><tr><th>seat</th><th>decisions</th><th>mean loss (win %)</th><th>mean money loss</th>
 <th>inaccuracies</th><th>mistakes</th><th>blunders</th><th>worst plies</th></tr>{''.join(summary)}</table>
 <script id="data" type="application/json">{blob}</script>
-<script>{_JS}</script>
+<script>{_PLACES_JS}{_JS}</script>
 </body></html>
 """

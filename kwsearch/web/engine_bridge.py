@@ -47,7 +47,7 @@ def board_svg(state, seat_names: list[str] | None = None, perspective: int | Non
     return draw(state, seat_names=seat_names, perspective=perspective)
 
 
-def analysis_object(result, top: int = TOP_CANDIDATES, verified_an=None) -> dict[str, Any]:
+def analysis_object(result, top: int = TOP_CANDIDATES, verified_an=None, components=None) -> dict[str, Any]:
     """One analysis message for the page: the ``kwsearch-analysis/1`` object of ``kwsearch suggest
     --json`` (:func:`kwsearch.analysis.analysis_json`, docs/formats.md), for a progress update as
     for the final result.
@@ -55,9 +55,12 @@ def analysis_object(result, top: int = TOP_CANDIDATES, verified_an=None) -> dict
     A progress update (and the search's final statistics before they are verified) lacks the
     fields of the re-searches: ``rootInfo.confidence`` and ``moveInfos[].rank``, ``.equal`` and
     ``.estimate``; ``verified_an`` (an :class:`kwsearch.analysis.Analysis` after
-    :func:`kwsearch.analysis.verified`) gives them.
+    :func:`kwsearch.analysis.verified`) gives them. With the game's ``components`` and a search that
+    counted them, each option carries what the cards bring and the finishing places
+    (``moveInfos[].cards``, ``.places``, ``rootInfo.places``: kwsearch.outlook); the card odds come
+    from the undrawn multiset the seat sees, never from the server's deck order.
     """
-    return analysis_json(verified_an if verified_an is not None else describe(result, top))
+    return analysis_json(verified_an if verified_an is not None else describe(result, top, components))
 
 
 def verify_chunk(iterations: int) -> int:
@@ -108,20 +111,21 @@ def analysis_process(position: dict[str, Any], seed: int, seconds: float, max_no
         state = position_to_state(position, seed=derive_seed(seed, "web", "deck"))
         if state.is_terminal():
             raise KwsearchError("the game is over: there is nothing to analyse")
-        searcher = Searcher(SearchConfig(max_nodes=max_nodes), seed)
+        searcher = Searcher(SearchConfig(max_nodes=max_nodes), seed, account=True)
+        components = state.game.components
         hint = hint_iterations is not None
         top = HINT_CANDIDATES if hint else TOP_CANDIDATES
         limits = SearchLimits(iterations=hint_iterations, seconds=seconds, until_clear=hint)
 
         def progress(res) -> None:
-            conn.send(("update", analysis_object(res, top)))
+            conn.send(("update", analysis_object(res, top, components=components)))
 
         res = searcher.run(state, limits, progress=progress, stop=PipeStop(conn), progress_interval=interval)
-        an = describe(res, top)
+        an = describe(res, top, components)
         if res.iterations == 0:
-            conn.send(("done", analysis_object(res, top)))
+            conn.send(("done", analysis_object(res, top, components=components)))
             return
-        conn.send(("verifying", analysis_object(res, top)))
+        conn.send(("verifying", analysis_object(res, top, components=components)))
         while conn.poll():  # the stop that ended the search (EOFError: the server has gone)
             conn.recv()
         # A stop sent now ends an until-clear hint after its current round.
