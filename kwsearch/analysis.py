@@ -156,7 +156,7 @@ def analysis_json(an: Analysis, source: str | None = None, ply: int | None = Non
             "poolFull": r.pool_full,
             "config": r.config.as_dict(),
             **({"confidence": _confidence_json(an)} if an.verification is not None else {}),
-            **({"places": _places_json(an.ranked()[0])} if an.places is not None else {}),
+            **({"places": _places_json(an.ranked()[0])} if r.accounts is not None else {}),
         },
         "moveInfos": [{
             "move": c.text,
@@ -172,15 +172,15 @@ def analysis_json(an: Analysis, source: str | None = None, ply: int | None = Non
             "plan": list(c.plan),
             "pv": list(c.pv),
             **(_estimate_json(c) if c.estimate is not None else {}),
-            **({"cards": c.cards.as_json()} if c.cards is not None else {}),
-            **({"places": c.places.as_json()} if c.places is not None else {}),
+            **({"cards": c.cards.as_json() if c.cards is not None else None,
+                "places": c.places.as_json() if c.places is not None else None} if r.accounts is not None else {}),
         } for c in an.candidates],
     }
 
 
 def _places_json(c: Candidate) -> dict[str, Any]:
-    """The hint's finishing places (rootInfo.places): those of its option, named."""
-    return {"move": c.text, **c.places.as_json()}
+    """The hint's finishing places (rootInfo.places): those of its option, named (None: it has no samples)."""
+    return None if c.places is None else {"move": c.text, **c.places.as_json()}
 
 
 def _estimate_json(c: Candidate) -> dict[str, Any]:

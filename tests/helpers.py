@@ -324,11 +324,13 @@ def assert_frame_errors(bad) -> None:
 #: board's analysis stream). ``confidence`` is there once the options were re-searched.
 ANALYSIS_ROOT_INFO = {"currentPlayer": int, "visits": int, "winrate": float, "money": float, "moneyAll": list,
                       "iterations": int, "iterationsPerSecond": float, "elapsed": float, "seed": int,
-                      "limits": dict, "nodes": int, "poolFull": bool, "config": dict, "confidence": dict}
+                      "limits": dict, "nodes": int, "poolFull": bool, "config": dict, "confidence": dict,
+                      "places": (dict, type(None))}
 #: moveInfos[] field -> type; ``rank``, ``equal`` and ``estimate`` (issue 29, docs/confidence.md) once verified.
 ANALYSIS_MOVE_INFO = {"move": str, "action": int, "order": int, "visits": int, "share": float,
                       "availability": float, "winrate": float, "money": float, "moneyStdev": float,
-                      "moneyAll": list, "plan": list, "pv": list, "rank": int, "equal": bool, "estimate": dict}
+                      "moneyAll": list, "plan": list, "pv": list, "rank": int, "equal": bool, "estimate": dict,
+                      "cards": (dict, type(None)), "places": (dict, type(None))}
 #: The fields of the re-searches: a progress update (not verified yet) lacks exactly these.
 ANALYSIS_VERIFIED_ROOT = {"confidence"}
 ANALYSIS_VERIFIED_MOVE = {"rank", "equal", "estimate"}

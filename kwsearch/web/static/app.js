@@ -588,6 +588,7 @@ function clearVerdict() {
 
 function clearCandidates(view) {
   $("#candidates").replaceChildren();
+  if (window.kwsOutlook) kwsOutlook.clear();
   clearVerdict();
   $("#btn-best").disabled = true;
   S.lastResult = null;
@@ -790,6 +791,7 @@ function renderCandidates(r, event, hint) {
     row.querySelector(".visits").innerHTML = `<b>${fmt(c.visits)}</b> visits · ${pct(c.share)}`;
   });
   $("#btn-best").disabled = !(S.mode === "doc" && moves.length);
+  if (window.kwsOutlook) kwsOutlook.render(r, names, S.colours);   // cards and places (outlook.js)
   drawPlan();
   renderEvalBar();
 }
