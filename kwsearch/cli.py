@@ -428,7 +428,7 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
     click.echo("")
     say("PV: " + ", ".join(card_token(state, m) for m in r.pv))
     from .outlook import text_lines
-    more = text_lines(an, state, names, width)
+    more = text_lines(an, lambda c: plan_text(state, c.plan[:1]), names, width)
     if more:
         click.echo("")
         for line in more:

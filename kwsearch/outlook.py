@@ -190,11 +190,10 @@ def place_lines(pl: Places, names: list[str], indent: str = "    ") -> list[str]
     return out
 
 
-def text_lines(an, state, names: list[str] | None = None, width: int = 100) -> list[str]:
+def text_lines(an, label, names: list[str] | None = None, width: int = 100) -> list[str]:
     """What the cards bring and the finishing places of an analysis (``kwsearch.analysis.Analysis``)
-    as ``kwsearch suggest`` prints them, every line within ``width`` columns; no lines when the
-    search did not count them."""
-    from .analysis import plan_text
+    as ``kwsearch suggest`` prints them, every line within ``width`` columns, each option named by
+    ``label(candidate)``; no lines when the search did not count them."""
     from .render import wrap_phrases
     out: list[str] = []
     shown = [c for c in an.candidates if c.cards is not None]
@@ -204,7 +203,7 @@ def text_lines(an, state, names: list[str] | None = None, width: int = 100) -> l
                             "up, or the next specialty tile) or not; ± 95% margins "
                             "(docs/cards-and-places.md)", width, "    ")
         for c in shown:
-            head = f"  {plan_text(state, c.plan[:1])}: {100 * c.cards.win:.0f}% over {c.cards.samples:,} samples"
+            head = f"  {label(c)}: {100 * c.cards.win:.0f}% over {c.cards.samples:,} samples"
             out += wrap_phrases(head, width, "      ")
             lines = card_lines(c.cards, "    ") or ["    no card moves it by enough samples to tell"]
             for line in lines:
@@ -215,7 +214,7 @@ def text_lines(an, state, names: list[str] | None = None, width: int = 100) -> l
                       for i in range(len(pl.seats))]
         best = an.ranked()[0]
         half = max(margin(x, pl.samples) for s in pl.seats for x in s.p)
-        out += wrap_phrases(f"finishing places after {plan_text(state, best.plan[:1])} "
+        out += wrap_phrases(f"finishing places after {label(best)} "
                             f"({pl.samples:,} samples; ± {100 * half:.0f} points at most):", width, "    ")
         for line in place_lines(pl, seat_names, "    "):
             out += wrap_phrases(line, width, "      ")
