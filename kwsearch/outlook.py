@@ -73,16 +73,26 @@ class CardSplit:
         the standard deviation of the option's win share that knowing the card explains."""
         return math.sqrt(self.p * (1 - self.p)) * abs(self.win_if - self.win_if_not)
 
+    @property
+    def sure_swing(self) -> float:
+        """The swing of the part of ``|win_if - win_if_not|`` beyond its 95% margin
+        (``sqrt(half_if² + half_if_not²)``): 0 for a difference the samples cannot tell from noise."""
+        beyond = abs(self.win_if - self.win_if_not) - math.hypot(self.half_if, self.half_if_not)
+        return math.sqrt(self.p * (1 - self.p)) * max(0.0, beyond)
+
     def as_json(self) -> dict[str, Any]:
         return {"card": self.name, "key": self.key, "kind": "specialty" if self.key >= SPECIAL_KEY else "research",
                 "samples": self.samples, "probability": self.p, "winrateIf": self.win_if,
-                "winrateIfNot": self.win_if_not, "marginIf": self.half_if, "marginIfNot": self.half_if_not}
+                "winrateIfNot": self.win_if_not, "marginIf": self.half_if, "marginIfNot": self.half_if_not,
+                "beyondMargin": self.sure_swing > 0}
 
 
 @dataclass(frozen=True)
 class OptionCards:
     """What the cards bring to one option: its samples, its win share over them and the cards that
-    move it most (at most ``TOP_CARDS``, the largest ``swing`` first)."""
+    move it most (at most ``TOP_CARDS``): the largest ``sure_swing`` first, then the largest ``swing``
+    (so a card whose difference the samples tell apart from noise comes before a rare card whose
+    larger difference they cannot)."""
 
     action: int
     samples: int
@@ -141,7 +151,7 @@ def option_cards(components, accounts: dict | None, action: int, top: int = TOP_
         w_not = (win - kwin) / (n - kn)
         splits.append(CardSplit(key, key_name(components, key), kn, kn / n, w_if, w_not,
                                 margin(w_if, kn), margin(w_not, n - kn)))
-    splits.sort(key=lambda c: (-c.swing, c.key))
+    splits.sort(key=lambda c: (-c.sure_swing, -c.swing, c.key))
     return OptionCards(action, n, win / n, tuple(splits[:max(0, top)]))
 
 
@@ -177,6 +187,8 @@ def card_lines(oc: OptionCards, indent: str = "    ") -> list[str]:
     for c in oc.cards:
         out.append(f"{indent}if {c.name} comes up next ({100 * c.p:.0f}%): {100 * c.win_if:.0f}% "
                    f"±{100 * c.half_if:.0f}, otherwise {100 * c.win_if_not:.0f}% ±{100 * c.half_if_not:.0f}")
+    if oc.cards and not any(c.sure_swing > 0 for c in oc.cards):
+        out.append(f"{indent}(no difference beyond its 95% margin: the cards hardly matter here)")
     return out
 
 
@@ -215,7 +227,7 @@ def text_lines(an, label, names: list[str] | None = None, width: int = 100) -> l
         best = an.ranked()[0]
         half = max(margin(x, pl.samples) for s in pl.seats for x in s.p)
         out += wrap_phrases(f"finishing places after {label(best)} "
-                            f"({pl.samples:,} samples; ± {100 * half:.0f} points at most):", width, "    ")
+                            f"({pl.samples:,} samples; 95% margins {100 * half:.0f} points at most):", width, "    ")
         for line in place_lines(pl, seat_names, "    "):
             out += wrap_phrases(line, width, "      ")
     return out

@@ -114,6 +114,7 @@ def test_a_position_decided_by_one_card():
     assert first.name == "Grand Prix 5 (gp5)"
     assert first.p == pytest.approx(13 / 28, abs=0.03)
     assert first.win_if > 0.9 and first.win_if_not < 0.05
+    assert first.sure_swing > 0 and first.as_json()["beyondMargin"] is True
     assert first.p * first.win_if + (1 - first.p) * first.win_if_not == pytest.approx(oc.win, abs=1e-12)
     pl = places(r.accounts, 2, tile6)
     assert pl.seats[0].p[0] == pytest.approx(oc.win, abs=1e-12)  # first place is the win share
@@ -188,6 +189,7 @@ def test_suggest_json_and_text(tmp_path):
             p = s["probability"]
             assert p * s["winrateIf"] + (1 - p) * s["winrateIfNot"] == pytest.approx(c["winrate"], abs=1e-12)
             assert "research:" not in s["card"] and s["kind"] == "research"
+            assert isinstance(s["beyondMargin"], bool)
     pl = obj["rootInfo"]["places"]
     assert pl["basis"] == "option" and pl["move"] in [m["move"] for m in obj["moveInfos"]]
     assert [sum(s["probabilities"]) for s in pl["seats"]] == pytest.approx([1.0, 1.0])

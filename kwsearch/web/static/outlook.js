@@ -35,8 +35,11 @@ window.kwsOutlook = (() => {
       const item = el("div", {class: "outlook-option", "data-move": m.move},
         el("div", {class: "outlook-head", text: `${m.move}: ${pc(m.cards.winrate)} over ${m.cards.samples.toLocaleString("en-US")} samples`}));
       if (!m.cards.split.length) item.append(el("div", {class: "muted", text: "no card moves it by enough samples to tell"}));
+      if (m.cards.split.length && !m.cards.split.some((c) => c.beyondMargin)) {
+        item.append(el("div", {class: "muted", text: "no difference beyond its 95% margin: the cards hardly matter here"}));
+      }
       for (const c of m.cards.split) {
-        item.append(el("div", {class: "outlook-card", "data-card": c.card,
+        item.append(el("div", {class: "outlook-card" + (c.beyondMargin ? " sure" : ""), "data-card": c.card,
           text: `if ${c.card} comes up next (${pc(c.probability)}): ${pc(c.winrateIf)} ±${Math.round(100 * c.marginIf)}, ` +
             `otherwise ${pc(c.winrateIfNot)} ±${Math.round(100 * c.marginIfNot)}`}));
       }
