@@ -125,6 +125,13 @@ the whole process group); the parent tells them to stop through a
 ``multiprocessing.Event`` and they send their statistics within one slice. A
 worker whose parent died stops by itself.
 
+With ``Searcher(account=True)`` (``search(..., account=True)``; the hints' searches) the C loop
+also counts, per root option, each completed iteration's win share of the root mover by the research
+cards its determinization puts next (and the next V6 specialty tile), and every seat's finishing
+place (``Tree.accounting``); ``SearchResult.accounts`` holds the tables, summed over the workers in
+worker order, and :mod:`kwsearch.outlook` reads them (docs/cards-and-places.md). The counting draws
+no random number: the search is the same, draw for draw.
+
 The numbers add up: ``iterations`` is the number of iterations completed in
 this search, which without tree reuse equals the sum of the root options'
 visits (every iteration passes exactly one root child), so the shares sum to 1;
