@@ -217,7 +217,7 @@ def text_lines(an, label, names: list[str] | None = None, width: int = 100) -> l
         for c in shown:
             head = f"  {label(c)}: {100 * c.cards.win:.0f}% over {c.cards.samples:,} samples"
             out += wrap_phrases(head, width, "      ")
-            lines = card_lines(c.cards, "    ") or ["    no card moves it by enough samples to tell"]
+            lines = card_lines(c.cards, "    ") or [f"    too few samples to weigh a card ({MIN_SAMPLES} each way)"]
             for line in lines:
                 out += wrap_phrases(line, width, "      ")
     pl = an.places

@@ -483,6 +483,11 @@ class Session:
                 f"{'money@cut' if cut else 'money'} {c.money:.1f}, {c.visits:,} visits", " " * 6)
         if an.verification is not None:
             say(f"  {an.verification.summary()}; hint: {an.equal_text(self.state)}")
+        # issue 30: what the cards bring and the finishing places, from the same search's samples
+        from .outlook import text_lines
+        from .render import line_width
+        for line in text_lines(an, lambda c: plan_text(self.state, c.plan[:1]), self.names, line_width()):
+            self.say(line)
 
 
 # ---------------------------------------------------------------------------

@@ -225,3 +225,14 @@ def test_review_json_and_html_carry_the_places(tmp_path):
     bad["decisions"][0]["places"]["move"] = "tile 99"
     with pytest.raises(ReviewError, match="places.move: expected the move played"):
         check_review(bad, "r.json")
+
+
+def test_play_hints_show_the_cards_and_places(tmp_path):
+    r = CliRunner().invoke(main, ["play", "--seats", "human,random", "--seed", "5", "--hint-iterations", "500",
+                                  "--record", str(tmp_path / "g.json")], input="?\nquit\n",
+                           env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.output
+    text = r.output.split("hints (500 iterations", 1)[1].split("\nstopped;", 1)[0]  # the hint, not the path
+    assert "what the cards bring" in text and "finishing places after tile " in text
+    assert "seat 0 (P1)" in text and "seat 1 (Random)" in text and "expected 1." in text
+    assert all(len(line) <= 80 for line in text.splitlines()), [x for x in text.splitlines() if len(x) > 80]

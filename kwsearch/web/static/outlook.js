@@ -34,7 +34,7 @@ window.kwsOutlook = (() => {
     for (const m of rows) {
       const item = el("div", {class: "outlook-option", "data-move": m.move},
         el("div", {class: "outlook-head", text: `${m.move}: ${pc(m.cards.winrate)} over ${m.cards.samples.toLocaleString("en-US")} samples`}));
-      if (!m.cards.split.length) item.append(el("div", {class: "muted", text: "no card moves it by enough samples to tell"}));
+      if (!m.cards.split.length) item.append(el("div", {class: "muted", text: "too few samples to weigh a card (20 each way)"}));
       if (m.cards.split.length && !m.cards.split.some((c) => c.beyondMargin)) {
         item.append(el("div", {class: "muted", text: "no difference beyond its 95% margin: the cards hardly matter here"}));
       }
