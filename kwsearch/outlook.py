@@ -176,6 +176,11 @@ def places(accounts: dict | None, players: int, action: int | None = None) -> Pl
     return Places(action, n, tuple(seats))
 
 
+def points(x: float) -> str:
+    """A margin in points of win %: whole points, or one decimal below 1 (``4``, ``0.6``)."""
+    return f"{100 * x:.0f}" if 100 * x >= 0.95 else f"{100 * x:.1f}"
+
+
 def ordinal(k: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
 
@@ -186,7 +191,7 @@ def card_lines(oc: OptionCards, indent: str = "    ") -> list[str]:
     out = []
     for c in oc.cards:
         out.append(f"{indent}if {c.name} comes up next ({100 * c.p:.0f}%): {100 * c.win_if:.0f}% "
-                   f"±{100 * c.half_if:.0f}, otherwise {100 * c.win_if_not:.0f}% ±{100 * c.half_if_not:.0f}")
+                   f"±{points(c.half_if)}, otherwise {100 * c.win_if_not:.0f}% ±{points(c.half_if_not)}")
     if oc.cards and not any(c.sure_swing > 0 for c in oc.cards):
         out.append(f"{indent}(no difference beyond its 95% margin: the cards hardly matter here)")
     return out
@@ -227,7 +232,7 @@ def text_lines(an, label, names: list[str] | None = None, width: int = 100) -> l
         best = an.ranked()[0]
         half = max(margin(x, pl.samples) for s in pl.seats for x in s.p)
         out += wrap_phrases(f"finishing places after {label(best)} "
-                            f"({pl.samples:,} samples; 95% margins {100 * half:.0f} points at most):", width, "    ")
+                            f"({pl.samples:,} samples; 95% margins {points(half)} points at most):", width, "    ")
         for line in place_lines(pl, seat_names, "    "):
             out += wrap_phrases(line, width, "      ")
     return out

@@ -1183,6 +1183,8 @@ def _places_svg(review: Review) -> str:
     out = [f'<svg id="places" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
            f'viewBox="0 0 {w} {h}" font-size="11"><title>expected finishing place (main search)</title>']
     out.append(f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="#fff" stroke="#999"/>')
+    out.append(f'<text x="{left + pw - 4}" y="{top + 12}" text-anchor="end" fill="#777">expected finishing place '
+               '(main search, after the move played)</text>')
     for k in range(1, last + 1):
         out.append(f'<line x1="{left}" x2="{left + pw}" y1="{y(k):.1f}" y2="{y(k):.1f}" stroke="#e3e3e3"/>')
         out.append(f'<text x="{left - 4}" y="{y(k) + 4:.1f}" text-anchor="end" fill="#555">'

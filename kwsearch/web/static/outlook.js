@@ -8,6 +8,8 @@
 window.kwsOutlook = (() => {
   const pc = (x) => `${Math.round(100 * x)}%`;
   const ord = (k) => ({1: "1st", 2: "2nd", 3: "3rd"})[k] || `${k}th`;
+  // a margin in points: whole points, one decimal below 1 (as kwsearch.outlook.points)
+  const pts = (x) => (100 * x >= 0.95 ? (100 * x).toFixed(0) : (100 * x).toFixed(1));
 
   function box() {
     let b = document.getElementById("outlook");
@@ -40,8 +42,8 @@ window.kwsOutlook = (() => {
       }
       for (const c of m.cards.split) {
         item.append(el("div", {class: "outlook-card" + (c.beyondMargin ? " sure" : ""), "data-card": c.card,
-          text: `if ${c.card} comes up next (${pc(c.probability)}): ${pc(c.winrateIf)} ±${Math.round(100 * c.marginIf)}, ` +
-            `otherwise ${pc(c.winrateIfNot)} ±${Math.round(100 * c.marginIfNot)}`}));
+          text: `if ${c.card} comes up next (${pc(c.probability)}): ${pc(c.winrateIf)} ±${pts(c.marginIf)}, ` +
+            `otherwise ${pc(c.winrateIfNot)} ±${pts(c.marginIfNot)}`}));
       }
       sec.append(item);
     }
@@ -58,14 +60,15 @@ window.kwsOutlook = (() => {
       table.append(el("tr", {"data-seat": String(s.seat)},
         el("td", {}, el("span", {class: "dot", style: `background:${colours[s.seat] || "#888"}`}),
           document.createTextNode(" " + (names[s.seat] || `seat ${s.seat}`))),
-        ...s.probabilities.map((p, k) => el("td", {class: "num", title: `± ${Math.round(100 * s.margins[k])} (95%)`, text: pc(p)})),
+        ...s.probabilities.map((p, k) => el("td", {class: "num", title: `± ${pts(s.margins[k])} points (95%)`, text: pc(p)})),
         el("td", {class: "num", text: s.expected.toFixed(2)})));
     }
     return el("div", {class: "outlook-places-box"},
       el("div", {class: "outlook-title", text: `Finishing places after ${places.move}`,
         title: "every seat's chance of each place in the search's samples of this option; a playout cut off " +
           "early places the seats by the evaluation's win shares (docs/cards-and-places.md)"}),
-      table, el("div", {class: "muted", text: `${places.samples.toLocaleString("en-US")} samples`}));
+      table, el("div", {class: "muted", text: `${places.samples.toLocaleString("en-US")} samples of the search ` +
+        "(its own win %, not the re-searched one)"}));
   }
 
   function render(r, names, colours) {
