@@ -425,14 +425,14 @@ def suggest(file: str, ply: int | None, iterations: int | None, seconds: float |
         from .confidence import legend
         for line in legend(an, state):
             say(line)
-    click.echo("")
-    say("PV: " + ", ".join(card_token(state, m) for m in r.pv))
-    from .outlook import text_lines
+    from .outlook import text_lines  # issue 30: what the cards bring, finishing places
     more = text_lines(an, lambda c: plan_text(state, c.plan[:1]), names, width)
     if more:
         click.echo("")
         for line in more:
             click.echo(line)
+    click.echo("")
+    say("PV: " + ", ".join(card_token(state, m) for m in r.pv))
 
 
 
