@@ -156,7 +156,7 @@ def analysis_json(an: Analysis, source: str | None = None, ply: int | None = Non
             "poolFull": r.pool_full,
             "config": r.config.as_dict(),
             **({"confidence": _confidence_json(an)} if an.verification is not None else {}),
-            **({"places": _places_json(an.ranked()[0])} if r.accounts is not None else {}),
+            **({"places": _places_json(best)} if r.accounts is not None else {}),
         },
         "moveInfos": [{
             "move": c.text,
@@ -179,7 +179,8 @@ def analysis_json(an: Analysis, source: str | None = None, ply: int | None = Non
 
 
 def _places_json(c: Candidate) -> dict[str, Any]:
-    """The hint's finishing places (rootInfo.places): those of its option, named (None: it has no samples)."""
+    """rootInfo.places: the finishing places of the search's best option (as rootInfo.winrate), named
+    (None: it has no samples)."""
     return None if c.places is None else {"move": c.text, **c.places.as_json()}
 
 

@@ -1,6 +1,6 @@
 // kwsearch analysis board: what the cards bring and the finishing places (issue 30), under the
 // candidates of the engine panel. Reads the kwsearch-analysis/1 fields moveInfos[].cards and
-// rootInfo.places (docs/formats.md, docs/cards-and-places.md); app.js calls kwsOutlook.render after
+// moveInfos[].places (the hint's option: the first by rank once verified) (docs/formats.md, docs/cards-and-places.md); app.js calls kwsOutlook.render after
 // every analysis update and kwsOutlook.clear when the candidates go. Uses app.js's el() and escapes
 // nothing by hand: every text goes in as a text node.
 "use strict";
@@ -75,7 +75,10 @@ window.kwsOutlook = (() => {
     const b = box();
     if (!r || !r.moveInfos) { b.replaceChildren(); return; }
     const moves = r.moveInfos.slice().sort((a, c) => (a.rank ?? a.order) - (c.rank ?? c.order));
-    const parts = [placesSection(r.rootInfo.places, names || [], colours || []), cardsSection(moves)]
+    // the places after the hint's option: the first by the re-searched rank once verified
+    const best = moves.find((m) => m.places);
+    const places = best ? Object.assign({move: best.move}, best.places) : null;
+    const parts = [placesSection(places, names || [], colours || []), cardsSection(moves)]
       .filter((x) => x !== null);
     b.replaceChildren(...parts);
   }
