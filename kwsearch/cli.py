@@ -607,11 +607,11 @@ def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: f
     """
     from .fileio import write_text_atomic
     from .formats import read_json
-    from .review import default_cache_path, review_game, review_html, review_text
+    from .review import DEFAULT_ITERATIONS, default_cache_path, review_game, review_html, review_text
     from .search import SearchConfig, SearchLimits
 
     record = read_json(file)
-    limits = SearchLimits(iterations=iterations if iterations or seconds else 5000, seconds=seconds)
+    limits = SearchLimits(iterations=iterations if iterations or seconds else DEFAULT_ITERATIONS, seconds=seconds)
     cache = None if no_cache else (Path(cache_file) if cache_file else default_cache_path(file))
     names = record_names(record, record.get("players")) if isinstance(record, dict) else None
     live = sys.stderr.isatty()
