@@ -949,7 +949,8 @@ def tune(space: str | None, params: tuple[str, ...], log_file: str, games: int, 
 @click.option("--games-dir", type=click.Path(file_okay=False), default=".", show_default=True,
               help="Folder of the games played from the page (kwsearch-game-*.json, never overwritten).")
 @click.option("--max-analyses", type=click.IntRange(1, 64), default=2, show_default=True,
-              help="Live analyses at a time, 1 to 64 (each runs in its own process and takes a core).")
+              help="Live analyses and reviews at a time, 1 to 64 (each runs in its own process and takes a "
+                   "core).")
 @click.option("--analysis-seconds", type=FiniteFloat(min=1, max=86_400), default=600, show_default=True,
               help="A live analysis stops by itself after this many seconds (1 to 86,400).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Parent seed of the analyses.")
