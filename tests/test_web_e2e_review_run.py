@@ -46,8 +46,8 @@ def test_review_from_the_page_start_progress_stop_resume(page):
     total = len([e for e in json.loads((ROOT / "examples" / "game-2p.json").read_text())["events"]
                  if not e.startswith("reveal")])
     # the defaults are kwsearch review's
-    assert js(page, "return [document.querySelector('#rr-iterations').value, document.querySelector('#rr-seed').value]") \
-        == ["5000", "0"]
+    assert js(page, """return [document.querySelector('#rr-iterations').value,
+                               document.querySelector('#rr-seed').value]""") == ["5000", "0"]
     assert state(page)["start"] == "Review"
     it = page.find_element("id", "rr-iterations")
     it.clear()

@@ -262,3 +262,23 @@ def test_hostile_requests_get_one_line_4xx(client):
     # the same game opened twice finds the same cache file
     assert client.post(f"/api/docs/{twin}/review/start", json={"iterations": 50}).json()["cache"] == s["cache"]
     _wait(client, twin, _ended)
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_three_and_four_players(client, players):
+    """A finished 3- or 4-player game of the page: its review from the page is review_game's on its file."""
+    view = client.post("/api/games", json={"seats": ",".join(["random"] * players), "seed": 12}).json()
+    gid = view["game"]
+    while not view["terminal"]:
+        view = client.post(f"/api/games/{gid}/advance", json={}).json()
+    did = client.post(f"/api/games/{gid}/explore", json={}).json()["id"]
+    assert client.post(f"/api/docs/{did}/review/start", json={"iterations": 50, "seed": 1}).status_code == 200
+    s = _wait(client, did, _ended)
+    assert s["state"] == "done" and s["total"] == len(view["moves"])
+    web = client.get(s["files"]["json"]).json()
+    game_file = client.folder / view["file"]
+    direct = review_game(json.loads(game_file.read_text()), SearchLimits(iterations=50), seed=1,
+                         source=game_file.name, names=web["names"])
+    assert web == direct.to_json() and web["players"] == players
+    points = client.get(f"/api/docs/{did}").json()["review"]["points"]
+    assert len(points) == s["total"] and all(len(p["win"]) == players for p in points)

@@ -102,21 +102,26 @@ function rrDraw() {
   rrForm();
   const s = RR.status || {state: "none"};
   const running = s.state === "running" || s.state === "stopping";
+  // The button is replaced only when it changes: a button redrawn under the pointer by a poll loses the click.
   const buttons = $("#rr-buttons");
-  buttons.replaceChildren();
+  let button;
   if (S.mode === "game") {
-    buttons.append(el("button", {class: "btn primary", id: "rr-start", onclick: rrReviewGame,
-      title: "Open this game's moves and review every decision"}, "Review this game"));
+    button = ["rr-start", "Review this game", rrReviewGame, false, "Open this game's moves and review every decision"];
   } else if (running) {
-    buttons.append(el("button", {class: "btn primary running", id: "rr-stop", onclick: rrStop,
-      disabled: s.state === "stopping", title: "Stop: what is done is kept (in the cache) and Resume continues"},
-      s.state === "stopping" ? "Stopping…" : "Stop"));
+    button = ["rr-stop", s.state === "stopping" ? "Stopping…" : "Stop", rrStop, s.state === "stopping",
+      "Stop: what is done is kept (in the cache) and Resume continues"];
   } else {
-    const resume = s.state === "stopped" || (s.state === "error" && s.done > 0);
-    buttons.append(el("button", {class: "btn primary", id: "rr-start", onclick: rrStart,
-      title: resume ? "Continue from the decisions already reviewed (the same iterations and seed)"
-                    : "Review every decision of the game in the background"},
-      resume ? "Resume" : s.state === "done" ? "Review again" : "Review"));
+    const resume = s.state === "stopped" && s.total > 0 || (s.state === "error" && s.done > 0);
+    button = ["rr-start", resume ? "Resume" : s.state === "done" ? "Review again" : "Review", rrStart, false,
+      resume ? "Continue from the decisions already reviewed (the same iterations and seed)"
+             : "Review every decision of the game in the background"];
+  }
+  const [id, label, action, disabled, title] = button;
+  const key = `${id}|${label}|${disabled}`;
+  if (buttons.dataset.key !== key) {
+    buttons.dataset.key = key;
+    buttons.replaceChildren(el("button", {class: "btn primary" + (id === "rr-stop" ? " running" : ""), id,
+      onclick: action, disabled, title}, label));
   }
   const progress = $("#rr-progress");
   progress.replaceChildren();
@@ -135,6 +140,8 @@ function rrDraw() {
     } else if (s.state === "done") {
       text = `Reviewed ${s.done} decisions, ${fmt(s.iterations)} iterations each (seed ${s.seed}): ` +
         "marks in the move list, the graph under the board.";
+    } else if (s.state === "stopped" && !s.total) {
+      text = "Stopped before its first decision: nothing was reviewed.";
     } else if (s.state === "stopped") {
       text = `Stopped after ${s.done} of ${s.total} decisions; they are kept in ${s.cache}: ` +
         "Resume continues with the same iterations and seed.";
