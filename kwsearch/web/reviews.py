@@ -47,6 +47,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..confidence import t975
 from ..errors import KwsearchError
 from ..review import DEFAULT_ITERATIONS, default_cache_path
 from ..seeds import check_seed
@@ -235,8 +236,9 @@ class ReviewRun:
 
     def status(self) -> dict[str, Any]:
         """What the page shows: the state, decisions done of the total, and while it runs the rate
-        of this run and the time left (the mean time per decision so far times those left, with a
-        95% half-width from the spread of the decisions' times)."""
+        of this run and the time left: the mean time per decision so far times those left, with a
+        95% half-width from the spread of the decisions' times (a prediction interval for the sum of
+        ``left`` more: ``t * sd * sqrt(left + left^2 / k)`` after ``k`` decisions)."""
         now = self.ended or time.monotonic()
         elapsed = now - self.t0
         new = len(self.ticks)
@@ -248,9 +250,10 @@ class ReviewRun:
             mean = sum(times) / len(times)
             left = max(0, self.total - self.done)
             eta = max(0.0, left * mean - (now - self.ticks[-1]))
-            if len(times) >= 2:
-                sd = math.sqrt(sum((t - mean) ** 2 for t in times) / (len(times) - 1))
-                eta_half = 1.96 * sd * math.sqrt(left)
+            k = len(times)
+            if k >= 2:  # the left decisions' own spread and the uncertainty of the mean, t for k - 1 d.f.
+                sd = math.sqrt(sum((t - mean) ** 2 for t in times) / (k - 1))
+                eta_half = t975(k - 1) * sd * math.sqrt(left + left * left / k)
         base = f"/api/docs/{self.doc.id}/review"
         return {
             "id": self.id, "state": self.state, "done": self.done, "total": self.total,

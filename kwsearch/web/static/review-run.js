@@ -143,12 +143,13 @@ function rrDraw() {
     } else if (s.state === "stopped" && !s.total) {
       text = "Stopped before its first decision: nothing was reviewed.";
     } else if (s.state === "stopped") {
-      text = `Stopped after ${s.done} of ${s.total} decisions; they are kept in ${s.cache}: ` +
+      text = `Stopped after ${s.done} of ${s.total} decisions, kept in the games folder's review cache: ` +
         "Resume continues with the same iterations and seed.";
     } else {
       text = `The review failed: ${s.error || "unknown error"}`;
     }
-    progress.append(bar, el("div", {class: "rr-text", id: "rr-text", "data-state": s.state, text}));
+    progress.append(bar, el("div", {class: "rr-text", id: "rr-text", "data-state": s.state, text,
+      title: `the review cache: ${s.cache} in the server's games folder (kwsearch review reads it too)`}));
     if (s.files) {
       progress.append(el("div", {class: "rr-files"},
         el("a", {class: "btn", id: "rr-json", href: s.files.json, download: "",
