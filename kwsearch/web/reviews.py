@@ -124,6 +124,32 @@ def review_process(record: dict[str, Any], iterations: int, seed: int, cache: st
         conn.close()
 
 
+def time_left(t0: float, ticks: list[float], left: int, now: float) -> tuple[float, float | None]:
+    """Seconds until ``left`` more decisions are done, and the 95% half-width of that (None before two
+    decisions), from a run begun at ``t0`` whose decisions ended at ``ticks`` (at least one).
+
+    The mean time per decision times ``left``, less the time since the last one; the interval is a
+    prediction interval for the sum of ``left`` more times: ``t * sd * sqrt(left + left^2 / k)`` after
+    ``k`` decisions (their own spread, and the uncertainty of the mean), Student's t for ``k - 1`` d.f.
+
+        >>> time_left(0.0, [1.0, 2.0, 3.0], 10, 3.0)
+        (10.0, 0.0)
+        >>> eta, half = time_left(0.0, [1.0, 4.0], 2, 5.0)  # 1 s and 3 s so far, 1 s since the last
+        >>> eta, round(half, 1)
+        (3.0, 35.9)
+        >>> time_left(0.0, [2.0], 5, 2.5)
+        (9.5, None)
+    """
+    times = [b - a for a, b in zip([t0] + ticks, ticks)]
+    k = len(times)
+    mean = sum(times) / k
+    eta = max(0.0, left * mean - (now - ticks[-1]))
+    if k < 2:
+        return eta, None
+    sd = math.sqrt(sum((t - mean) ** 2 for t in times) / (k - 1))
+    return eta, t975(k - 1) * sd * math.sqrt(left + left * left / k)
+
+
 def _file_stem(name: str) -> str:
     """A download's name from a document's label (letters, digits, ``_.-`` only)."""
     stem = Path(name).name
@@ -236,9 +262,7 @@ class ReviewRun:
 
     def status(self) -> dict[str, Any]:
         """What the page shows: the state, decisions done of the total, and while it runs the rate
-        of this run and the time left: the mean time per decision so far times those left, with a
-        95% half-width from the spread of the decisions' times (a prediction interval for the sum of
-        ``left`` more: ``t * sd * sqrt(left + left^2 / k)`` after ``k`` decisions)."""
+        of this run and the time left (:func:`time_left`)."""
         now = self.ended or time.monotonic()
         elapsed = now - self.t0
         new = len(self.ticks)
@@ -246,14 +270,7 @@ class ReviewRun:
         if new:
             rate = new / (self.ticks[-1] - self.t0) if self.ticks[-1] > self.t0 else None
         if self.state == "running" and new:
-            times = [b - a for a, b in zip([self.t0] + self.ticks, self.ticks)]
-            mean = sum(times) / len(times)
-            left = max(0, self.total - self.done)
-            eta = max(0.0, left * mean - (now - self.ticks[-1]))
-            k = len(times)
-            if k >= 2:  # the left decisions' own spread and the uncertainty of the mean, t for k - 1 d.f.
-                sd = math.sqrt(sum((t - mean) ** 2 for t in times) / (k - 1))
-                eta_half = t975(k - 1) * sd * math.sqrt(left + left * left / k)
+            eta, eta_half = time_left(self.t0, self.ticks, max(0, self.total - self.done), now)
         base = f"/api/docs/{self.doc.id}/review"
         return {
             "id": self.id, "state": self.state, "done": self.done, "total": self.total,
