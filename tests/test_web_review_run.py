@@ -282,3 +282,51 @@ def test_three_and_four_players(client, players):
     assert web == direct.to_json() and web["players"] == players
     points = client.get(f"/api/docs/{did}").json()["review"]["points"]
     assert len(points) == s["total"] and all(len(p["win"]) == players for p in points)
+
+
+def test_a_review_ends_with_its_server_even_killed_outright(tmp_path):
+    """``kill -9`` of ``kwsearch serve``: its review worker notices its pipe closing and ends (a forkserver's
+    child keeps the forkserver alive, so it cannot count on its parent's death)."""
+    import os
+    import signal
+    import urllib.request
+
+    from helpers import proc_children, start_cli
+    from kwsearch.web.browser import free_port
+
+    port = free_port()
+    proc = start_cli(["serve", str(GAME), "--port", str(port), "--games-dir", str(tmp_path)], cwd=tmp_path)
+    url = f"http://127.0.0.1:{port}"
+
+    def call(path, body=None):
+        req = urllib.request.Request(url + path, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read())
+
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                did = call("/api/info")["first"]
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read()
+                time.sleep(0.1)
+        call(f"/api/docs/{did}/review/start", {"iterations": MAX_ITERATIONS})
+        while call(f"/api/docs/{did}/review/status")["total"] == 0:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        tree, todo = set(), [proc.pid]
+        while todo:
+            kids = proc_children(todo.pop())
+            tree |= kids
+            todo.extend(kids)
+        assert tree  # the forkserver and the review's worker
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+    deadline = time.monotonic() + 60
+    while any(proc_alive(p) for p in tree):
+        assert time.monotonic() < deadline, f"still running: {[p for p in tree if proc_alive(p)]}"
+        time.sleep(0.1)

@@ -18,9 +18,12 @@ its own games folder:
 No name or path in a request is ever used. Progress comes back down a pipe after every decision
 (decisions done of the total); the server keeps each run's state, which the page polls
 (:meth:`ReviewRun.status`: the count, the rate so far and the time left with its spread). *Stop*
-interrupts the worker as Ctrl-C interrupts the command (SIGINT: the search ends within a slice,
-:func:`~kwsearch.review.review_game` returns what is finished, every finished decision is in the
-cache already); a worker that does not end within :data:`STOP_GRACE` seconds is terminated.
+sends ``"stop"`` down the same pipe, and a thread of the worker interrupts it as Ctrl-C interrupts the
+command (SIGINT to itself: the search ends within a slice, :func:`~kwsearch.review.review_game`
+returns what is finished, every finished decision is in the cache already); a worker that does not
+end within :data:`STOP_GRACE` seconds is terminated. The pipe closing does the same, so a worker
+outlives no server, even one killed outright (a forkserver's children keep the forkserver alive, so
+watching the parent process would not do).
 Started again with the same budget, the review continues from the cache and ends with the same
 result as an uninterrupted run (each decision's seed depends only on the seed and its ply).
 
@@ -38,7 +41,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import re
 import secrets
 import signal
@@ -98,29 +100,52 @@ def cache_file(folder: Path, record: dict[str, Any], game_file: Path | None) -> 
     return folder / f"kwsearch-review-{game_digest(record)}.review-cache.json"
 
 
+def _stop_on_request(conn) -> None:
+    """A thread of the worker: the server's ``"stop"`` (the page's Stop), or the server's end of ``conn``
+    closing (the server has died, even killed outright), interrupts the review as Ctrl-C does."""
+    try:
+        conn.recv()
+    except (EOFError, OSError):
+        pass
+    # to the main thread itself: it holds SIGINT back while it writes the cache (worker_procs.sigint_blocked),
+    # which a signal to the process, taken by this thread, would not respect
+    signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+
+def _send(conn, msg: tuple) -> None:
+    try:
+        conn.send(msg)
+    except (OSError, ValueError):
+        pass  # the server has gone: nobody is left to tell
+
+
 def review_process(record: dict[str, Any], iterations: int, seed: int, cache: str, source: str,
                    names: list[str], conn) -> None:
-    """The worker: :func:`kwsearch.review.review_game` with ``progress`` sent down ``conn``, then
-    ``("done", review JSON, review HTML)``; SIGINT (the page's Stop) ends it as Ctrl-C ends the command."""
+    """The worker: :func:`kwsearch.review.review_game` with ``progress`` sent down ``conn`` (a duplex
+    pipe), then ``("done", review JSON, review HTML)``. Anything from the server, or its end closing,
+    stops it as Ctrl-C stops the command: the search ends within a slice and what is finished is sent
+    (and is in the cache)."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    threading.Thread(target=_stop_on_request, args=(conn,), name="kwsearch-review-stop", daemon=True).start()
     try:
         from ..review import review_game, review_html
         from ..search import SearchLimits
 
         def progress(done: int, total: int, decision) -> None:
-            conn.send(("progress", done, total))
+            _send(conn, ("progress", done, total))
 
         result = review_game(record, SearchLimits(iterations=iterations), seed=seed, cache=cache, source=source,
                              names=names, progress=progress)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # what is finished is sent whole
-        conn.send(("done", result.to_json(), review_html(result, record)))
+        _send(conn, ("done", result.to_json(), review_html(result, record)))
     except KeyboardInterrupt:  # stopped before the review began or after it ended: the cache holds the rest
-        conn.send(("stopped",))
+        _send(conn, ("stopped",))
     except KwsearchError as exc:
-        conn.send(("error", str(exc).splitlines()[0]))
+        _send(conn, ("error", str(exc).splitlines()[0]))
     except Exception as exc:  # noqa: BLE001 - reported to the page as one line, never lost
-        conn.send(("error", f"internal error: {type(exc).__name__}: {exc}".splitlines()[0]))
+        _send(conn, ("error", f"internal error: {type(exc).__name__}: {exc}".splitlines()[0]))
     finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # closing conn wakes the stop thread: nothing to stop now
         conn.close()
 
 
@@ -178,7 +203,7 @@ class ReviewRun:
         self.result: dict[str, Any] | None = None
         self.html: str | None = None
         ctx = manager.analyses.ctx
-        self._recv, child = ctx.Pipe(duplex=False)
+        self._recv, child = ctx.Pipe(duplex=True)  # progress one way, the stop request the other
         self.process = ctx.Process(target=review_process, name=f"kwsearch-review-{self.id}",
                                    args=(record, iterations, seed, str(cache), doc.name, list(doc.names), child),
                                    daemon=True)
@@ -240,8 +265,9 @@ class ReviewRun:
 
     # -- the page's requests -----------------------------------------------------
     def stop(self) -> None:
-        """Interrupt the worker (SIGINT, as Ctrl-C); terminate it if it has not ended in :data:`STOP_GRACE`
-        (or at once while it is still starting: before its first report it has finished no decision)."""
+        """Ask the worker to stop (it interrupts its review as Ctrl-C does); terminate it if it has not
+        ended in :data:`STOP_GRACE`, or at once while it is still starting (before its first report it has
+        finished no decision)."""
         if self.state != "running":
             raise WebError(f"the review is not running (it is {self.state})", 409)
         self.state = "stopping"
@@ -249,8 +275,8 @@ class ReviewRun:
             self._terminate()
             return
         try:
-            os.kill(self.process.pid, signal.SIGINT)
-        except (OSError, TypeError):
+            self._recv.send("stop")
+        except (OSError, ValueError):
             pass  # it has ended already: the reader sees its end
         timer = threading.Timer(STOP_GRACE, self._terminate)
         timer.daemon = True
