@@ -103,6 +103,9 @@ def cache_file(folder: Path, record: dict[str, Any], game_file: Path | None) -> 
 def _stop_on_request(conn) -> None:
     """A thread of the worker: the server's ``"stop"`` (the page's Stop), or the server's end of ``conn``
     closing (the server has died, even killed outright), interrupts the review as Ctrl-C does."""
+    # a Ctrl-C of the server's terminal (sent to the whole process group) must reach the main thread, which
+    # holds it back while it writes the cache: this thread never takes it
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         conn.recv()
     except (EOFError, OSError):
