@@ -613,11 +613,11 @@ def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: f
     """
     from .fileio import write_text_atomic
     from .formats import read_json
-    from .review import default_cache_path, review_game, review_html, review_text
+    from .review import DEFAULT_ITERATIONS, default_cache_path, review_game, review_html, review_text
     from .search import SearchConfig, SearchLimits
 
     record = read_json(file)
-    limits = SearchLimits(iterations=iterations if iterations or seconds else 5000, seconds=seconds)
+    limits = SearchLimits(iterations=iterations if iterations or seconds else DEFAULT_ITERATIONS, seconds=seconds)
     cache = None if no_cache else (Path(cache_file) if cache_file else default_cache_path(file))
     names = record_names(record, record.get("players")) if isinstance(record, dict) else None
     live = sys.stderr.isatty()
@@ -955,7 +955,8 @@ def tune(space: str | None, params: tuple[str, ...], log_file: str, games: int, 
 @click.option("--games-dir", type=click.Path(file_okay=False), default=".", show_default=True,
               help="Folder of the games played from the page (kwsearch-game-*.json, never overwritten).")
 @click.option("--max-analyses", type=click.IntRange(1, 64), default=2, show_default=True,
-              help="Live analyses at a time, 1 to 64 (each runs in its own process and takes a core).")
+              help="Live analyses and reviews at a time, 1 to 64 (each runs in its own process and takes a "
+                   "core).")
 @click.option("--analysis-seconds", type=FiniteFloat(min=1, max=86_400), default=600, show_default=True,
               help="A live analysis stops by itself after this many seconds (1 to 86,400).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Parent seed of the analyses.")

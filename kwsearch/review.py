@@ -58,6 +58,9 @@ from .settings import cache_settings
 REVIEW_FORMAT = "kwsearch-review/1"
 CACHE_FORMAT = "kwsearch-review-cache/1"
 
+#: Search iterations per decision when neither iterations nor seconds are given (``kwsearch review``
+#: and a review started from the web board's page).
+DEFAULT_ITERATIONS = 5000
 #: Classes by the drop in the deciding seat's win probability (0..1), worst first.
 #: lichess's thresholds on its winning-chances scale (-1..1) of 0.1/0.2/0.3 are 5/10/15
 #: points of win probability; see docs/review.md.

@@ -25,7 +25,7 @@ import secrets
 import sys
 import threading
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 from . import WebError
 from .engine_bridge import analysis_process
@@ -39,7 +39,7 @@ _PRELOAD = ["kwsearch.web.engine_bridge", "kwsearch.search", "kwsearch._search",
 
 
 @contextlib.contextmanager
-def _own_package_first():
+def own_package_first():
     """Put the folder of the ``kwsearch`` this server runs first on ``sys.path`` while a worker starts.
 
     A forkserver or spawned worker takes the server's ``sys.path`` as it is at ``start()`` and
@@ -82,7 +82,7 @@ class Analysis:
         self.process = ctx.Process(target=analysis_process, name=f"kwsearch-analysis-{self.id}",
                                    args=(position, seed, manager.seconds, manager.max_nodes, manager.interval,
                                          child, hint_iterations), daemon=True)
-        with _own_package_first():
+        with own_package_first():
             self.process.start()
         child.close()  # the worker holds the only other end: its exit ends our reads with EOF
         self._closed = False
@@ -158,7 +158,11 @@ class AnalysisManager:
             raise ValueError(f"analyses: expected a limit of at least 1, got {limit}")
         self.limit, self.seconds, self.max_nodes, self.interval = limit, seconds, max_nodes, interval
         self.ctx = _context()
-        self._lock = threading.Lock()
+        #: Held while a slot is counted and taken (the page's reviews take theirs under it too).
+        self.lock = threading.Lock()
+        #: The slots other work of the server holds (the page's reviews, :mod:`kwsearch.web.reviews`): the
+        #: ``limit`` bounds all of it together, since each takes a core.
+        self.others: Callable[[], int] = lambda: 0
         self.running: dict[str, Analysis] = {}     # analyses holding a slot
         self.processes: dict[str, Analysis] = {}   # analyses whose process has not been reaped yet
 
@@ -166,7 +170,7 @@ class AnalysisManager:
         """Start the forkserver now (it imports the engine once), so the first analysis starts fast."""
         if self.ctx.get_start_method() == "forkserver":
             from multiprocessing import forkserver
-            with _own_package_first():  # its preloads import the same kwsearch as this server
+            with own_package_first():  # its preloads import the same kwsearch as this server
                 forkserver.ensure_running()
 
     def start(self, position: dict[str, Any], seed: int, label: str, hint_iterations: int | None = None) -> Analysis:
@@ -174,9 +178,10 @@ class AnalysisManager:
 
         With ``hint_iterations`` it is a hint: a search of that many iterations whose options
         are re-searched until clear (:func:`~kwsearch.web.engine_bridge.analysis_process`)."""
-        with self._lock:
-            if len(self.running) >= self.limit:
-                raise WebError(f"{len(self.running)} analyses are running already (the limit is {self.limit}); "
+        with self.lock:
+            busy = len(self.running) + self.others()
+            if busy >= self.limit:
+                raise WebError(f"{busy} analyses and reviews are running already (the limit is {self.limit}); "
                                "stop one first", 429)
             an = Analysis(self, position, seed, label, hint_iterations)
             self.running[an.id] = an
@@ -190,11 +195,11 @@ class AnalysisManager:
         return an
 
     def _release(self, an: Analysis) -> None:
-        with self._lock:
+        with self.lock:
             self.running.pop(an.id, None)
 
     def _reaped(self, an: Analysis) -> None:
-        with self._lock:
+        with self.lock:
             self.processes.pop(an.id, None)
 
     def close_all(self) -> None:

@@ -14,6 +14,10 @@ server itself, such as a full disk). The API:
 ``GET  /api/docs/D/nodes/N/position.json``  download the position (``kwsearch-position/1``)
 ``GET  /api/docs/D/nodes/N/record.json``    download the record up to N (``kwsearch-game/1``)
 ``POST /api/docs/D/review`` ``{name, text}``  attach a review (``kwsearch review --json``)
+``POST /api/docs/D/review/start``           ``{iterations, seed}``: review the game (kwsearch review) in a worker
+``GET  /api/docs/D/review/status``          that review's progress: decisions done, total, time left
+``POST /api/docs/D/review/stop``            stop it (what is done stays in its cache: start again to continue)
+``GET  /api/docs/D/review/NAME.review.json``  download its review (``.review.html``: the HTML report)
 ``POST /api/analysis`` ``{doc, node}``      live analysis (or ``{game}``; ``{game, hint: true}`` a hint): a stream of server-sent events
 ``POST /api/analysis/A/stop``               stop an analysis (closing the stream stops it too)
 ``GET  /api/games``                         games of this server and resumable files of the games folder
@@ -68,6 +72,7 @@ from .documents import Document, Library, parse_upload
 from .games import GameTable
 from .guard import HostGuard, origin_allowed, refuse_file_options, refuse_lone_surrogates, refuse_many_workers
 from .review import REVIEW_FORMAT
+from .reviews import ReviewManager
 
 STATIC = Path(__file__).parent / "static"
 
@@ -180,6 +185,7 @@ class Board:
         self.games = GameTable(config.games_dir, config.hint_iterations)
         self.analyses = AnalysisManager(config.max_analyses, config.analysis_seconds, config.analysis_nodes,
                                         config.update_interval)
+        self.reviews = ReviewManager(self.analyses, config.games_dir)
         self._count = itertools.count()
         self.first: str | None = None   # the document given on the command line
 
@@ -209,7 +215,8 @@ def create_app(config: WebConfig | None = None, files: list[tuple[str, Any]] | N
             raise KwsearchError(f"{review[0]}: a review needs the game record it reviews (give the FILE too)")
         board.library.get(board.first).attach_review(review[1], review[0])
 
-    routes = [*_page_routes(board), *_document_routes(board), *_analysis_routes(board), *_game_routes(board),
+    routes = [*_page_routes(board), *_document_routes(board), *_review_routes(board), *_analysis_routes(board),
+              *_game_routes(board),
               Mount("/static", app=StaticFiles(directory=STATIC), name="static")]
     app = Starlette(routes=routes,
                     middleware=[Middleware(HostGuard, host=config.host), Middleware(BodyLimit, limit=config.max_body),
@@ -317,6 +324,49 @@ def _document_routes(board: Board) -> list[Route]:
         Route("/api/docs/{did}/nodes/{nid:int}/position.json", position_file),
         Route("/api/docs/{did}/nodes/{nid:int}/record.json", record_file),
         Route("/api/docs/{did}/review", add_review, methods=["POST"]),
+    ]
+
+
+def _review_routes(board: Board) -> list[Route]:
+    """``/api/docs/D/review/...``: a review of a document's game run from the page (:mod:`kwsearch.web.reviews`)."""
+
+    async def start(request: Request) -> Response:
+        doc = board.library.get(request.path_params["did"])
+        body = await body_json(request)
+        run = await asyncio.to_thread(board.reviews.start, doc, body)
+        return JSONResponse(run.status())
+
+    async def status(request: Request) -> Response:
+        doc = board.library.get(request.path_params["did"])
+        run = board.reviews.latest(doc)
+        return JSONResponse(run.status() if run is not None else {"state": "none"})
+
+    async def stop(request: Request) -> Response:
+        doc = board.library.get(request.path_params["did"])
+        await body_json(request)
+        run = board.reviews.latest(doc)
+        if run is None:
+            raise WebError(f"{doc.name}: no review is running", 409)
+        run.stop()
+        return JSONResponse(run.status())
+
+    async def download(request: Request) -> Response:
+        doc = board.library.get(request.path_params["did"])
+        run = board.reviews.finished(doc)
+        name, kind = request.path_params["name"], request.path_params["kind"]
+        if name != run.stem or kind not in ("json", "html"):
+            raise WebError(f"no such file: the review's files are {run.stem}.review.json and .review.html", 404)
+        if kind == "json":
+            return _download(run.result, f"{run.stem}.review.json")
+        return Response(run.html, media_type="text/html", headers={
+            "Content-Disposition": f'attachment; filename="{run.stem}.review.html"',
+            "X-Content-Type-Options": "nosniff"})
+
+    return [
+        Route("/api/docs/{did}/review/start", start, methods=["POST"]),
+        Route("/api/docs/{did}/review/status", status),
+        Route("/api/docs/{did}/review/stop", stop, methods=["POST"]),
+        Route("/api/docs/{did}/review/{name}.review.{kind:str}", download),
     ]
 
 
@@ -429,6 +479,8 @@ def _game_routes(board: Board) -> list[Route]:
         rec.pop("result", None)
         doc = await asyncio.to_thread(board.open_object, rec, game.session.path.name)
         doc.save_seed = not live  # a running game's document is saved without a seed, as the game is
+        if game.state.is_terminal():
+            doc.game_file = game.session.path  # its review from the page shares kwsearch review's cache
         return JSONResponse(doc.summary())
 
     return [
@@ -467,5 +519,6 @@ def _lifespan(board: Board):
         try:
             yield
         finally:
+            await asyncio.to_thread(board.reviews.close_all)
             await asyncio.to_thread(board.analyses.close_all)
     return lifespan

@@ -141,6 +141,9 @@ class Document:
         #: Whether a saved record keeps the ``seed``: not for a running game opened to explore,
         #: whose what-if seed is the server's (no answer about a live game carries a seed).
         self.save_seed = True
+        #: The games-folder record file of a finished game of this server opened to explore (its review
+        #: from the page then uses ``kwsearch review``'s cache of that file); None otherwise.
+        self.game_file = None
         fmt = obj.get("format") if isinstance(obj, dict) else None
         self.review: dict[str, Any] | None = None
         self.nodes: list[Node] = []
@@ -197,6 +200,15 @@ class Document:
         """A copy of the state at node ``nid`` (the caller may change it)."""
         node = self.node(nid)
         return self._states[node.id].copy()
+
+    def main_end(self) -> int:
+        """The last node of the main line (the record's moves)."""
+        node = self.nodes[0]
+        while True:
+            nxt = next((c for c in node.children if self.nodes[c].main), None)
+            if nxt is None:
+                return node.id
+            node = self.nodes[nxt]
 
     def path(self, nid: int) -> list[int]:
         """The node ids from the root to ``nid``."""

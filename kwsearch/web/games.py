@@ -73,8 +73,9 @@ from . import WebError
 from ..teach import TeachError, TeachSettings, check_decision
 from .documents import scoring_view, state_view
 
-#: Files of the games folder that the page offers to resume (``kwsearch play`` uses the same names).
-GAME_FILE = re.compile(r"^kwsearch-game-[A-Za-z0-9_.-]*\.json$")
+#: Files of the games folder that the page offers to resume (``kwsearch play`` uses the same names), but a
+#: game's review and review cache (``kwsearch review``'s ``GAME.review-cache.json``, also the page's).
+GAME_FILE = re.compile(r"^kwsearch-game-(?!.*\.review(-cache)?\.json$)[A-Za-z0-9_.-]*\.json$")
 
 
 class NeedAnswer(Exception):

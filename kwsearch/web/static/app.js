@@ -302,6 +302,7 @@ function renderActions() {
     box.append(el("button", {class: "btn", id: "btn-explore", onclick: exploreGame,
       title: "Step through this game's moves and try variations"}, "Explore"));
   }
+  if (typeof renderReviewRun === "function") renderReviewRun();   // review-run.js: review from the page
 }
 
 // ---------------------------------------------------------------- scoring
