@@ -729,6 +729,12 @@ def _tournament_error(exc) -> click.ClickException:
     return click.ClickException(f"{flag}: {msg}" if flag else msg)
 
 
+def _check_cluster(address: str) -> None:
+    """A bad or silent --address as one line, before anything is written (kwsearch.raytasks)."""
+    from .raytasks import check_cluster
+    check_cluster(address, lambda msg: click.ClickException("--" + msg))
+
+
 @main.command()
 @click.option("--bots", "-b", "bots", multiple=True, metavar="SPEC",
               help="A bot spec (repeat, or separate with spaces), e.g. -b heuristic -b ismcts:iterations=5000. "
@@ -772,6 +778,8 @@ def tournament(bots: tuple[str, ...], players: int | None, games: int | None, wo
     specs = tuple(x for b in bots for x in b.split())
     if address and backend != "ray":
         raise click.ClickException("--address: applies only with --backend ray")
+    if address:
+        _check_cluster(address)
     try:
         if resume:
             header, already, _ = load_results(out)
@@ -886,10 +894,14 @@ def report(file: str, as_json: bool) -> None:
 @click.option("--seed", type=SEED, default=None, help="Seed of the run: deals, bots and the NTBEA (default 0).")
 @click.option("--batch", type=click.IntRange(1, 1000), default=None,
               help="Game pairs per NTBEA step (default 1).")
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="Run games in local processes, or as Ray tasks (pip install \".[ray]\" in the kwsearch clone); "
+                   "the log is the same.")
+@click.option("--address", default=None, help="With --backend ray: the Ray cluster to join (default: a local one).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def tune(space: str | None, params: tuple[str, ...], log_file: str, games: int, workers: int, players: str | None,
          iterations: int | None, seconds: float | None, base: str | None, baseline: str | None, seed: int | None,
-         batch: int | None, as_json: bool) -> None:
+         batch: int | None, backend: str, address: str | None, as_json: bool) -> None:
     """Tune the search's parameters with NTBEA on paired games against a baseline.
 
     Each step plays the current point as a game pair on one deal (seats swapped)
@@ -902,6 +914,10 @@ def tune(space: str | None, params: tuple[str, ...], log_file: str, games: int, 
     from .tune import TuneError, TuneSettings, check_log, load_space, parse_params, result_json, result_text, \
         run_tune
 
+    if address and backend != "ray":
+        raise click.ClickException("--address: applies only with --backend ray")
+    if address:
+        _check_cluster(address)
     overrides = {"players": int(players) if players else None, "iterations": iterations, "seconds": seconds,
                  "base": base, "baseline": baseline, "seed": seed, "batch": batch}
     extra = parse_params(list(params))
@@ -932,7 +948,11 @@ def tune(space: str | None, params: tuple[str, ...], log_file: str, games: int, 
             click.echo(f"  {done}/{total} games", err=True)
 
     try:
-        res = run_tune(settings, games, log_file, workers=workers, progress=progress)
+        res = run_tune(settings, games, log_file, workers=workers, backend=backend, address=address,
+                       progress=progress)
+    except TuneError as exc:
+        msg = str(exc)  # "backend ray: ..." names the option as the tournament's errors do
+        raise click.ClickException(("--" + msg) if msg.startswith("backend ") else msg) from None
     except KeyboardInterrupt:
         raise click.ClickException(f"{log_file}: interrupted; the finished games are logged — run the same "
                                    "command to resume") from None

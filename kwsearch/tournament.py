@@ -740,53 +740,20 @@ def _run_local(spec: TournamentSpec, todo: list[int], workers: int, record: Call
     return stop
 
 
+def play_header_game(header: dict[str, Any], index: int) -> dict[str, Any]:
+    """Game ``index`` of the tournament a results file's ``header`` describes (a Ray task's job)."""
+    return play_scheduled_game(spec_from_header(header), index)
+
+
 def _run_ray(spec: TournamentSpec, todo: list[int], workers: int, address: str | None,
              record: Callable[[dict], bool]) -> bool:
-    try:
-        import ray
-    except ImportError:
-        raise TournamentError('backend ray: Ray is not installed (pip install ".[ray]" in the kwsearch clone)', "backend") from None
-    import kwsearch
-    home = str(Path(kwsearch.__file__).resolve().parent.parent)
-    started = False
-    if not ray.is_initialized():
-        try:
-            if address:
-                ray.init(address=address, log_to_driver=False)
-            else:
-                ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise TournamentError(f"backend ray: cannot start or join Ray"
-                                  f"{' at ' + address if address else ''} ({str(exc).splitlines()[0]})",
-                                  "backend") from None
-        started = True
-    def play(header: dict, index: int, home: str = home) -> dict:
-        # Defined here so that Ray ships it by value: a worker imports kwsearch only
-        # below, from the driver's copy first. (Ray puts the driver's working
-        # directory on a worker's path, where a source checkout without its
-        # compiled extension would otherwise shadow the installed package.)
-        import sys
-        if sys.path[:1] != [home]:
-            sys.path.insert(0, home)
-        from kwsearch.tournament import play_scheduled_game, spec_from_header
-        return play_scheduled_game(spec_from_header(header), index)
+    from .raytasks import ray_session
 
-    try:
-        remote = ray.remote(num_cpus=1)(play)
+    def error(message: str) -> TournamentError:
+        return TournamentError(message, "backend")
+    with ray_session(workers, address, error) as ray:
         header = spec.header()
-        pending = iter(todo)
-        running = [remote.remote(header, i) for i in itertools.islice(pending, max(1, workers))]
-        stop = False
-        while running:
-            finished, running = ray.wait(running, num_returns=1)
-            for ref in finished:
-                stop |= record(ray.get(ref))
-                if not stop:
-                    running += [remote.remote(header, i) for i in itertools.islice(pending, 1)]
-        return stop
-    finally:
-        if started:
-            ray.shutdown()
+        return ray.run("kwsearch.tournament:play_header_game", ((header, i) for i in todo), record)
 
 
 # ---------------------------------------------------------------------------

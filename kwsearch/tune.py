@@ -491,16 +491,26 @@ def check_log(settings: TuneSettings, log: str | os.PathLike) -> int:
 
 
 def run_tune(settings: TuneSettings, games: int, log: str | os.PathLike, *, workers: int = 1,
+             backend: str = "local", address: str | None = None,
              progress: Callable[[int, int, dict], None] | None = None) -> TuneResult:
     """Run NTBEA for ``games`` games (rounded up to whole steps) against ``settings.baseline``,
     appending each game to ``log``; an existing log is resumed (its header's settings must equal
-    ``settings``). ``progress(done, total, line)`` is called after each game."""
+    ``settings``). ``progress(done, total, line)`` is called after each game.
+
+    ``backend="ray"`` plays the games of a step as Ray tasks (``workers`` at once; a local Ray
+    instance, or the cluster at ``address``: kwsearch.raytasks) running the same function as a local
+    worker; their lines are written in the same order as a local run's, so the log is the same."""
+    from contextlib import ExitStack
     from .tournament import ctrl_c_stops_games, file_id, stop_pool, worker_init, wilson
 
     if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
         raise TuneError(f"games: expected a number of games from 1 to {MAX_GAMES:,}, got {games!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
         raise TuneError(f"workers: expected 1 to {MAX_WORKERS}, got {workers!r}")
+    if backend not in ("local", "ray"):
+        raise TuneError(f"backend: expected local or ray, got {backend!r}")
+    if address and backend != "ray":
+        raise TuneError("address: applies only with backend ray")
     where = Path(log)
     want = json.loads(json.dumps(settings.as_dict()))
     logged: dict[int, dict] = {}
@@ -517,7 +527,8 @@ def run_tune(settings: TuneSettings, games: int, log: str | os.PathLike, *, work
         except OSError as exc:
             raise TuneError(f"{where}: cannot write ({exc.strerror})") from None
     pool = None
-    with f:
+    ray = None
+    with f, ExitStack() as stack:
         _lock(f, where)
         if where.stat().st_size:
             header, logged, valid = load_log(where)
@@ -555,7 +566,18 @@ def run_tune(settings: TuneSettings, games: int, log: str | os.PathLike, *, work
                                         f"{line['seat']}, this run plays {spec!r} at seat {t['seat']} (the log "
                                         "belongs to another run)")
                     results[t["game"]] = line
-                if todo:
+                if todo and backend == "ray":
+                    if ray is None:  # started at the first game to play (a finished log needs no Ray)
+                        from .raytasks import ray_session
+                        ray = stack.enter_context(ray_session(workers, address, TuneError))
+
+                    def record(line: dict) -> None:
+                        nonlocal played
+                        _append(f, line, where)  # in the order of the step's games, as a local run writes
+                        results[line["game"]] = line
+                        played += 1
+                    ray.run("kwsearch.tune:play_tune_game", ((t,) for t in todo), record, ordered=True)
+                elif todo:
                     if workers > 1 and len(todo) > 1 and pool is None:
                         from concurrent.futures import ProcessPoolExecutor
                         from .worker_procs import sigint_blocked
