@@ -36,7 +36,8 @@ fit's CPU time is printed, not stored, so the same command writes the same bytes
 whichever backend, worker count or interruptions it had.
 
 ``<--dir>/gen-<K>/generation.json`` records the settings; a rerun with other
-settings is refused (one line naming the setting).
+settings is refused (one line naming the setting). ``--dir`` defaults to
+``bench/results/generations``.
 """
 
 from __future__ import annotations
@@ -189,8 +190,8 @@ def run(argv: list[str] | None = None, log=print) -> list[Path]:
     ap.add_argument("--every", type=int, default=6, help="decisions between recorded positions (on average)")
     ap.add_argument("--l2", type=float, default=1e-3)
     ap.add_argument("--holdout", type=float, default=0.2, help="share of the games held out")
-    ap.add_argument("--dir", type=Path, default=HERE / "generations",
-                    help="folder of the generations (default bench/generations)")
+    ap.add_argument("--dir", type=Path, default=HERE / "results" / "generations",
+                    help="folder of the generations (default: generations/ in bench's results folder)")
     ap.add_argument("--workers", type=int, default=1, help="games at once (local processes or Ray tasks)")
     ap.add_argument("--backend", choices=("local", "ray"), default="local")
     ap.add_argument("--address", default=None, help="with --backend ray: the Ray cluster to join")

@@ -8,11 +8,12 @@ import importlib.util
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from helpers import assert_one_line_error, run_cli, subprocess_env
+from helpers import assert_one_line_error, ctrl_c, proc_alive, proc_children, run_cli, start_cli, subprocess_env
 from kwsearch.raytasks import check_address
 from kwsearch.tune import TuneError, TuneSettings, load_log, result_json, run_tune
 
@@ -95,6 +96,43 @@ def test_a_failing_ray_task_is_the_error_a_local_game_raises(ray_local):
         assert got == [(("money", (0, 1)),)]
         with pytest.raises(TuneError, match=r"^backend ray: a task failed \(.*no_such_name"):
             session.run("kwsearch.tune:no_such_name", [()], lambda r: None)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_ctrl_c_of_tune_on_ray_stops_ray_and_the_log_resumes(tmp_path):
+    """Ctrl-C: one line, no traceback, the Ray instance the command started gone (its processes
+    with it), the log whole; the same command resumes it (here on the local backend: the same log)."""
+    pytest.importorskip("ray")
+    log = tmp_path / "tune.jsonl"
+    args = ["tune", "-p", "c=0.3,0.5", "--log", str(log), "-i", "400", "-w", "2"]
+    proc = start_cli(args + ["--games", "400", "--backend", "ray"], tmp_path)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and (not log.exists() or log.read_bytes().count(b"\n") < 3):
+            time.sleep(0.1)  # two games logged: Ray runs, more games are being played
+        ray_procs, todo = set(), [proc.pid]
+        while todo:
+            kids = proc_children(todo.pop())
+            ray_procs |= kids
+            todo += kids
+        assert len(ray_procs) >= 3, "Ray did not start its processes"
+        text, _ = ctrl_c(proc, timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    lines = text.strip().splitlines()
+    assert proc.returncode == 1 and "Traceback" not in text, text
+    assert lines[-1].startswith("Error: ") and "interrupted" in lines[-1]
+    deadline = time.time() + 20
+    while time.time() < deadline and any(proc_alive(p) for p in ray_procs):
+        time.sleep(0.1)
+    assert not [p for p in ray_procs if proc_alive(p)], "Ray's processes outlived the command"
+    logged = len(load_log(log)[1])
+    assert logged >= 2 and log.read_bytes().endswith(b"\n")
+    r = subprocess.run([sys.executable, "-m", "kwsearch.cli", *args, "--games", str(logged + 2)], cwd=tmp_path,
+                       env=subprocess_env(), capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert len(load_log(log)[1]) >= logged + 2
 
 
 def test_tune_backend_errors_are_one_line(tmp_path):
