@@ -145,7 +145,7 @@ def play(folder: Path, settings: dict, previous: Path | None, workers: int, back
             info = run_tournament(spec, out, workers=workers, resume=out.exists(), backend=backend,
                                   address=address)
             log(f"{out.name}: {info.played} games played, {info.skipped} from the file "
-                f"({time.process_time() - t0:.1f} CPU s in this process)")
+                f"({time.process_time() - t0:.1f} CPU s in this process, {info.seconds:.1f} s wall)")
             files.append(out)
     return files
 
@@ -161,7 +161,7 @@ def fit(folder: Path, settings: dict, files: list[Path], install: bool, log=prin
         doc = train(n, settings["seed"], 0, settings["every"], l2=settings["l2"], holdout=settings["holdout"],
                     records=mine)
         training = doc["training"]
-        cpu = training.pop("cpu_seconds")  # printed, not stored: the file is the same whatever the machine
+        del training["cpu_seconds"]  # printed, not stored: the file is the same whatever the machine
         training.update({"script": "bench/generation.py", "generation": settings["gen"],
                          "iterations": settings["iterations"], "games_per_table": settings["games"],
                          "tables": list(TABLES)})
@@ -173,9 +173,9 @@ def fit(folder: Path, settings: dict, files: list[Path], install: bool, log=prin
             written.append(write_weights(doc, command, None, shipped.name, shipped, "evaluation weights file"))
         m = training["holdout_metrics"]
         log(f"{n} players: {training['games']} games, {training['positions']['train']:,} training / "
-            f"{training['positions']['holdout']:,} held-out positions ({cpu} CPU s + {time.process_time() - t0:.1f}); "
-            f"held-out log-loss {m['model']['log_loss']:.4f} (money only {m['money_only']['log_loss']:.4f}) "
-            f"-> {path}")
+            f"{training['positions']['holdout']:,} held-out positions ({time.process_time() - t0:.1f} CPU s)")
+        log(f"  held-out log-loss {m['model']['log_loss']:.4f} (money only {m['money_only']['log_loss']:.4f}, "
+            f"uniform {m['uniform_log_loss']:.4f}) -> {path}")
     return written
 
 
