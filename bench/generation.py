@@ -27,7 +27,7 @@ from those files when the same command runs again.
 
 Then the evaluation is fitted to the games' records (bench/train_eval.py's
 ``--records`` path: positions about every ``--every`` decisions, gaps drawn from
-the seed, the last ``--holdout`` share of the games held out) and written as
+the seed, the last ``--holdout`` share of every table's games held out) and written as
 ``<--dir>/gen-<K>/eval-searched-<N>p.json``; ``--install`` writes it over the
 shipped ``kwsearch/data/eval-searched-<N>p.json`` too (never without it). A
 weights file holds the command that regenerates it (without the backend, the
@@ -159,12 +159,12 @@ def fit(folder: Path, settings: dict, files: list[Path], install: bool, log=prin
         mine = [p for p in files if p.name.startswith(f"{n}p-")]
         t0 = time.process_time()
         doc = train(n, settings["seed"], 0, settings["every"], l2=settings["l2"], holdout=settings["holdout"],
-                    records=mine)
+                    records=mine, interleave=True)
         training = doc["training"]
         del training["cpu_seconds"]  # printed, not stored: the file is the same whatever the machine
         training.update({"script": "bench/generation.py", "generation": settings["gen"],
                          "iterations": settings["iterations"], "games_per_table": settings["games"],
-                         "tables": list(TABLES)})
+                         "tables": list(TABLES), "holdout_games": "the last of every table (interleaved)"})
         shipped = shipped_path(n, "searched")
         command = canonical_command(settings)
         path = write_weights(doc, command, folder, shipped.name, shipped, "evaluation weights file")

@@ -72,15 +72,17 @@ def play(players: int, seed: int, games: int, every: int, v6_share: float, polic
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(gs)
 
 
-def recorded(paths: list[Path], players: int, seed: int, every: int):
+def recorded(paths: list[Path], players: int, seed: int, every: int, interleave: bool = False):
     """Positions of recorded games (tournament results files): every seat's features about every
     ``every`` decisions of each game with ``players`` players (gaps drawn from ``seed``), labelled
     with the game's final win shares. Returns ``(X, Y, game index per position, games)``; the games
-    are numbered in file order, so the last ones are held out."""
-    xs, ys, gs = [], [], []
-    g = 0
-    for path in paths:
+    are numbered in file order (each file's games by number), or with ``interleave`` round by round
+    across the files (the first game of each file, then the second ...), so that the last games,
+    the held-out ones, come from every file rather than from the last one."""
+    kept = []  # (rank in its file, file index, features, win shares)
+    for k, path in enumerate(paths):
         _, games, _ = load_results(path)
+        rank = 0
         for number in sorted(games):
             rec = games[number].get("record")
             if not rec or rec.get("players") != players:
@@ -95,14 +97,19 @@ def recorded(paths: list[Path], players: int, seed: int, every: int):
             while at < len(steps):
                 feats.append(_eval.features(convert(steps[at][0], "fast")))
                 at += int(rng.integers(1, 2 * every))
-            if feats:
-                xs.append(np.array(feats, dtype=float))
-                ys.append(np.tile(win_shares(final.money()), (len(feats), 1)))
-                gs.append(np.full(len(feats), g))
-            g += 1
+            kept.append((rank, k, feats, win_shares(final.money())))
+            rank += 1
+    if interleave:
+        kept.sort(key=lambda e: (e[0], e[1]))
+    xs, ys, gs = [], [], []
+    for g, (_, _, feats, shares) in enumerate(kept):
+        if feats:
+            xs.append(np.array(feats, dtype=float))
+            ys.append(np.tile(shares, (len(feats), 1)))
+            gs.append(np.full(len(feats), g))
     if not xs:
         raise SystemExit(f"{players} players: no finished {players}-player game in the records")
-    return np.concatenate(xs), np.concatenate(ys), np.concatenate(gs), g
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(gs), len(kept)
 
 
 def probabilities(X: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -137,12 +144,13 @@ def metrics(X: np.ndarray, Y: np.ndarray, w: np.ndarray) -> dict[str, float]:
 
 
 def train(players: int, seed: int, games: int, every: int = 10, v6_share: float = 0.25, l2: float = 1e-3,
-          holdout: float = 0.2, policy: str = "tempo", records: list[Path] | None = None) -> dict:
-    """Play (or read ``records``), fit and measure for one player count; returns the weights
-    file's content."""
+          holdout: float = 0.2, policy: str = "tempo", records: list[Path] | None = None,
+          interleave: bool = False) -> dict:
+    """Play (or read ``records``, numbered as :func:`recorded` says), fit and measure for one player
+    count; returns the weights file's content."""
     t0 = time.process_time()
     if records:
-        X, Y, G, games = recorded(records, players, seed, every)
+        X, Y, G, games = recorded(records, players, seed, every, interleave)
         policy, v6_share = "records", None
     else:
         X, Y, G = play(players, seed, games, every, v6_share, policy)

@@ -749,6 +749,9 @@ def _run_ray(spec: TournamentSpec, todo: list[int], workers: int, address: str |
              record: Callable[[dict], bool]) -> bool:
     from .raytasks import ray_session
 
+    if not todo:  # a finished file: no Ray to start
+        return False
+
     def error(message: str) -> TournamentError:
         return TournamentError(message, "backend")
     with ray_session(workers, address, error) as ray:

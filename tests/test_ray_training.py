@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from helpers import assert_one_line_error, ctrl_c, proc_alive, proc_children, run_cli, start_cli, subprocess_env
@@ -210,6 +211,15 @@ def test_a_generation_on_ray_equals_the_local_one_and_resumes(tmp_path, ray_loca
     assert t["command"] == ("python bench/generation.py --gen 1 --seed 3 --games 4 --iterations 8 --players 2 3 "
                             "--every 6 --l2 0.001 --holdout 0.2")
     assert t["records"] == ["2p-heuristic.jsonl", "2p-strengths.jsonl", "2p-mixed.jsonl"] and t["games"] == 12
+    assert t["holdout_games"] == "the last of every table (interleaved)"
+    # The fit takes the tables' games round by round: the held-out tail holds every table's last games.
+    import train_eval
+    tables = [tmp_path / "local" / "gen-1" / "games" / f"2p-{name}.jsonl" for name in ("heuristic", "mixed")]
+    X, _, G, n = train_eval.recorded(tables, 2, 3, 6)
+    Xi, _, Gi, ni = train_eval.recorded(tables, 2, 3, 6, interleave=True)
+    assert n == ni == 8 and sorted(map(tuple, X.reshape(len(X), -1))) == sorted(map(tuple, Xi.reshape(len(Xi), -1)))
+    for k in range(4):  # game k of each file: 2k and 2k + 1 interleaved, k and 4 + k in file order
+        assert np.array_equal(Xi[Gi == 2 * k], X[G == k]) and np.array_equal(Xi[Gi == 2 * k + 1], X[G == 4 + k])
     # Killed in the middle of a table (a line cut short, the weights not written yet): the same command
     # plays only the missing games and writes the same bytes.
     ray = tmp_path / "ray" / "gen-1"
