@@ -616,7 +616,15 @@ def run_tournament(spec: TournamentSpec, out: str | Path, *, workers: int | None
             return spec.sprt is not None and _sprt_decided(spec, done)
 
         if backend == "ray":
-            info.stopped_by_sprt |= _run_ray(spec, todo, workers, address, record)
+            try:
+                info.stopped_by_sprt |= _run_ray(spec, todo, workers, address, record)
+            except TournamentError as exc:
+                if not resume and not done and exc.field == "backend":  # Ray missing or not reached
+                    try:
+                        out.unlink()  # ours, with its header only: it would only block the next run
+                    except OSError:
+                        pass
+                raise
         else:
             info.stopped_by_sprt |= _run_local(spec, todo, workers, record, file_id(f.fileno()))
         info.seconds = time.perf_counter() - t0

@@ -166,6 +166,19 @@ def test_an_address_where_nothing_answers_is_one_line_at_once(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
+def test_tune_without_ray_installed_says_what_to_install(tmp_path):
+    code = "import sys; sys.modules['ray'] = None\nfrom kwsearch.cli import main\nmain(sys.argv[1:])\n"
+    base = [sys.executable, "-P", "-c", code, "tune", "-p", "money=0,0.2", "-i", "10", "-g", "2"]
+    ok = subprocess.run(base + ["--log", str(tmp_path / "a.jsonl")], capture_output=True, text=True,
+                        env=subprocess_env(), timeout=120)
+    assert ok.returncode == 0 and "best: ismcts:" in ok.stdout, ok.stderr
+    bad = subprocess.run(base + ["--log", str(tmp_path / "b.jsonl"), "--backend", "ray"], capture_output=True,
+                         text=True, env=subprocess_env(), timeout=120)
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    assert bad.stderr.strip().splitlines()[-1] == \
+        'Error: --backend ray: Ray is not installed (pip install ".[ray]" in the kwsearch clone)'
+
+
 @pytest.mark.parametrize("address,want", [("10.0.0.5:6379", ("10.0.0.5", 6379)), ("ray://head:10001", ("head", 10001)),
                                           ("[::1]:6379", ("::1", 6379)), ("auto", None)])
 def test_cluster_addresses(address, want):

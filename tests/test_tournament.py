@@ -261,6 +261,7 @@ def test_cli_works_without_ray(tmp_path):
     err = bad.stderr.strip().splitlines()
     assert err[-1] == 'Error: --backend ray: Ray is not installed (pip install ".[ray]" in the kwsearch clone)'
     assert "Traceback" not in bad.stderr
+    assert not (tmp_path / "b.jsonl").exists()  # no file of a header only, to block the next run
 
 
 # -- bad input ---------------------------------------------------------------------
