@@ -11,7 +11,8 @@
    ``kwsearch/review.py`` loaded beside the package: the main search's figures, the classes of the raw
    loss). Jaccard of the plies marked mistake or worse, per game.
 3. **Contradictions.** A mark (mistake or worse) followed by another decision of the same seat in the
-   same round is *contradicted* when that next position's own value for the seat (its best option's
+   same round with nobody else moving between (the game's next decision is the same seat's; choices
+   with a single option are made by the rules, never decisions) is *contradicted* when that next position's own value for the seat (its best option's
    win %: the verified review takes the higher of its verified best and played values) is within 5
    points of the marked decision's best option's, or above.
 4. **Cost.** ``time.process_time()`` of each review (one process, one worker), new over old. The
@@ -106,8 +107,10 @@ def contradictions(review, verified: bool, show: bool = False) -> tuple[int, int
     for i, d in enumerate(ds):
         if d.cls not in MARKED:
             continue
-        nxt = next((e for e in ds[i + 1:] if e.seat == d.seat), None)
-        if nxt is None or nxt.round != d.round:
+        # the issue's definition: the same seat's next decision with nobody else moving between (the very
+        # next ply of the game, reviewed); a seat's next decision after other seats' moves is not counted
+        nxt = ds[i + 1] if i + 1 < len(ds) else None
+        if nxt is None or nxt.ply != d.ply + 1 or nxt.seat != d.seat or nxt.round != d.round:
             continue
         n += 1
         hit = position_value(nxt, verified) >= d.best_win - 0.05

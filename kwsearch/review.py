@@ -77,9 +77,13 @@ VERIFY_DIVISOR = 5
 VERIFY_OPTIONS = 3
 #: The shortest chunk (a tiny review still gets a spread).
 MIN_VERIFY_CHUNK = 20
-#: Value an option by its chunks' value extrapolated as kwsearch.confidence's interval centre (True), or by
-#: their mean (False).
-VERIFY_CENTRE = False
+#: Rounds of verification at most: a decision whose loss interval straddles one of DOUBT_LINES after a round gets
+#: VERIFY_CHUNKS more chunks (of the same length) for the move played and the best, then is judged again.
+VERIFY_ROUNDS = 3
+#: The lines a mark's doubt is about: mistake and blunder (the marks that count as "mistake or worse").
+DOUBT_LINES = (0.10, 0.15)
+#: Variance floor of a value when two are combined by inverse variance (chunks that all agree).
+MIN_VARIANCE = 1e-6
 #: The review's equal band: within this many points of win share of the best (0..1), or not told apart
 #: (kwsearch.confidence.band). The review's own constant (recorded in the cache key), not the hints'.
 EQUAL_MARGIN = 0.02
@@ -143,10 +147,16 @@ class DecisionReview:
     equal: bool | None = None              # the move played is in the best's equal band (never marked)
     played_win_all: list[float] | None = None  # every seat's win probability after the move played
     verify_chunks: int | None = None       # re-searches of each verified option
-    verify_iterations: int | None = None   # iterations of each
+    verify_iterations: int | None = None   # iterations of each (the last round's)
     # issue 30: every seat's finishing places in the main search's samples of the move played
     # (kwsearch.outlook; absent from reviews made before): {"move", "samples", "probabilities", "expected"}
     places: dict | None = None
+    # The sequential verification and the next position (absent from reviews before them, docs/formats.md):
+    verify_rounds: int | None = None       # rounds of verification (2: in doubt, verified again deeper)
+    verify_sd: float | None = None         # one chunk's standard deviation of win share, pooled over the options
+    verify_df: int | None = None           # its degrees of freedom
+    played_forced_win: float | None = None  # the move played's own re-searches' value (before played_next)
+    played_next: int | None = None         # the ply whose position also valued the move played, or None
 
     @property
     def mark(self) -> str:
@@ -229,14 +239,16 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     """Analyse one decision: ``state`` before it (either engine), ``action`` the move played.
 
     The main search ranks the options; the move played and the most visited others (up to
-    :data:`VERIFY_OPTIONS` in all) are then re-searched alone (:func:`verify_options`); the best is the
-    highest verified value, and the verified values give the win %, the loss, its interval, the equal
-    band and the class. Returns None when the search was interrupted (Ctrl-C) before it finished.
+    :data:`VERIFY_OPTIONS` in all) are then re-searched alone in chunks; the best is the highest verified
+    value, and the verified values give the win %, the loss, its interval, the equal band and the class.
+    While the loss's interval straddles the mistake or the blunder line (:func:`in_doubt`), the move
+    played and the best get :data:`VERIFY_CHUNKS` more chunks each, up to :data:`VERIFY_ROUNDS` rounds
+    (docs/review.md). Returns None when the search was interrupted (Ctrl-C) before it finished.
     """
     from .analysis import analyse
-    from .confidence import t975
-    from .engine import reference
+    from .engine import convert, reference
     from .render import menu_label
+    from .search import search_params
     config = review_config(config)
     ref = reference(state)
     seat = ref.current_player()
@@ -245,71 +257,135 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     an = analyse(state, limits, config, seed=seed, top=len(legal), verify=False)
     if an.interrupted:
         return None
-    best = an.candidates[0]
     by_action = {c.action: c for c in an.candidates}
     visits = by_action[action].visits if action in by_action else 0
     k = VERIFY_CHUNKS
     chunk = verify_iterations(an.result.iterations)
     options = [action] + [c.action for c in an.candidates if c.action != action and c.visits > 0]
     options = options[:VERIFY_OPTIONS]
-    values = verify_options(state, an.result, options, chunk, seed, k)
     order = {c.action: i for i, c in enumerate(an.candidates)}
-    # the best: the highest verified value (the main search's order between equal values)
-    top = min(options, key=lambda a: (-_value(values[a][0]), order.get(a, len(order)), a))
-    best = by_action[top] if top in by_action else best
-    pe, pall, pmoney = values[action]
-    be, _, bmoney = values[top]
+    fast = convert(state, "fast")
+    params = search_params(an.result.config, n)
+
+    def extend(a: int, count: int) -> None:
+        """Option ``a``'s chunks up to ``count``: chunk j seeded ``derive_seed(seed, "verify", 0, a, j)``."""
+        got = rows.setdefault(a, [])
+        got += [_chunk_row(fast, params, an.result.config.max_nodes, a, chunk, n, _verify_seed(seed, 0, a, j))
+                for j in range(len(got), count)]
+
+    rows: dict[int, list] = {}
+    for a in options:
+        extend(a, k)
+    rounds = 1
+    while True:
+        v = _judge(rows, options, action, seat, order)
+        if v["top"] == action or rounds >= VERIFY_ROUNDS or not in_doubt(v["loss"], v["loss_half"]):
+            break
+        # in doubt: more chunks of the same length for the move played and the best (sequential verification)
+        more = len(rows[action]) + k
+        extend(action, more)
+        extend(v["top"], more)
+        rounds += 1
+    top = v["top"]
+    best = by_action[top] if top in by_action else an.candidates[0]
+    pw, pall, pmoney = _option_value(rows[action], seat)
+    bw, _, bmoney = _option_value(rows[top], seat)
     if action == top:
         loss = money_loss = loss_half = 0.0
         equal = True
     else:
-        loss = max(0.0, _value(be) - _value(pe))
-        money_loss = max(0.0, be.money - pe.money)
-        # the chunks' variance pooled over every option verified (more degrees of freedom than two options')
-        var = sum(_centre_se(values[a][0]) ** 2 for a in options) / len(options)
-        loss_half = t975(len(options) * (k - 1)) * math.sqrt(2 * var)
+        loss, loss_half = v["loss"], v["loss_half"]
+        money_loss = max(0.0, bmoney[seat] - pmoney[seat])
         equal = loss <= max(EQUAL_MARGIN, loss_half)
     # every seat's win % at the best option: the main search's, or its re-searches' when it has no visit there
     info = next((i for i in an.result.actions if i.action == top and i.visits > 0), None)
-    win_all = list(_rewards(info, n)) if info is not None else list(values[top][1])
+    win_all = list(_rewards(info, n)) if info is not None else list(_option_value(rows[top], seat)[1])
     played_places = by_action[action].places if action in by_action else None
+    t = _t(v["df"])
     return DecisionReview(
         ply=ply, seat=seat, round=ref.round, kind=ref.pending(),
         played=ref.action_to_text(action), played_label=menu_label(ref, action),
         best=best.text, best_label=menu_label(ref, best.action), best_plan=list(best.plan),
-        played_win=_value(pe), best_win=_value(be), played_money=pe.money, best_money=be.money,
+        played_win=pw, best_win=bw, played_money=pmoney[seat], best_money=bmoney[seat],
         loss=loss, money_loss=money_loss, cls=verified_class(loss, loss_half, equal),
         win_all=win_all, money_all=list(best.money_all),
         played_visits=visits, iterations=an.result.iterations, options=len(legal),
-        played_win_half=t975(k - 1) * _centre_se(pe), best_win_half=t975(k - 1) * _centre_se(be),
+        played_win_half=t * v["sd"] / math.sqrt(len(rows[action])),
+        best_win_half=t * v["sd"] / math.sqrt(len(rows[top])),
         loss_half=loss_half, equal=equal,
-        played_win_all=pall, verify_chunks=k, verify_iterations=chunk,
+        played_win_all=pall, verify_chunks=len(rows[action]), verify_iterations=chunk,
+        verify_rounds=rounds, verify_sd=v["sd"], verify_df=v["df"], played_forced_win=pw, played_next=None,
         places=None if played_places is None else {
             "move": ref.action_to_text(action), "samples": played_places.samples,
             "probabilities": [list(x.p) for x in played_places.seats],
             "expected": [x.expected for x in played_places.seats]})
 
 
+def _verify_seed(seed: int, rnd: int, option: int, j: int) -> int:
+    from .seeds import derive_seed
+    return derive_seed(seed, "verify", rnd, option, j)
+
+
+def _chunk_row(fast, params, max_nodes: int, action: int, length: int, n: int, seed: int):
+    """One re-search of ``action`` alone (:func:`kwsearch.confidence.forced_halves`): ``(after length/2,
+    after length)``, each ``(every seat's mean win share, every seat's mean money)``."""
+    from .confidence import forced_halves
+    return [([x / c[2] for x in c[5][:n]], [x / c[2] for x in c[6][:n]]) if c else ([0.0] * n, [0.0] * n)
+            for c in forced_halves(fast, params, max_nodes, action, length, seed)]
+
+
+def _option_value(rows: list, seat: int) -> tuple[float, list[float], list[float]]:
+    """An option's verified value from its chunks: (the mover's win share, every seat's, every seat's money)."""
+    n = len(rows[0][1][0])
+    wall = [min(1.0, max(0.0, _mean([r[1][0][s] for r in rows]))) for s in range(n)]
+    return wall[seat], wall, [_mean([r[1][1][s] for r in rows]) for s in range(n)]
+
+
+def _judge(rows: dict[int, list], verified: list[int], action: int, seat: int, order: dict[int, int]) -> dict:
+    """The best of the options ``verified`` (the highest mean, the main search's order between equal values),
+    the loss of ``action`` against it and the loss's 95% half-width from the chunks' variance pooled over the
+    options (``sd``: one chunk's pooled standard deviation, ``df`` its degrees of freedom)."""
+    wins = {a: [r[1][0][seat] for r in rows[a]] for a in verified}
+    means = {a: _mean(w) for a, w in wins.items()}
+    top = min(verified, key=lambda a: (-means[a], order.get(a, len(order)), a))
+    ss = sum((x - means[a]) ** 2 for a, w in wins.items() for x in w)
+    df = sum(len(w) - 1 for w in wins.values())
+    sd = math.sqrt(ss / df) if df > 0 else 0.0
+    loss = max(0.0, means[top] - means[action])
+    half = 0.0 if top == action else _t(df) * sd * math.sqrt(1 / len(wins[action]) + 1 / len(wins[top]))
+    return {"top": top, "loss": loss, "loss_half": half, "sd": sd, "df": max(1, df)}
+
+
+def _t(df: int) -> float:
+    from .confidence import t975
+    return t975(max(1, df))
+
+
+def in_doubt(loss: float, half: float) -> bool:
+    """The loss's 95% interval straddles the mistake or the blunder line (:data:`DOUBT_LINES`): the class of
+    "mistake or worse" is in doubt, and the review verifies the decision further."""
+    return any(loss - half < line - 1e-12 <= loss + half for line in DOUBT_LINES)
+
+
+def _mean(xs: list[float]) -> float:
+    return sum(xs) / len(xs)
+
+
 def verify_options(state, result, options: list[int], chunk: int, seed: int, chunks: int = VERIFY_CHUNKS):
     """Each of ``options`` re-searched alone in ``chunks`` independent searches of ``chunk`` iterations
     (seeds ``derive_seed(seed, "verify", 0, option, j)``, as :func:`kwsearch.confidence.estimate`), with
     ``result``'s settings: ``{option: (Estimate, every seat's mean win share, every seat's mean money)}``."""
-    from .confidence import EXTRAPOLATION, Estimate, forced_halves
+    from .confidence import EXTRAPOLATION, Estimate
     from .engine import convert
     from .search import search_params
-    from .seeds import derive_seed
     fast = convert(state, "fast")
     n = fast.game.num_players
     mover = fast.current_player()
     params = search_params(result.config, n)
     out = {}
     for a in options:
-        rows = []
-        for j in range(chunks):
-            halves = forced_halves(fast, params, result.config.max_nodes, a, chunk,
-                                   derive_seed(seed, "verify", 0, a, j))
-            rows.append([([x / c[2] for x in c[5][:n]], [x / c[2] for x in c[6][:n]]) if c else ([0.0] * n, [0.0] * n)
-                         for c in halves])
+        rows = [_chunk_row(fast, params, result.config.max_nodes, a, chunk, n, _verify_seed(seed, 0, a, j))
+                for j in range(chunks)]
         w = [r[1][0][mover] for r in rows]
         m = [r[1][1][mover] for r in rows]
         wm, wsd = _mean_sd(w)
@@ -320,22 +396,9 @@ def verify_options(state, result, options: list[int], chunk: int, seed: int, chu
                        sum(r[1][0][mover] - r[0][0][mover] for r in rows) / chunks,
                        mm, msd / math.sqrt(chunks), sum(r[1][1][mover] - r[0][1][mover] for r in rows) / chunks,
                        tuple(w), csd / math.sqrt(chunks))
-        # every seat's win share valued as the mover's (_value; extrapolated: Estimate.win_centre's clamp)
-        x = EXTRAPOLATION if VERIFY_CENTRE else 0.0
-        out[a] = (est, [min(1.0, max(0.0, sum(r[1][0][s] + x * (r[1][0][s] - r[0][0][s])
-                                              for r in rows) / chunks)) for s in range(n)],
-                  [sum(r[1][1][s] for r in rows) / chunks for s in range(n)])
+        _, wall, mall = _option_value(rows, mover)
+        out[a] = (est, wall, mall)
     return out
-
-
-def _value(e) -> float:
-    """An option's verified win share (:data:`VERIFY_CENTRE`)."""
-    return e.win_centre if VERIFY_CENTRE else e.win
-
-
-def _centre_se(e) -> float:
-    """The standard error of :func:`_value`."""
-    return e.win_se if e.win_centre_se is None or not VERIFY_CENTRE else e.win_centre_se
 
 
 def _mean_sd(xs: list[float]) -> tuple[float, float]:
@@ -370,7 +433,10 @@ VERIFY_KEYS = ("played_win_half", "best_win_half", "loss_half", "equal", "played
 #: optional.
 #: Optional fields of a decision besides the verification's (each checked when present).
 EXTRA_KEYS = ("places",)
-DECISION_KEYS = tuple(k for k in DecisionReview.__dataclass_fields__ if k not in VERIFY_KEYS + EXTRA_KEYS)
+#: The sequential verification's and the next position's fields: all present or none (a review before them),
+#: and only with the verification's.
+ROUND_KEYS = ("verify_rounds", "verify_sd", "verify_df", "played_forced_win", "played_next")
+DECISION_KEYS = tuple(k for k in DecisionReview.__dataclass_fields__ if k not in VERIFY_KEYS + ROUND_KEYS + EXTRA_KEYS)
 REVIEW_KEYS = ("format", "source", "players", "names", "settings", "thresholds", "complete", "reviewed", "total",
                "seats", "final_money", "decisions", "summary")
 SETTINGS_KEYS = ("iterations", "seconds", "seed", "c_uct", "money_weight", "closed_loop", "rollout")
@@ -478,12 +544,13 @@ def _check_decision(ck: _Checker, d: Any, where: str, players: int | None, thres
     def at(k: str) -> str:
         return key_path(where, k)
 
-    ck.obj(d, where, DECISION_KEYS + (("mark",) if in_review else ()), VERIFY_KEYS + EXTRA_KEYS,
+    ck.obj(d, where, DECISION_KEYS + (("mark",) if in_review else ()), VERIFY_KEYS + ROUND_KEYS + EXTRA_KEYS,
            what="a reviewed decision (an object)")
     verified = any(k in d for k in VERIFY_KEYS)
-    if verified:
-        ck.obj(d, where, DECISION_KEYS + (("mark",) if in_review else ()) + VERIFY_KEYS, EXTRA_KEYS,
-               what="a reviewed decision (an object)")
+    rounds = any(k in d for k in ROUND_KEYS)
+    if verified or rounds:
+        ck.obj(d, where, DECISION_KEYS + (("mark",) if in_review else ()) + VERIFY_KEYS
+               + (ROUND_KEYS if rounds else ()), EXTRA_KEYS, what="a reviewed decision (an object)")
     if players is None:
         w = d["win_all"]
         players = len(w) if isinstance(w, list) and 2 <= len(w) <= 4 else None
@@ -551,6 +618,22 @@ def _check_decision(ck: _Checker, d: Any, where: str, players: int | None, thres
             ck.fail(at("loss_half"), "0 (the move played is the best)", d["loss_half"])
         ck.integer(d["verify_chunks"], at("verify_chunks"), 1, 1000)
         ck.integer(d["verify_iterations"], at("verify_iterations"), 1, MAX_COUNT)
+        if rounds:
+            ck.integer(d["verify_rounds"], at("verify_rounds"), 1, 1000)
+            ck.number(d["verify_sd"], at("verify_sd"), 0.0, 1.0, "a standard deviation of win share from 0 to 1")
+            ck.integer(d["verify_df"], at("verify_df"), 1, MAX_COUNT)
+            ck.prob(d["played_forced_win"], at("played_forced_win"))
+            nxt = d["played_next"]
+            if nxt is None:
+                if not _near(played_win, d["played_forced_win"]):
+                    ck.fail(at("played_win"), f"played_forced_win = {d['played_forced_win']:.6g} (no next position "
+                            "valued the move played)", played_win)
+            elif isinstance(nxt, bool) or not isinstance(nxt, int) or nxt != ply + 1 or same:
+                ck.fail(at("played_next"), f"null or {ply + 1} (the next ply, a move played other than the best)",
+                        nxt)
+            elif steps is not None and not follows_directly(steps, ply):
+                ck.fail(at("played_next"), f"null (ply {ply + 1} is not the same seat's next position with "
+                        "nothing between)", nxt)
         want_cls = None if equal else _classify(max(0.0, loss - d["loss_half"]), thresholds)
         if cls != want_cls:
             why = "the move played is in the best's equal band" if equal else \
@@ -808,10 +891,11 @@ def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchCon
     # says when it counts; a setting at its neutral value is left out, so older keys stay as they were).
     # version 2: the verified method (the move played and the best re-searched alone, with its constants);
     # version 3: 3 chunks of N/5, up to 3 options, the best the highest verified value, the loss's interval
-    # from the chunks' variance pooled over the options
-    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed, "version": 3,
+    # from the chunks' variance pooled over the options; version 4: the third option only when the move played
+    # is not clearly the search's choice, a second deeper round for a decision in doubt, the pooled spread kept
+    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed, "version": 4,
                 "verify": [VERIFY_CHUNKS, VERIFY_DIVISOR, VERIFY_OPTIONS, MIN_VERIFY_CHUNK, EQUAL_MARGIN,
-                           VERIFY_CENTRE, "pooled"],
+                           VERIFY_ROUNDS, list(DOUBT_LINES), "pooled"],
                 **cache_settings(config)}
     blob = json.dumps({"game": game, "settings": settings}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
@@ -919,7 +1003,9 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
             _parallel(pending, limits, config, seed, workers, finish)
     except KeyboardInterrupt:
         complete = False
-    decisions = [DecisionReview.from_json(done[p]) for p, _, _ in todo if p in done]
+    # the second pass: a move played valued by the seat's next position too, where nothing came between
+    decisions = [DecisionReview.from_json(with_next_position(done[p], done.get(p + 1), items, p))
+                 for p, _, _ in todo if p in done]
     names = list(names) if names else seat_names([f"P{i + 1}" for i in range(n)])
     used = config.for_players(n)
     settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed,
@@ -930,6 +1016,46 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
                     complete and len(decisions) == len(todo), cache_file=written)
     review.summary = summarise(review)
     return review
+
+
+def _hidden(state) -> tuple:
+    """What a move can reveal of the hidden part: the undrawn research cards and specialty tiles (their
+    numbers) and the reshuffle generator's state."""
+    return len(state.deck), state.rng, tuple(len(x) for x in state.spec_undrawn)
+
+
+def follows_directly(items: Sequence[tuple[Any, int]], ply: int) -> bool:
+    """The game's next decision after ``ply`` is the same seat's, in the same round, and the move played
+    revealed nothing hidden (no card or tile drawn): its position is the position after the move played,
+    seen by the same seat with nothing between (``items``: :func:`game_decisions`)."""
+    if ply + 1 >= len(items):
+        return False
+    (before, _), (after, _) = items[ply], items[ply + 1]
+    return (before.current_player() == after.current_player() and before.round == after.round
+            and _hidden(before) == _hidden(after))
+
+
+def with_next_position(d: dict[str, Any], nxt: dict[str, Any] | None, items: Sequence[tuple[Any, int]],
+               ply: int) -> dict[str, Any]:
+    """Decision ``d`` with its move played valued by the next position too (docs/review.md, "The next
+    position"): when the game's next decision ``nxt`` (reviewed) is the same seat's with nothing between
+    (:func:`follows_directly`), its best verified value is a second valuation of the move played, as deep as
+    the best's; the two are combined by inverse variance, and the loss, its interval and the class follow.
+    ``d`` unchanged otherwise (and when the move played is the best)."""
+    if (nxt is None or d.get("verify_sd") is None or nxt.get("verify_sd") is None or d["played"] == d["best"]
+            or not follows_directly(items, ply)):
+        return d
+    t = _t(d["verify_df"])
+    vf = max(MIN_VARIANCE, (d["played_win_half"] / t) ** 2)   # the variances of the means, from the half-widths
+    vb = (d["best_win_half"] / t) ** 2
+    vn = max(MIN_VARIANCE, (nxt["best_win_half"] / _t(nxt["verify_df"])) ** 2)
+    vc = 1 / (1 / vf + 1 / vn)
+    win = min(1.0, max(0.0, (d["played_forced_win"] / vf + nxt["best_win"] / vn) * vc))
+    loss = max(0.0, d["best_win"] - win)
+    loss_half = t * math.sqrt(vb + vc)
+    equal = loss <= max(EQUAL_MARGIN, loss_half)
+    return dict(d, played_win=win, played_win_half=t * math.sqrt(vc), loss=loss, loss_half=loss_half,
+                equal=equal, cls=verified_class(loss, loss_half, equal), played_next=ply + 1)
 
 
 def _parallel(pending, limits, config, seed, workers, finish) -> None:
@@ -1004,8 +1130,10 @@ def review_text(review: Review) -> str:
                     "not at the game's end")
     v = next((d for d in review.decisions if d.verified), None)
     if v is not None:
-        out += wrap(f"  verified: the move played and the best each re-searched alone ({v.verify_chunks} x "
-                    f"{v.verify_iterations:,} iterations); win% ± its 95% interval; a move is classed by its loss "
+        out += wrap(f"  verified: the move played and the best each re-searched alone ({VERIFY_CHUNKS} x "
+                    f"{v.verify_iterations:,} iterations, up to {VERIFY_CHUNKS * VERIFY_ROUNDS} x when a mark is in "
+                    "doubt; a move followed by the same seat's next decision valued by that position too); "
+                    f"win% ± its 95% interval; a move is classed by its loss "
                     f"beyond the loss's interval, never when in the best's equal band (=, within "
                     f"{100 * EQUAL_MARGIN:g} points or not told apart); visits: the main search's (docs/review.md)")
     if not review.complete:
@@ -1094,6 +1222,8 @@ function show(i){
   h += '<div style="color:#666;font-size:12px">' + d.iterations.toLocaleString() + ' iterations, ' +
        d.options + ' options' + (d.verify_chunks ? '; verified: ' + d.verify_chunks + ' x ' +
        d.verify_iterations.toLocaleString() + ' iterations alone per option, ± 95% intervals' : '') +
+       (d.played_next !== null && d.played_next !== undefined ? '; the move played also valued by the next ' +
+        'position (ply ' + d.played_next + ')' : '') +
        '; win % after the move: ' + D.names.map((n,k)=>n+' '+pct(after[k])).join(', ') + '</div>';
   h += placesLine(d);
   document.getElementById('move').innerHTML = h;

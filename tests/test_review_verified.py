@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kwsearch.engine import state_from_json
-from kwsearch.review import (MARKS, VERIFY_KEYS, ReviewError, classify, check_review, game_decisions, review_decision, review_game,
+from kwsearch.review import (MARKS, ROUND_KEYS, VERIFY_KEYS, ReviewError, classify, check_review, game_decisions, review_decision, review_game,
                              verified_class, verify_iterations)
 from kwsearch.search import SearchLimits
 
@@ -33,7 +33,7 @@ def review():
 def test_a_move_of_the_equal_band_is_never_marked(review):
     assert any(d.equal and d.played != d.best for d in review.decisions)  # the band is met, not only the best
     for d in review.decisions:
-        assert d.verified and d.verify_chunks == 3 and d.verify_iterations == verify_iterations(400) == 80
+        assert d.verified and d.verify_chunks == 3 * d.verify_rounds and d.verify_iterations == verify_iterations(400) == 80
         if d.equal:
             assert d.cls is None and d.mark == ""
         if d.cls is not None:  # marked: the loss beyond its interval reaches the class's threshold
@@ -65,7 +65,7 @@ def test_reproducible_from_its_seed_with_one_and_two_workers(review):
 def test_the_graph_draws_the_move_played_verified(review):
     for d in review.decisions:
         assert d.graph_win == d.played_win_all and len(d.played_win_all) == 2
-        assert abs(d.played_win_all[d.seat] - d.played_win) < 1e-9  # the same re-searches
+        assert abs(d.played_win_all[d.seat] - d.played_forced_win) < 1e-9  # the same re-searches
         assert sum(d.played_win_all) <= 1.001
 
 
@@ -90,7 +90,7 @@ def test_the_new_fields_are_in_the_json_and_documented(review):
         check_review(partial, "r.json", steps=steps)
     former = json.loads(json.dumps(obj))  # the same decisions as the former method wrote them
     for d in former["decisions"]:
-        for k in VERIFY_KEYS:
+        for k in VERIFY_KEYS + ROUND_KEYS:
             del d[k]
         d["cls"] = classify(d["loss"])
         d["mark"] = MARKS[d["cls"]]

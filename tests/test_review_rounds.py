@@ -1,0 +1,158 @@
+"""Reviews, issue 29 item 5: the move played valued by the seat's next position where nothing came between,
+and the sequential verification of a decision whose mark is in doubt (docs/review.md)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from kwsearch.engine import state_from_json
+from kwsearch.review import (ROUND_KEYS, VERIFY_CHUNKS, VERIFY_ROUNDS, ReviewError, check_review, follows_directly,
+                             game_decisions, in_doubt, review_decision, review_game, verified_class,
+                             with_next_position)
+from kwsearch.search import SearchLimits
+
+pytestmark = pytest.mark.one_engine
+
+ROOT = Path(__file__).resolve().parent.parent
+GAME = ROOT / "examples" / "game-2p.json"
+TACTICS = sorted((ROOT / "tests" / "data" / "tactics").glob("*.json"))
+
+
+def _record() -> dict:
+    return json.loads(GAME.read_text())
+
+
+@pytest.fixture(scope="module")
+def review():
+    return review_game(_record(), SearchLimits(iterations=300), seed=5, source="game-2p.json")
+
+
+@pytest.fixture(scope="module")
+def cached(tmp_path_factory):
+    """The first pass's decisions, as the cache holds them (before the next positions are used)."""
+    path = tmp_path_factory.mktemp("rounds") / "c.json"
+    review_game(_record(), SearchLimits(iterations=300), seed=5, cache=path)
+    return {int(k): v for k, v in json.loads(path.read_text())["decisions"].items()}
+
+
+def test_a_move_is_valued_by_the_next_same_seat_position(review, cached):
+    items = game_decisions(_record())
+    by_ply = {d.ply: d for d in review.decisions}
+    valued = [d for d in review.decisions if d.played_next is not None]
+    assert valued  # multi-step turns: the next decision is often the same seat's
+    for d in review.decisions:
+        first = cached[d.ply]
+        assert d.played_forced_win == first["played_win"] and first["played_next"] is None
+        if d.played_next is None:
+            assert d.played_win == d.played_forced_win
+            assert d.played == d.best or not follows_directly(items, d.ply)
+            continue
+        nxt = by_ply[d.played_next]
+        assert d.played_next == d.ply + 1 and follows_directly(items, d.ply) and nxt.seat == d.seat
+        # inverse-variance combination: between the move's own re-searches and the next position's best value
+        lo, hi = sorted((d.played_forced_win, nxt.best_win))
+        assert lo - 1e-9 <= d.played_win <= hi + 1e-9
+        assert d.played_win_half <= first["played_win_half"] + 1e-12  # two valuations: a narrower interval
+        assert d.loss == pytest.approx(max(0.0, d.best_win - d.played_win), abs=1e-12)
+        assert d.cls == verified_class(d.loss, d.loss_half, d.equal)
+    check_review(review.to_json(), "r.json", steps=items)
+
+
+def test_a_next_position_as_good_as_the_best_removes_the_mark(review, cached):
+    items = game_decisions(_record())
+    ply = next(p for p in sorted(cached) if follows_directly(items, p) and cached[p]["played"] != cached[p]["best"])
+    d = dict(cached[ply], best_win=0.8, played_win=0.5, played_forced_win=0.5, loss=0.3, cls="blunder",
+             equal=False, played_win_half=0.02, best_win_half=0.02, loss_half=0.03, verify_df=6)
+    # the next position puts the seat at the best's value: the move lost nothing, it is equal, never marked
+    good = dict(cached[ply + 1], best_win=0.8, best_win_half=0.02, verify_df=6)
+    out = with_next_position(d, good, items, ply)
+    assert out["played_next"] == ply + 1 and out["played_win"] == pytest.approx(0.65)
+    assert out["cls"] is None or out["loss"] - out["loss_half"] < 0.15
+    exact = with_next_position(d, dict(good, best_win_half=0.0), items, ply)  # a sure next value dominates
+    assert exact["played_win"] == pytest.approx(0.8, abs=0.01) and exact["equal"] and exact["cls"] is None
+    # a next position as bad as the forced search keeps the blunder
+    bad = with_next_position(d, dict(good, best_win=0.5), items, ply)
+    assert bad["played_win"] == pytest.approx(0.5) and bad["cls"] == "blunder"
+    # not the same seat's next position with nothing between: unchanged
+    other = next(p for p in sorted(cached) if p + 1 in cached and not follows_directly(items, p))
+    assert with_next_position(cached[other], cached[other + 1], items, other) is cached[other]
+
+
+def test_the_checker_refuses_a_next_position_that_does_not_follow(review):
+    items = game_decisions(_record())
+    obj = review.to_json()
+    i = next(i for i, d in enumerate(obj["decisions"])
+             if d["played"] != d["best"] and not follows_directly(items, d["ply"]))
+    bad = json.loads(json.dumps(obj))
+    bad["decisions"][i]["played_next"] = bad["decisions"][i]["ply"] + 1
+    with pytest.raises(ReviewError, match=r"played_next: expected null \(ply \d+ is not the same seat's next"):
+        check_review(bad, "r.json", steps=items)
+    bad = json.loads(json.dumps(obj))
+    j = next(j for j, d in enumerate(obj["decisions"]) if d["played_next"] is None and d["played_win"] > 0.01)
+    bad["decisions"][j]["played_forced_win"] = bad["decisions"][j]["played_win"] - 0.01
+    with pytest.raises(ReviewError, match=r"played_win: expected played_forced_win"):
+        check_review(bad, "r.json", steps=items)
+    # the fields are documented, and a review without them (before item 5) still reads
+    doc = (ROOT / "docs" / "formats.md").read_text()
+    former = json.loads(json.dumps(obj))
+    for d in former["decisions"]:
+        assert all(f"`{k}`" in doc for k in ROUND_KEYS)
+        if d["played_next"] is None:
+            for k in ROUND_KEYS:
+                del d[k]
+    former["decisions"] = [d for d in former["decisions"] if "played_next" not in d]
+    former["reviewed"] = len(former["decisions"])
+    former["complete"] = False
+    kept = {d["ply"] for d in former["decisions"]}
+    for s in former["summary"]:
+        s["worst"] = [p for p in s["worst"] if p in kept]
+        s["decisions"] = sum(1 for d in former["decisions"] if d["seat"] == s["seat"])
+        s["counts"] = {c: sum(1 for d in former["decisions"] if d["seat"] == s["seat"] and d["cls"] == c)
+                       for c in s["counts"]}
+    check_review(former, "former.json", steps=items)
+
+
+def test_a_move_in_the_equal_band_is_never_marked(review):
+    assert any(d.equal and d.played != d.best for d in review.decisions)
+    for d in review.decisions:
+        if d.equal:
+            assert d.cls is None and d.mark == ""
+        if d.cls is not None:
+            assert not d.equal and d.loss - d.loss_half >= 0.05 - 1e-12
+
+
+def test_only_a_decision_in_doubt_gets_more_chunks(review):
+    assert in_doubt(0.12, 0.03) and in_doubt(0.16, 0.02) and in_doubt(0.05, 0.06)
+    assert not in_doubt(0.3, 0.05) and not in_doubt(0.02, 0.03) and not in_doubt(0.12, 0.01)
+    # a clear decision: the move played is the best (tile 5 wins), or far behind it (tile 6 loses)
+    pos = json.loads((ROOT / "tests" / "data" / "tactics" / "race_gp_2p.json").read_text())
+    state = state_from_json(pos, seed=1)
+    for move in ("tile 5", "tile 6"):
+        d = review_decision(state, state.parse_move(move), SearchLimits(iterations=1000), seed=1)
+        assert d.verify_rounds == 1 and d.verify_chunks == VERIFY_CHUNKS, move
+    extra = [d for d in review.decisions if d.verify_rounds > 1]
+    assert extra  # some decisions of the game were in doubt after the first round
+    for d in review.decisions:
+        assert 1 <= d.verify_rounds <= VERIFY_ROUNDS and d.verify_chunks == VERIFY_CHUNKS * d.verify_rounds
+        if d.verify_rounds < VERIFY_ROUNDS and d.played != d.best and d.played_next is None:
+            assert not in_doubt(d.loss, d.loss_half)  # it stopped because the class was clear
+
+
+@pytest.mark.parametrize("path", TACTICS, ids=lambda p: p.stem)
+def test_a_planted_blunder_is_marked(path):
+    """tests/data/tactics: one option wins the game, every other loses it (proved exhaustively)."""
+    pos = json.loads(path.read_text())
+    state = state_from_json(pos, seed=1)
+    for seed in (1, 2):
+        for move in pos["_expected"]["losing"]:
+            d = review_decision(state, state.parse_move(move), SearchLimits(iterations=500), seed=seed)
+            assert d.cls in ("mistake", "blunder") and not d.equal, (move, seed, asdict(d))
+
+
+def test_reproducible_with_any_worker_count(review):
+    again = review_game(_record(), SearchLimits(iterations=300), seed=5, source="game-2p.json", workers=2)
+    assert [asdict(d) for d in again.decisions] == [asdict(d) for d in review.decisions]
