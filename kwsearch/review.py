@@ -29,6 +29,15 @@ threshold, and never when it is in the best's equal band (within :data:`EQUAL_MA
 apart). The graph draws every seat's win share after the move played (``played_win_all``, from the
 same re-searches), so a seat's point does not jump on its own turns.
 
+**Sequential verification** (issue 29 item 5). While the loss's interval straddles the mistake or the
+blunder line (:func:`in_doubt`), the move played and the best get :data:`VERIFY_CHUNKS` more chunks and
+the next option by the main search's visits is verified too, up to :data:`VERIFY_ROUNDS` rounds; in a
+decided position (no option worth the mistake line's win share) the third option is not verified.
+**The next position**: where the game's next decision is the same seat's with nothing between (no other
+seat moved, nothing hidden revealed: :func:`follows_directly`), its best verified value is a second,
+equally deep valuation of the move played, combined with the move's own by inverse variance
+(:func:`with_next_position`, a second pass over the reviewed decisions).
+
 The review searches with ``money_weight = 0``: each seat's reward is then its
 win share, so the best option's mean reward per seat is every seat's win
 probability — the review's graph draws all seats from one search per decision.
@@ -79,7 +88,7 @@ VERIFY_OPTIONS = 3
 MIN_VERIFY_CHUNK = 20
 #: Rounds of verification at most: a decision whose loss interval straddles one of DOUBT_LINES after a round gets
 #: VERIFY_CHUNKS more chunks (of the same length) for the move played and the best, then is judged again.
-VERIFY_ROUNDS = 3
+VERIFY_ROUNDS = 6
 #: The lines a mark's doubt is about: mistake and blunder (the marks that count as "mistake or worse").
 DOUBT_LINES = (0.10, 0.15)
 #: Variance floor of a value when two are combined by inverse variance (chunks that all agree).
@@ -262,7 +271,7 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     k = VERIFY_CHUNKS
     chunk = verify_iterations(an.result.iterations)
     options = [action] + [c.action for c in an.candidates if c.action != action and c.visits > 0]
-    options = options[:VERIFY_OPTIONS]
+    ranked, options = options, options[:VERIFY_OPTIONS]
     order = {c.action: i for i, c in enumerate(an.candidates)}
     fast = convert(state, "fast")
     params = search_params(an.result.config, n)
@@ -274,17 +283,32 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
                 for j in range(len(got), count)]
 
     rows: dict[int, list] = {}
-    for a in options:
+    for a in options[:2]:
         extend(a, k)
+    # a decided position: no option the main search visited, nor the two verified, is worth the mistake line's
+    # win share, so no loss can reach it: the third option is not verified (docs/review.md, "Sequential
+    # verification")
+    line = DOUBT_LINES[0]
+    decided = all(i.mean_reward[seat] < line for i in an.result.actions if i.visits > 0) and all(
+        _option_value(rows[a], seat)[0] < line for a in rows)
+    if not decided:
+        for a in options[2:]:
+            extend(a, k)
+    options = [a for a in options if a in rows]
     rounds = 1
     while True:
         v = _judge(rows, options, action, seat, order)
         if v["top"] == action or rounds >= VERIFY_ROUNDS or not in_doubt(v["loss"], v["loss_half"]):
             break
-        # in doubt: more chunks of the same length for the move played and the best (sequential verification)
+        # in doubt: more chunks of the same length for the move played and the best (sequential verification),
+        # and the next option by the main search's visits not yet verified (a better option it ranked lower)
         more = len(rows[action]) + k
         extend(action, more)
         extend(v["top"], more)
+        wider = next((a for a in ranked if a not in rows), None)
+        if wider is not None:
+            extend(wider, k)
+            options.append(wider)
         rounds += 1
     top = v["top"]
     best = by_action[top] if top in by_action else an.candidates[0]
@@ -891,8 +915,8 @@ def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchCon
     # says when it counts; a setting at its neutral value is left out, so older keys stay as they were).
     # version 2: the verified method (the move played and the best re-searched alone, with its constants);
     # version 3: 3 chunks of N/5, up to 3 options, the best the highest verified value, the loss's interval
-    # from the chunks' variance pooled over the options; version 4: the third option only when the move played
-    # is not clearly the search's choice, a second deeper round for a decision in doubt, the pooled spread kept
+    # from the chunks' variance pooled over the options; version 4: no third option in a decided position,
+    # sequential rounds (more chunks, one more option) while a mark is in doubt, the pooled spread kept
     settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed, "version": 4,
                 "verify": [VERIFY_CHUNKS, VERIFY_DIVISOR, VERIFY_OPTIONS, MIN_VERIFY_CHUNK, EQUAL_MARGIN,
                            VERIFY_ROUNDS, list(DOUBT_LINES), "pooled"],

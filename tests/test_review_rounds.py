@@ -156,3 +156,30 @@ def test_a_planted_blunder_is_marked(path):
 def test_reproducible_with_any_worker_count(review):
     again = review_game(_record(), SearchLimits(iterations=300), seed=5, source="game-2p.json", workers=2)
     assert [asdict(d) for d in again.decisions] == [asdict(d) for d in review.decisions]
+
+
+def test_a_decided_position_verifies_two_options_only(monkeypatch):
+    """No option worth the mistake line's win share: no loss can be marked, the third option is not verified."""
+    import kwsearch.review as review_module
+    seen: list[int] = []
+    real = review_module._chunk_row
+
+    def counting(fast, params, max_nodes, action, length, n, seed):
+        seen.append(action)
+        return real(fast, params, max_nodes, action, length, n, seed)
+
+    monkeypatch.setattr(review_module, "_chunk_row", counting)
+    items = game_decisions(json.loads((ROOT / "examples" / "game-4p.json").read_text()))
+    decided = open_ = 0
+    for ply in (114, 116, 118, 124, 125, 127, 135):  # late in the game: seats 2 and 3 have all but lost
+        state, action = items[ply]
+        seen.clear()
+        d = review_decision(state, action, SearchLimits(iterations=300), seed=1, ply=ply)
+        verified = set(seen)
+        if d.verify_rounds == 1 and len(verified) == 2 and d.options > 2:
+            decided += 1
+            assert d.best_win < 0.10 and d.cls is None  # nothing worth 10 points: nothing to mark
+        elif d.verify_rounds == 1:
+            open_ += 1
+            assert len(verified) == min(3, d.options)
+    assert decided and open_
