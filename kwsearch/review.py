@@ -32,7 +32,7 @@ same re-searches), so a seat's point does not jump on its own turns.
 **Sequential verification** (issue 29 item 5). While the loss's interval straddles the mistake or the
 blunder line (:func:`in_doubt`), the move played and the best get :data:`VERIFY_CHUNKS` more chunks and
 the next option by the main search's visits is verified too, up to :data:`VERIFY_ROUNDS` rounds; in a
-decided position (no option worth the mistake line's win share) the third option is not verified.
+settled decision (every option within the mistake line of the others) the third option is not verified.
 **The next position**: where the game's next decision is the same seat's with nothing between (no other
 seat moved, nothing hidden revealed: :func:`follows_directly`), its best verified value is a second,
 equally deep valuation of the move played, combined with the move's own by inverse variance
@@ -285,13 +285,12 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     rows: dict[int, list] = {}
     for a in options[:2]:
         extend(a, k)
-    # a decided position: no option the main search visited, nor the two verified, is worth the mistake line's
-    # win share, so no loss can reach it: the third option is not verified (docs/review.md, "Sequential
-    # verification")
-    line = DOUBT_LINES[0]
-    decided = all(i.mean_reward[seat] < line for i in an.result.actions if i.visits > 0) and all(
-        _option_value(rows[a], seat)[0] < line for a in rows)
-    if not decided:
+    # a settled decision: the options the main search visited, and the two verified, all lie within the
+    # mistake line of each other (a decided position, or options of one value), so no loss can reach it:
+    # the third option is not verified (docs/review.md, "Sequential verification and the next position")
+    values = [i.mean_reward[seat] for i in an.result.actions if i.visits > 0] + [
+        _option_value(rows[a], seat)[0] for a in rows]
+    if max(values) - min(values) >= DOUBT_LINES[0]:
         for a in options[2:]:
             extend(a, k)
     options = [a for a in options if a in rows]
