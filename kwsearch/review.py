@@ -29,8 +29,8 @@ threshold, and never when it is in the best's equal band (within :data:`EQUAL_MA
 apart). The graph draws every seat's win share after the move played (``played_win_all``, from the
 same re-searches), so a seat's point does not jump on its own turns.
 
-**Sequential verification** (issue 29 item 5). While the loss's interval straddles the mistake or the
-blunder line (:func:`in_doubt`), the move played and the best get :data:`VERIFY_CHUNKS` more chunks and
+**Sequential verification** (issue 29 item 5). While the loss's interval straddles the mistake line
+(:func:`in_doubt`), the move played and the best get :data:`VERIFY_CHUNKS` more chunks and
 the next option by the main search's visits is verified too, up to :data:`VERIFY_ROUNDS` rounds; in a
 settled decision (every option within the mistake line of the others) the third option is not verified.
 **The next position**: where the game's next decision is the same seat's with nothing between (no other
@@ -88,9 +88,10 @@ VERIFY_OPTIONS = 3
 MIN_VERIFY_CHUNK = 20
 #: Rounds of verification at most: a decision whose loss interval straddles one of DOUBT_LINES after a round gets
 #: VERIFY_CHUNKS more chunks (of the same length) for the move played and the best, then is judged again.
-VERIFY_ROUNDS = 6
-#: The lines a mark's doubt is about: mistake and blunder (the marks that count as "mistake or worse").
-DOUBT_LINES = (0.10, 0.15)
+VERIFY_ROUNDS = 3
+#: The lines a mark's doubt is about: the mistake line, which decides whether a move is marked "mistake or
+#: worse" (the blunder line gets the first round's interval only: extra rounds there cost more than they told).
+DOUBT_LINES = (0.10,)
 #: Variance floor of a value when two are combined by inverse variance (chunks that all agree).
 MIN_VARIANCE = 1e-6
 #: The review's equal band: within this many points of win share of the best (0..1), or not told apart
@@ -250,7 +251,7 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     The main search ranks the options; the move played and the most visited others (up to
     :data:`VERIFY_OPTIONS` in all) are then re-searched alone in chunks; the best is the highest verified
     value, and the verified values give the win %, the loss, its interval, the equal band and the class.
-    While the loss's interval straddles the mistake or the blunder line (:func:`in_doubt`), the move
+    While the loss's interval straddles the mistake line (:func:`in_doubt`), the move
     played and the best get :data:`VERIFY_CHUNKS` more chunks each, up to :data:`VERIFY_ROUNDS` rounds
     (docs/review.md). Returns None when the search was interrupted (Ctrl-C) before it finished.
     """
@@ -385,7 +386,7 @@ def _t(df: int) -> float:
 
 
 def in_doubt(loss: float, half: float) -> bool:
-    """The loss's 95% interval straddles the mistake or the blunder line (:data:`DOUBT_LINES`): the class of
+    """The loss's 95% interval straddles the mistake line (:data:`DOUBT_LINES`): the class of
     "mistake or worse" is in doubt, and the review verifies the decision further."""
     return any(loss - half < line - 1e-12 <= loss + half for line in DOUBT_LINES)
 

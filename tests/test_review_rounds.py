@@ -126,8 +126,9 @@ def test_a_move_in_the_equal_band_is_never_marked(review):
 
 
 def test_only_a_decision_in_doubt_gets_more_chunks(review):
-    assert in_doubt(0.12, 0.03) and in_doubt(0.16, 0.02) and in_doubt(0.05, 0.06)
+    assert in_doubt(0.12, 0.03) and in_doubt(0.05, 0.06) and in_doubt(0.0999, 0.001)
     assert not in_doubt(0.3, 0.05) and not in_doubt(0.02, 0.03) and not in_doubt(0.12, 0.01)
+    assert not in_doubt(0.16, 0.02)  # the blunder line alone: the first round's interval decides
     # a clear decision: the move played is the best (tile 5 wins), or far behind it (tile 6 loses)
     pos = json.loads((ROOT / "tests" / "data" / "tactics" / "race_gp_2p.json").read_text())
     state = state_from_json(pos, seed=1)
