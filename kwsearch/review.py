@@ -212,6 +212,14 @@ class Review:
     complete: bool
     summary: list[SeatSummary] = field(default_factory=list)
     cache_file: Path | None = None           # the cache file holding this review's decisions (None: none written)
+    luck: dict[str, Any] | None = None       # the chance events' luck (kwsearch.luck; None: not computed)
+
+    @property
+    def figures(self) -> list[dict[str, Any]]:
+        """Every seat's skill lost, accuracy and luck (:func:`kwsearch.luck.seat_figures`)."""
+        from .luck import seat_figures
+        return seat_figures(self.players, self.names, self.seats, self.decisions,
+                            self.luck["events"] if self.luck is not None else None)
 
     def to_json(self) -> dict[str, Any]:
         """The ``kwsearch-review/1`` object (docs/formats.md)."""
@@ -229,6 +237,8 @@ class Review:
             "final_money": self.final_money,
             "decisions": [dict(asdict(d), mark=d.mark) for d in self.decisions],
             "summary": [asdict(s) for s in self.summary],
+            "figures": self.figures,
+            "luck": self.luck,
         }
 
 
@@ -463,6 +473,8 @@ ROUND_KEYS = ("verify_rounds", "verify_sd", "verify_df", "played_forced_win", "p
 DECISION_KEYS = tuple(k for k in DecisionReview.__dataclass_fields__ if k not in VERIFY_KEYS + ROUND_KEYS + EXTRA_KEYS)
 REVIEW_KEYS = ("format", "source", "players", "names", "settings", "thresholds", "complete", "reviewed", "total",
                "seats", "final_money", "decisions", "summary")
+#: Added by issue 30 (luck, skill and accuracy; kwsearch.luck): optional, so older reviews still read.
+REVIEW_OPTIONAL = ("figures", "luck")
 SETTINGS_KEYS = ("iterations", "seconds", "seed", "c_uct", "money_weight", "closed_loop", "rollout")
 SUMMARY_KEYS = ("seat", "name", "decisions", "mean_loss", "mean_money_loss", "counts", "worst")
 CACHE_KEYS = ("format", "key", "decisions")
@@ -752,7 +764,7 @@ def check_cache(obj: Any, source: str, *, key: str | None = None, steps: Sequenc
     """
     from .jsonload import key_path
     ck = _Checker(source, error or ReviewError, hint)
-    ck.obj(obj, "$", CACHE_KEYS, what=f"a review cache (an object with format {CACHE_FORMAT!r})")
+    ck.obj(obj, "$", CACHE_KEYS, ("luck",), what=f"a review cache (an object with format {CACHE_FORMAT!r})")
     if obj["format"] != CACHE_FORMAT:
         ck.fail("format", repr(CACHE_FORMAT) + " (a review cache)", obj["format"])
     k = obj["key"]
@@ -778,6 +790,9 @@ def check_cache(obj: Any, source: str, *, key: str | None = None, steps: Sequenc
             seen_players = len(d["win_all"])
         plies.append((where, d["ply"]))
     _check_plies(ck, plies)
+    if "luck" in obj:
+        from .luck import check_cache_luck
+        check_cache_luck(ck, obj["luck"], seen_players)
     return mine
 
 
@@ -797,7 +812,7 @@ def check_review(obj: Any, source: str, *, steps: Sequence[tuple[Any, int]] | No
     :class:`ReviewError`) names ``source``, the field and what was expected, in one line.
     """
     ck = _Checker(source, error or ReviewError)
-    ck.obj(obj, "$", REVIEW_KEYS, what=f"a review (an object with format {REVIEW_FORMAT!r})")
+    ck.obj(obj, "$", REVIEW_KEYS, REVIEW_OPTIONAL, what=f"a review (an object with format {REVIEW_FORMAT!r})")
     if obj["format"] != REVIEW_FORMAT:
         ck.fail("format", f"{REVIEW_FORMAT!r} (kwsearch review --json)", obj["format"])
     n = ck.integer(obj["players"], "players", 2, 4)
@@ -879,7 +894,18 @@ def check_review(obj: Any, source: str, *, steps: Sequence[tuple[Any, int]] | No
         for j, p in enumerate(worst):
             if isinstance(p, bool) or not isinstance(p, int) or p not in reviewed:
                 ck.fail(f"{where}.worst[{j}]", "the ply of a reviewed decision", p)
+    _check_luck_figures(ck, obj, n, names, seats, decisions, steps)
     return obj
+
+
+def _check_luck_figures(ck: _Checker, obj: dict, n: int, names: list, seats: list, decisions: list,
+                        steps: Sequence[tuple[Any, int]] | None) -> None:
+    """The optional ``luck`` and ``figures`` of a review (issue 30, :mod:`kwsearch.luck`)."""
+    from .luck import check_figures, check_luck
+    last = len(steps) - 1 if steps is not None else 2**31 - 1
+    luck = check_luck(ck, obj.get("luck"), n, last)
+    if "figures" in obj:
+        check_figures(ck, obj["figures"], n, names, seats, [DecisionReview.from_json(d) for d in decisions], luck)
 
 
 # ---------------------------------------------------------------------------
@@ -935,7 +961,7 @@ CACHE_HINT = "; the cache file is left as it is: fix or remove it, or pass anoth
 
 
 def _load_cache(path: Path, key: str, steps: Sequence[tuple[Any, int]],
-                players: int) -> tuple[dict[int, dict[str, Any]], bool]:
+                players: int) -> tuple[dict[int, dict[str, Any]], bool, dict[str, dict[str, Any]]]:
     """The decisions of the cache at ``path`` that belong to ``key``, and whether the file is one of ``key``.
 
     The file is read strictly (:func:`kwsearch.jsonload.load_json_file`: a regular file only, so a FIFO
@@ -945,29 +971,36 @@ def _load_cache(path: Path, key: str, steps: Sequence[tuple[Any, int]],
     is started afresh (it is overwritten at the first decision reviewed).
     """
     from .jsonload import load_json_file
+    from .luck import LUCK_VERSION
     if not path.exists():
-        return {}, False
+        return {}, False, {}
     try:
         obj = load_json_file(path, what="review cache", error=ReviewError)
     except ReviewError as exc:
         raise ReviewError(f"{exc}{CACHE_HINT}") from None
     if not check_cache(obj, str(path), key=key, steps=steps, players=players, hint=CACHE_HINT):
-        return {}, False
-    return {int(k): dict(v) for k, v in obj["decisions"].items()}, True
+        return {}, False, {}
+    luck = obj.get("luck") or {}
+    events = dict(luck.get("events", {})) if luck.get("version") == LUCK_VERSION else {}
+    return {int(k): dict(v) for k, v in obj["decisions"].items()}, True, events
 
 
-def _save_cache(path: Path, key: str, done: dict[int, dict[str, Any]]) -> None:
+def _save_cache(path: Path, key: str, done: dict[int, dict[str, Any]],
+                luck: dict[str, dict[str, Any]] | None = None) -> None:
     from .fileio import write_json_atomic
-    write_json_atomic(path, {"format": CACHE_FORMAT, "key": key,
-                             "decisions": {str(k): v for k, v in sorted(done.items())}},
-                      what="review cache", indent=None)
+    from .luck import LUCK_VERSION
+    obj = {"format": CACHE_FORMAT, "key": key, "decisions": {str(k): v for k, v in sorted(done.items())}}
+    if luck:
+        obj["luck"] = {"version": LUCK_VERSION, "events": {k: luck[k] for k in sorted(luck, key=int)}}
+    write_json_atomic(path, obj, what="review cache", indent=None)
 
 
 def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 0,
                 config: SearchConfig | None = None, seats: list[int] | None = None, workers: int = 1,
                 cache: str | os.PathLike | None = None, source: str | None = None,
                 names: list[str] | None = None,
-                progress: Callable[[int, int, DecisionReview | None], None] | None = None) -> Review:
+                progress: Callable[[int, int, DecisionReview | None], None] | None = None,
+                luck: bool = True, luck_progress: Callable[[int, int], None] | None = None) -> Review:
     """Review every decision of ``record`` (of the ``seats`` given, default all).
 
     ``workers`` processes analyse decisions side by side (each with one search
@@ -975,7 +1008,9 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     same game and settings are not searched again) and rewritten after every
     decision. ``progress(done, total, decision)`` is called as decisions finish.
     Ctrl-C (KeyboardInterrupt) stops the review; the returned :class:`Review` then
-    has ``complete = False`` and holds what was finished.
+    has ``complete = False`` and holds what was finished. ``luck``: once every decision is reviewed,
+    value every chance event's luck for each seat (:func:`_review_luck`, :mod:`kwsearch.luck`; one
+    extra search per event), ``luck_progress(done, total)`` called as events finish.
     """
     from .records import replay
     from .render import seat_names
@@ -995,7 +1030,7 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     key = cache_key(record, limits, config, seed)
     cache_path = Path(cache) if cache is not None else None
     # every decision of the cache (other seats' too: the cache keeps them), and those of this review
-    cached, ours = _load_cache(cache_path, key, items, n) if cache_path else ({}, False)
+    cached, ours, cached_luck = _load_cache(cache_path, key, items, n) if cache_path else ({}, False, {})
     wanted = {p for p, _, _ in todo}
     done = {k: v for k, v in cached.items() if k in wanted}
     written: Path | None = cache_path if ours and cached else None
@@ -1011,7 +1046,7 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
             done[ply] = cached[ply] = d
             count += 1
             if cache_path is not None:
-                _save_cache(cache_path, key, cached)
+                _save_cache(cache_path, key, cached, cached_luck)
                 written = cache_path
         if progress is not None:
             progress(count, len(todo), DecisionReview.from_json(d))
@@ -1039,6 +1074,16 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
                     final.money() if final is not None and final.is_terminal() else None,
                     complete and len(decisions) == len(todo), cache_file=written)
     review.summary = summarise(review)
+    if luck and review.complete:
+        try:
+            review.luck = _review_luck(record, items, final, review, limits, config, seed, workers, cached_luck,
+                                       lambda: _save_cache(cache_path, key, cached, cached_luck)
+                                       if cache_path is not None else None, luck_progress)
+        except KeyboardInterrupt:
+            review.complete = False
+            review.luck = {"complete": False, "events": [cached_luck[k] for k in sorted(cached_luck, key=int)]}
+        if cache_path is not None and cached_luck:
+            review.cache_file = cache_path
     return review
 
 
@@ -1080,6 +1125,27 @@ def with_next_position(d: dict[str, Any], nxt: dict[str, Any] | None, items: Seq
     equal = loss <= max(EQUAL_MARGIN, loss_half)
     return dict(d, played_win=win, played_win_half=t * math.sqrt(vc), loss=loss, loss_half=loss_half,
                 equal=equal, cls=verified_class(loss, loss_half, equal), played_next=ply + 1)
+
+
+def _review_luck(record, items, final, review: Review, limits: SearchLimits, config: SearchConfig, seed: int,
+                 workers: int, store: dict[str, dict[str, Any]], save: Callable[[], None],
+                 progress: Callable[[int, int], None] | None) -> dict[str, Any]:
+    """The hook of :mod:`kwsearch.luck`: every chance event's luck, equally deep as the decisions'
+    re-searches (the move played's re-search is the value before an event, :data:`VERIFY_CENTRE` off)."""
+    from .luck import review_luck
+    from .worker_procs import sigint_blocked
+    chunk = verify_iterations(limits.iterations) if limits.iterations else next(
+        (d.verify_iterations for d in review.decisions if d.verify_iterations), MIN_VERIFY_CHUNK)
+
+    def finish(ply: str, entry: dict[str, Any]) -> None:
+        with sigint_blocked():
+            store[ply] = entry
+            save()
+
+    events = review_luck(record, items, final, {d.ply: d for d in review.decisions}, config=config.for_players(
+        review.players), seed=seed, chunk=chunk, chunks=VERIFY_CHUNKS, workers=workers,
+        reuse=not VERIFY_CENTRE, done=store, finish=finish, progress=progress)
+    return {"complete": True, "events": events}
 
 
 def _parallel(pending, limits, config, seed, workers, finish) -> None:
@@ -1192,6 +1258,8 @@ def review_text(review: Review) -> str:
     if review.final_money is not None:
         out += wrap_phrases("  final money: " + ", ".join(f"{names[i]} {m}" for i, m in enumerate(review.final_money)),
                             width)
+    from .luck import luck_text
+    out += luck_text(review.figures, review.luck["events"] if review.luck else None, names, width)
     return "\n".join(line[:width] for line in out)
 
 

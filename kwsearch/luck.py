@@ -1,0 +1,615 @@
+"""Luck against skill, and accuracy: what a review says about each seat's game (issue 30; docs/luck.md).
+
+A game of Kraftwagen is decided by the moves and by the chance events: the set-up deal, the research
+cards turned up, the V6 specialty tiles drawn. A review (:mod:`kwsearch.review`) already values every
+decision by verified, equally deep searches; this module adds, as GNU Backgammon does for dice:
+
+* **luck** of a chance event for EACH seat: the seat's win % right after the event minus its expected
+  win % over the events that could have happened. The expectation is the value of the position just
+  before the event: the search of the move that turned the cards up (the review's re-search of the
+  move played, ``played_win_all``) re-draws the hidden deck in every iteration, so its value IS the
+  mean over the possible cards, weighted by their probabilities. The value after is ONE extra search
+  of the position right after the event, equally deep (the same number of chunks of the same length),
+  unforced at its root; the game's end is its exact result. The set-up deal has no decision before
+  it: its expectation is a search over freshly drawn set-ups (one per chunk). A "win %" is a seat's
+  mean reward at the search's root: with the review's ``money_weight = 0`` every seat's reward is its
+  win share (ties split), exactly the review's win %.
+* **skill lost**: the sum of a seat's verified losses (the review's ``loss``).
+* **accuracy**: lichess's accuracy of a game, from the verified losses (:func:`game_accuracy`).
+
+An event that could have had one outcome only (every undrawn card of one kind) is *forced*: its luck is
+zero for every seat and it costs no search. Every search's seed is
+``derive_seed(seed, "luck", ply, part, chunk)``, so the luck is the same with any number of workers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+#: The version of the luck's method, recorded with the luck kept in a review cache (another is searched again).
+LUCK_VERSION = 1
+#: Stop counting an event's possible outcomes beyond this many (its ``outcomes`` is then null).
+MAX_OUTCOMES = 4096
+#: The kinds of chance event.
+KINDS = ("deal", "cards", "specialty", "cards+specialty")
+#: lila's per-move accuracy curve (modules/analyse/src/main/AccuracyPercent.scala, fromWinPercents):
+#: 103.1668100711649 * exp(-0.04354415386753951 * loss) - 3.166924740191411, + 1 "uncertainty bonus".
+ACC_A, ACC_K, ACC_B, ACC_BONUS = 103.1668100711649, 0.04354415386753951, -3.166924740191411, 1.0
+
+
+# ---------------------------------------------------------------------------
+# Accuracy
+# ---------------------------------------------------------------------------
+
+
+def move_accuracy(loss_points: float) -> float:
+    """lichess's accuracy (0..100) of a move that lost ``loss_points`` points of win % (0..100).
+
+        >>> move_accuracy(0.0)
+        100.0
+        >>> round(move_accuracy(10.0), 1)
+        63.6
+    """
+    if loss_points <= 0:
+        return 100.0
+    return min(100.0, max(0.0, ACC_A * math.exp(-ACC_K * loss_points) + ACC_B + ACC_BONUS))
+
+
+def _pstdev(xs: Sequence[float]) -> float:
+    m = sum(xs) / len(xs)
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / len(xs))
+
+
+def game_accuracy(losses: Sequence[float], series: Sequence[float]) -> float | None:
+    """A seat's accuracy of a game (0..100), lila's ``gameAccuracy``: the mean of the moves' accuracies
+    weighted by the volatility of the win % around them, and their harmonic mean, averaged.
+
+    ``losses``: the seat's win-% losses (points, 0..100) in game order; ``series``: its win % (points)
+    before each of those moves and after the last (``len(losses) + 1`` values), whose standard deviation
+    over a window of ``len(series) // 10`` (2 to 8) values is each move's weight (0.5 to 12), the first
+    windows repeated as lila does. None without moves.
+
+        >>> game_accuracy([0.0, 0.0], [50.0, 50.0, 50.0])
+        100.0
+    """
+    if not losses:
+        return None
+    if len(series) != len(losses) + 1:
+        raise ValueError("series: expected one value more than the moves")
+    size = min(8, max(2, len(series) // 10))
+    windows = [list(series[:size])] * max(0, min(size, len(series)) - 2) + \
+        [list(series[i:i + size]) for i in range(0, len(series) - size + 1)]
+    weights = [min(12.0, max(0.5, _pstdev(w))) for w in windows][:len(losses)]
+    acc = [move_accuracy(x) for x in losses]
+    weighted = sum(a * w for a, w in zip(acc, weights)) / sum(weights)
+    harmonic = 0.0 if min(acc) <= 0 else len(acc) / sum(1.0 / a for a in acc)
+    return (weighted + harmonic) / 2
+
+
+def seat_accuracy(decisions: Sequence[Any]) -> tuple[float, float, float] | None:
+    """A seat's accuracy of the game from its reviewed decisions (in game order), with its range: the
+    accuracy with every loss at the low end of its 95% interval and at the high end. None without any."""
+    if not decisions:
+        return None
+    series = [100 * d.best_win for d in decisions] + [100 * decisions[-1].played_win]
+    half = [d.loss_half or 0.0 for d in decisions]
+    mid = game_accuracy([100 * d.loss for d in decisions], series)
+    high = game_accuracy([100 * max(0.0, d.loss - h) for d, h in zip(decisions, half)], series)
+    low = game_accuracy([100 * min(1.0, d.loss + h) for d, h in zip(decisions, half)], series)
+    return mid, low, high
+
+
+# ---------------------------------------------------------------------------
+# Chance events: what could have come up
+# ---------------------------------------------------------------------------
+
+
+class _Branch(Exception):
+    """Raised by the enumerating hooks at the first draw beyond the prefix followed."""
+
+    def __init__(self, choices: list[tuple[tuple, float]]):
+        super().__init__()
+        self.choices = choices
+
+
+def _apply_with(state, action: int, prefix: Sequence[tuple]):
+    """A copy of reference ``state`` after ``action`` with its draws taken from ``prefix``
+    (("card", type) / ("special", stack, tile)); :class:`_Branch` at the first draw beyond it."""
+    st = state.copy()
+    used = [0]
+
+    def take() -> tuple | None:
+        if used[0] < len(prefix):
+            used[0] += 1
+            return prefix[used[0] - 1]
+        return None
+
+    def draw(s) -> int:
+        got = take()
+        if got is None:
+            kinds = sorted(set(s.deck))
+            raise _Branch([(("card", t), s.deck.count(t) / len(s.deck)) for t in kinds])
+        t = got[1]
+        del s.deck[len(s.deck) - 1 - s.deck[::-1].index(t)]
+        return t
+
+    def special(s, r: int) -> int:
+        got = take()
+        stack = s.spec_undrawn[r]
+        if got is None:
+            if not stack:
+                return stack.pop()  # as the engine itself (an empty stack after its reshuffle)
+            raise _Branch([(("special", r, t), 1 / len(stack)) for t in sorted(stack)])
+        stack.remove(got[2])
+        return got[2]
+
+    st.draw_hook, st.special_hook = draw, special
+    try:
+        st.apply(action)
+    finally:
+        st.draw_hook = st.special_hook = None
+    return st
+
+
+def _key(state) -> str:
+    return json.dumps(state.observation(), sort_keys=True, separators=(",", ":"))
+
+
+@dataclass
+class Outcome:
+    """One way a chance event could have gone: what came up, its probability and the position after."""
+    draws: tuple                # (("card", type) | ("special", stack, tile), ...) in the order drawn
+    probability: float
+    state: Any                  # the reference state after the decision and its draws
+
+
+def chance_outcomes(state, action: int, cap: int = MAX_OUTCOMES) -> list[Outcome] | None:
+    """Every way ``action`` in reference ``state`` could turn up research cards and specialty tiles, with
+    its probability (every order of the hidden deck and stacks equally likely, as the search assumes);
+    outcomes that leave the same observable position are merged. ``[]`` when the move draws nothing;
+    None when there are more than ``cap`` outcomes."""
+    leaves: list[tuple[tuple, float, Any]] = []
+    todo: list[tuple[tuple, float]] = [((), 1.0)]
+    while todo:
+        prefix, p = todo.pop()
+        try:
+            st = _apply_with(state, action, prefix)
+        except _Branch as b:
+            todo.extend((prefix + (c,), p * q) for c, q in reversed(b.choices))
+            continue
+        leaves.append((prefix, p, st))
+        if len(leaves) > cap:
+            return None
+    if len(leaves) == 1 and not leaves[0][0]:
+        return []
+    merged: dict[str, Outcome] = {}
+    for draws, p, st in leaves:
+        k = _key(st)
+        if k in merged:
+            merged[k].probability += p
+        else:
+            merged[k] = Outcome(draws, p, st)
+    return list(merged.values())
+
+
+def describe(game, draws: Sequence[tuple]) -> str:
+    """What came up, as the record's reveal events name it ("gp5, special B2")."""
+    cards = game.components.card_types
+    tiles = game.components.specialty_tiles
+    return ", ".join(cards[d[1]].name if d[0] == "card" else f"special {tiles[d[2]].name}" for d in draws)
+
+
+def _kind(draws: Sequence[tuple]) -> str:
+    c = any(d[0] == "card" for d in draws)
+    s = any(d[0] == "special" for d in draws)
+    return "cards+specialty" if c and s else "specialty" if s else "cards"
+
+
+@dataclass
+class EventPlan:
+    """A chance event of a game and what its luck needs (found by :func:`find_events`)."""
+    ply: int                    # the decision that turned it up; -1 for the set-up deal
+    kind: str
+    text: str                   # what came up ("" for the deal)
+    outcomes: int | None        # how many different outcomes it could have had (None: too many to count)
+    probability: float | None   # the probability of what came up
+    forced: bool                # one possible outcome: no luck, no search
+    round: int                  # the round of the position after it
+    after: Any                  # the reference state right after it (the next decision's, or the game's end)
+
+
+def find_events(steps: Sequence[tuple[Any, int]], final) -> list[EventPlan]:
+    """The chance events of a game: the set-up deal, then every decision of ``steps``
+    (:func:`kwsearch.review.game_decisions`) that turned up cards or specialty tiles. ``final``: the
+    state after the last decision."""
+    if not steps:
+        return []
+    first = steps[0][0]
+    out = [EventPlan(-1, "deal", "", None, None, False, first.round, first)]
+    for ply, (st, action) in enumerate(steps):
+        after = steps[ply + 1][0] if ply + 1 < len(steps) else final
+        outs = chance_outcomes(st, action)
+        if outs == []:
+            continue
+        if outs is None:  # too many to count: what came up is read off the position after it
+            out.append(EventPlan(ply, "cards", _drawn(st, after), None, None, False, after.round, after))
+            continue
+        k = _key(after)
+        mine = next(o for o in outs if _key(o.state) == k)
+        out.append(EventPlan(ply, _kind(mine.draws), describe(st.game, mine.draws), len(outs), mine.probability,
+                             len(outs) == 1, after.round, after))
+    return out
+
+
+def _drawn(before, after) -> str:
+    """The cards that left the undrawn deck (for an event with too many outcomes to list)."""
+    left = list(before.deck)
+    for t in after.deck:
+        if t in left:
+            left.remove(t)
+    return ", ".join(before.game.components.card_types[t].name for t in sorted(left))
+
+
+# ---------------------------------------------------------------------------
+# The searches
+# ---------------------------------------------------------------------------
+
+
+def root_rows(state, config, chunk: int, seeds: Sequence[int], action: int = -1) -> list[list[float]]:
+    """Every seat's mean reward at the root of a search of ``state`` (either engine) with ``config``
+    (:func:`kwsearch.review.review_config`: ``money_weight = 0``, so the reward is the win share) of
+    ``chunk`` iterations, one row per seed; with ``action >= 0`` that option alone (as the review's
+    re-search of an option)."""
+    from . import _search
+    from .engine import convert
+    from .search import search_params
+    fast = convert(state, "fast")
+    n = fast.game.num_players
+    params = search_params(config, n)
+    rows = []
+    for sd in seeds:
+        tree = _search.Tree(config.max_nodes)
+        _search.run_slice(tree, fast, params, chunk, 0.0, sd, action)
+        kids = [c for c in tree.children(0) if action < 0 or c[0] == action]
+        v = sum(c[2] for c in kids)
+        rows.append([sum(c[5][s] for c in kids) / v if v else 0.0 for s in range(n)])
+    return rows
+
+
+def _job(args) -> tuple[int, list | None, list | None]:
+    """One event's searches (a worker process or this one): the rows before (None: given) and after
+    (None: the game's end)."""
+    ply, before_obj, action, after_obj, deal_record, chunk, k, config, seed = args
+    from .engine import state_from_json
+    from .seeds import derive_seed
+    before = after = None
+    if deal_record is not None:  # the deal: one freshly drawn set-up per chunk
+        from .records import replay
+        game = replay(deal_record, upto=0).game
+        before = [root_rows(game.new_initial_state(derive_seed(seed, "luck", ply, "deal", j), engine="fast"),
+                             config, chunk, [derive_seed(seed, "luck", ply, "before", j)])[0] for j in range(k)]
+    elif before_obj is not None:  # the move that turned the cards up, re-searched alone
+        fast = state_from_json(before_obj, engine="fast")
+        before = root_rows(fast, config, chunk, [derive_seed(seed, "luck", ply, "before", j) for j in range(k)],
+                            action)
+    if after_obj is not None:
+        fast = state_from_json(after_obj, engine="fast")
+        after = root_rows(fast, config, chunk, [derive_seed(seed, "luck", ply, "after", j) for j in range(k)])
+    return ply, before, after
+
+
+def _mean_se(rows: Sequence[Sequence[float]], s: int) -> tuple[float, float]:
+    xs = [r[s] for r in rows]
+    m = sum(xs) / len(xs)
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1)) if len(xs) > 1 else 0.0
+    return m, sd / math.sqrt(len(xs))
+
+
+def event_entry(plan: EventPlan, n: int, chunk: int, k: int, before_rows, after_rows,
+                reused: tuple[list[float], float | None] | None, mover: int | None) -> dict[str, Any]:
+    """The ``kwsearch-review/1`` entry of an event (docs/formats.md, ``luck.events``).
+
+    ``before_rows``/``after_rows``: the searches' rows per chunk (``after_rows`` None: the game's end,
+    exact); ``reused``: the before value taken from the review's re-search of the move played, every
+    seat's win share and the 95% half-width of the mover's (``mover``), instead of ``before_rows``."""
+    from .confidence import t975
+    base = {"ply": plan.ply, "round": plan.round, "kind": plan.kind, "text": plan.text,
+            "outcomes": plan.outcomes, "probability": plan.probability, "forced": plan.forced,
+            "chunks": k, "iterations": chunk}
+    if plan.forced:
+        before = list(reused[0]) if reused is not None else None
+        return {**base, "before": before, "after": before, "luck": [0.0] * n, "luck_half": [0.0] * n}
+    t = t975(k - 1)
+    if after_rows is None:
+        after, se_a = [float(x) for x in plan.after.returns()], [0.0] * n
+    else:
+        after, se_a = map(list, zip(*(_mean_se(after_rows, s) for s in range(n))))
+    if reused is not None:
+        before = list(reused[0])
+        # the re-search's spread is known for the mover (its ± ; in 2 players the other seat's is the same);
+        # the other seats' is taken as the equally deep search after the event's
+        se_m = (reused[1] or 0.0) / t
+        se_b = [se_m if s == mover or n == 2 else se_a[s] for s in range(n)]
+    else:
+        before, se_b = map(list, zip(*(_mean_se(before_rows, s) for s in range(n))))
+    luck = [a - b for a, b in zip(after, before)]
+    half = [t * math.sqrt(a * a + b * b) for a, b in zip(se_a, se_b)]
+    return {**base, "before": [float(x) for x in before], "after": [float(x) for x in after],
+            "luck": luck, "luck_half": half}
+
+
+def review_luck(record: Mapping[str, Any], steps: Sequence[tuple[Any, int]], final, decisions: Mapping[int, Any],
+                *, config, seed: int, chunk: int, chunks: int, workers: int = 1, reuse: bool = True,
+                done: dict[str, dict[str, Any]] | None = None,
+                finish: Callable[[str, dict[str, Any]], None] | None = None,
+                progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
+    """Every chance event of the game with its luck for each seat (:func:`event_entry`), in game order.
+
+    ``decisions``: the review's decisions by ply (their re-search of the move played is the value before
+    an event when ``reuse`` and it is verified; its chunks and length then set the event's, else
+    ``chunk`` x ``chunks``). ``done``: entries already computed (a cache), by ply as text; ``finish(ply,
+    entry)`` is called as each is computed. ``workers`` processes search events side by side. Ctrl-C
+    (KeyboardInterrupt) propagates after the entries finished so far were passed to ``finish``.
+    """
+    from .seeds import derive_seed
+    from .worker_procs import pool_worker_init, sigint_blocked, terminate_pool
+    n = record["players"]
+    plans = find_events(steps, final)
+    done = dict(done or {})
+    jobs, meta = [], {}
+    for plan in plans:
+        if str(plan.ply) in done:
+            continue
+        d = decisions.get(plan.ply) if plan.ply >= 0 else None
+        use = reuse and d is not None and getattr(d, "played_win_all", None) is not None
+        k, c = (d.verify_chunks, d.verify_iterations) if use else (chunks, chunk)
+        reused = (list(d.played_win_all), d.played_win_half) if use else None
+        mover = steps[plan.ply][0].current_player() if plan.ply >= 0 else None
+        meta[plan.ply] = (plan, c, k, reused, mover)
+        if plan.forced:
+            continue
+        before_obj = None if use or plan.ply < 0 else steps[plan.ply][0].to_json()
+        action = steps[plan.ply][1] if plan.ply >= 0 else -1
+        after_obj = None if plan.after.is_terminal() else plan.after.to_json()
+        jobs.append((plan.ply, before_obj, action, after_obj, dict(record) if plan.ply < 0 else None, c, k,
+                     config, derive_seed(seed, "luck")))
+    total = len(plans)
+    count = total - len(meta)
+
+    def store(ply: int, before, after) -> None:
+        nonlocal count
+        plan, c, k, reused, mover = meta[ply]
+        entry = event_entry(plan, n, c, k, before, after, reused, mover)
+        done[str(ply)] = entry
+        count += 1
+        if finish is not None:
+            finish(str(ply), entry)
+        if progress is not None:
+            progress(count, total)
+
+    if progress is not None:
+        progress(count, total)
+    for ply, m in meta.items():
+        if m[0].forced:
+            store(ply, None, None)
+    if workers <= 1 or len(jobs) <= 1:
+        for j in jobs:
+            store(*_job(j))
+    else:
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), initializer=pool_worker_init,
+                                   initargs=(os.getpid(),))
+        try:
+            with sigint_blocked():  # the workers start with Ctrl-C held back (kwsearch.worker_procs)
+                futures = {pool.submit(_job, j) for j in jobs}
+            while futures:
+                ready, futures = wait(futures, return_when=FIRST_COMPLETED)
+                for f in sorted(ready, key=lambda f: f.result()[0]):
+                    store(*f.result())
+        except BaseException:
+            terminate_pool(pool)
+            raise
+        pool.shutdown()
+    return [done[str(p.ply)] for p in plans if str(p.ply) in done]
+
+
+# ---------------------------------------------------------------------------
+# Per seat: skill lost, luck, accuracy
+# ---------------------------------------------------------------------------
+
+
+def seat_figures(players: int, names: Sequence[str], seats: Sequence[int], decisions: Sequence[Any],
+                 events: Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]]:
+    """Every seat's figures of the game (``figures`` of ``kwsearch-review/1``): for the seats reviewed the
+    skill lost (sum of verified losses, 0..1 each) and the accuracy (0..100) with their ranges; for every
+    seat its luck (sum over the chance events) when ``events`` is given."""
+    out = []
+    for s in range(players):
+        ds = [d for d in decisions if d.seat == s]
+        row: dict[str, Any] = {"seat": s, "name": names[s], "moves": len(ds), "skill_lost": None,
+                               "skill_lost_half": None, "accuracy": None, "accuracy_low": None,
+                               "accuracy_high": None, "luck": None, "luck_half": None, "luck_events": 0}
+        if s in seats and ds:
+            row["skill_lost"] = sum(d.loss for d in ds)
+            row["skill_lost_half"] = math.sqrt(sum((d.loss_half or 0.0) ** 2 for d in ds))
+            row["accuracy"], row["accuracy_low"], row["accuracy_high"] = seat_accuracy(ds)
+        if events is not None:
+            row["luck"] = sum(e["luck"][s] for e in events)
+            row["luck_half"] = math.sqrt(sum(e["luck_half"][s] ** 2 for e in events))
+            row["luck_events"] = len(events)
+        out.append(row)
+    return out
+
+
+def _pts(x: float) -> str:
+    return f"{100 * x:.0f}"
+
+
+def figures_line(row: Mapping[str, Any]) -> str:
+    """The one line of a seat's figures: "Ann lost 18 ± 4 points to her decisions and gained 25 ± 9 from
+    the cards; accuracy 84% (78-91)" (points of win %)."""
+    name = row["name"]
+    parts = []
+    if row["skill_lost"] is not None:
+        parts.append(f"{name} lost {_pts(row['skill_lost'])} ± {_pts(row['skill_lost_half'])} points of win % "
+                     f"to their decisions")
+    if row["luck"] is not None:
+        verb = "gained" if row["luck"] >= 0 else "lost"
+        what = (f"{verb} {_pts(abs(row['luck']))} ± {_pts(row['luck_half'])} from the cards "
+                f"({row['luck_events']} chance events)")
+        parts.append(what if parts else f"{name} {what}")
+    line = " and ".join(parts) if parts else f"{name}: no decision reviewed"
+    if row["accuracy"] is not None:
+        line += (f"; accuracy {row['accuracy']:.0f}% ({row['accuracy_low']:.0f}–{row['accuracy_high']:.0f})")
+    return line
+
+
+def luck_text(figures: Sequence[Mapping[str, Any]], events: Sequence[Mapping[str, Any]] | None,
+              names: Sequence[str], width: int) -> list[str]:
+    """The review text's lines on luck and accuracy: the chance events' table, then a line per seat."""
+    from .render import table, wrap_phrases
+    out: list[str] = []
+    if events:
+        out.append("")
+        out += wrap_phrases("Luck (each seat's win % right after the chance event minus its expected win % over "
+                            "what could have come up; ± 95%; docs/luck.md)", width, "  ")
+        narrow = width < 100
+        head = ("ply", "came up", "outcomes") + tuple(n[:8] for n in names)
+        rows = []
+        for e in events:
+            what = "set-up deal" if e["kind"] == "deal" else e["text"]
+            if e["forced"]:
+                what += " (forced)"
+            cut = 26 if narrow or len(names) > 3 else 40
+            what = what if len(what) <= cut else what[:cut - 1] + "…"
+            p = "many" if e["outcomes"] is None else str(e["outcomes"])
+            rows.append(("deal" if e["ply"] < 0 else str(e["ply"]), what, p)
+                        + tuple(f"{100 * x:+.0f}±{100 * h:.0f}" for x, h in zip(e["luck"], e["luck_half"])))
+        out += table(head, rows, left={1})
+    out.append("")
+    out.append("Luck against skill (points of win %), accuracy (lichess's formula; docs/luck.md)")
+    for row in figures:
+        out += wrap_phrases("  " + figures_line(row), width, "    ")
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Checking the review file's and the cache's luck
+# ---------------------------------------------------------------------------
+
+EVENT_KEYS = ("ply", "round", "kind", "text", "outcomes", "probability", "forced", "chunks", "iterations",
+              "before", "after", "luck", "luck_half")
+FIGURE_KEYS = ("seat", "name", "moves", "skill_lost", "skill_lost_half", "accuracy", "accuracy_low",
+               "accuracy_high", "luck", "luck_half", "luck_events")
+_TOL = 1e-9
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-7 * max(1.0, abs(a), abs(b))
+
+
+def check_event(ck, e: Any, where: str, n: int, last_ply: int) -> dict[str, Any]:
+    """One chance event's entry (``ck``: the review's checker, raising one line naming the field)."""
+    ck.obj(e, where, EVENT_KEYS, what="a chance event (an object)")
+    ply = ck.integer(e["ply"], f"{where}.ply", -1, last_ply, f"a ply from -1 (the deal) to {last_ply}")
+    ck.integer(e["round"], f"{where}.round", 1, 1000)
+    if e["kind"] not in KINDS or (e["kind"] == "deal") != (ply == -1):
+        ck.fail(f"{where}.kind", "\"deal\" at ply -1, else one of " + ", ".join(KINDS[1:]), e["kind"])
+    ck.text(e["text"], f"{where}.text", empty=True)
+    if e["outcomes"] is not None:
+        ck.integer(e["outcomes"], f"{where}.outcomes", 1, MAX_OUTCOMES, f"null or 1 to {MAX_OUTCOMES} outcomes")
+    if e["probability"] is not None:
+        ck.number(e["probability"], f"{where}.probability", 0.0, 1.0, "null or a probability from 0 to 1")
+    forced = ck.flag(e["forced"], f"{where}.forced")
+    if forced != (e["outcomes"] == 1):
+        ck.fail(f"{where}.forced", f"{_show_bool(e['outcomes'] == 1)} (forced: exactly one possible outcome)",
+                forced)
+    ck.integer(e["chunks"], f"{where}.chunks", 1, 1000)
+    ck.integer(e["iterations"], f"{where}.iterations", 1, 2**63 - 1)
+    vals = {}
+    for k in ("before", "after"):
+        v = e[k]
+        if v is None and forced:
+            vals[k] = None
+            continue
+        ck.items(v, f"{where}.{k}", n, n, f"{n} win probabilities (one per seat)" + (" or null" if forced else ""))
+        vals[k] = [ck.prob(x, f"{where}.{k}[{i}]") for i, x in enumerate(v)]
+    luck = ck.items(e["luck"], f"{where}.luck", n, n, f"{n} numbers from -1 to 1 (one per seat)")
+    half = ck.items(e["luck_half"], f"{where}.luck_half", n, n, f"{n} numbers from 0 to 1 (one per seat)")
+    for i in range(n):
+        x = ck.number(luck[i], f"{where}.luck[{i}]", -1.0, 1.0)
+        ck.number(half[i], f"{where}.luck_half[{i}]", 0.0, 1.0)
+        want = 0.0 if forced else vals["after"][i] - vals["before"][i]
+        if not _close(x, want):
+            ck.fail(f"{where}.luck[{i}]", f"after - before = {want:.6g}" + (" (a forced event)" if forced else ""), x)
+        if forced and half[i] != 0:
+            ck.fail(f"{where}.luck_half[{i}]", "0 (a forced event)", half[i])
+    return e
+
+
+def _show_bool(b: bool) -> str:
+    return "true" if b else "false"
+
+
+def check_luck(ck, obj: Any, n: int, last_ply: int) -> dict[str, Any] | None:
+    """The ``luck`` object of a review: null, or ``{"complete", "events"}`` with events unique, in order."""
+    if obj is None:
+        return None
+    ck.obj(obj, "luck", ("complete", "events"), what="null or an object with complete and events")
+    ck.flag(obj["complete"], "luck.complete")
+    events = ck.items(obj["events"], "luck.events", 0, last_ply + 2, "a list of chance events")
+    prev = None
+    for i, e in enumerate(events):
+        check_event(ck, e, f"luck.events[{i}]", n, last_ply)
+        if prev is not None and e["ply"] <= prev:
+            ck.fail(f"luck.events[{i}].ply", f"the events in game order, each once (after ply {prev})", e["ply"])
+        prev = e["ply"]
+    return obj
+
+
+def check_figures(ck, figs: Any, n: int, names: Sequence[str], seats: Sequence[int], decisions: Sequence[Any],
+                  luck: Mapping[str, Any] | None) -> None:
+    """The ``figures`` of a review: one row per seat, each figure that of the decisions and events listed."""
+    ck.items(figs, "figures", n, n, f"{n} rows of figures (one per seat)")
+    want = seat_figures(n, names, seats, decisions, luck["events"] if luck is not None else None)
+    for i, (row, w) in enumerate(zip(figs, want)):
+        where = f"figures[{i}]"
+        ck.obj(row, where, FIGURE_KEYS)
+        for k in FIGURE_KEYS:
+            got, exp = row[k], w[k]
+            if exp is None or isinstance(exp, str):
+                ok = got == exp
+            elif isinstance(exp, int) and not isinstance(exp, bool):
+                ok = isinstance(got, int) and not isinstance(got, bool) and got == exp
+            else:
+                ok = isinstance(got, (int, float)) and not isinstance(got, bool) and math.isfinite(got) \
+                    and _close(float(got), exp)
+            if not ok:
+                ck.fail(f"{where}.{k}", f"{json.dumps(exp) if not isinstance(exp, float) else f'{exp:.6g}'} "
+                        "(from the decisions and chance events listed)", got)
+
+
+def check_cache_luck(ck, obj: Any, n: int | None, hint: str = "") -> dict[str, dict[str, Any]] | None:
+    """The ``luck`` of a review cache: ``{"version", "events": {ply: entry}}``; the entries when of this
+    :data:`LUCK_VERSION` (None for another version: searched again)."""
+    ck.obj(obj, "luck", ("version", "events"), what="an object with version and events")
+    v = ck.integer(obj["version"], "luck.version", 1, 1000)
+    ev = obj["events"]
+    if not isinstance(ev, dict):
+        ck.fail("luck.events", "an object of chance events by ply", ev)
+    if v != LUCK_VERSION:
+        return None
+    for name, e in ev.items():
+        if not (isinstance(name, str) and (name == "-1" or (name.isascii() and name.isdigit()
+                                                              and str(int(name)) == name))):
+            ck.fail(f"luck.events", "plies as the keys (-1, 0, 1, ...)", name)
+        if n is None:
+            n = len(e.get("luck", [])) if isinstance(e, dict) and isinstance(e.get("luck"), list) else 2
+        check_event(ck, e, f"luck.events.{name}", n, 2**31 - 1)
+        if e["ply"] != int(name):
+            ck.fail(f"luck.events.{name}.ply", f"{name} (the ply it is filed under)", e["ply"])
+    return dict(ev)
