@@ -613,3 +613,88 @@ def check_cache_luck(ck, obj: Any, n: int | None, hint: str = "") -> dict[str, d
         if e["ply"] != int(name):
             ck.fail(f"luck.events.{name}.ply", f"{name} (the ply it is filed under)", e["ply"])
     return dict(ev)
+
+
+# ---------------------------------------------------------------------------
+# The HTML report's part
+# ---------------------------------------------------------------------------
+
+
+def event_x(event_ply: int, plies: Sequence[int], x: Callable[[int], float]) -> float:
+    """Where a chance event goes on a graph of the decisions ``plies`` (their x by index ``x``): between the
+    decision that turned it up and the next one drawn (at the left edge for the deal)."""
+    nxt = next((i for i, p in enumerate(plies) if p > event_ply), None)
+    if nxt is None:
+        return x(max(0, len(plies) - 1))
+    if nxt == 0:
+        return x(0)
+    return (x(nxt - 1) + x(nxt)) / 2
+
+
+def event_title(e: Mapping[str, Any], names: Sequence[str]) -> str:
+    """A chance event in one line: what came up and each seat's luck (points of win %)."""
+    what = "the set-up deal" if e["kind"] == "deal" else f"after ply {e['ply']}: {e['text']}"
+    if e["forced"]:
+        return f"{what} (forced: the only possible outcome, no luck)"
+    return what + " — luck " + ", ".join(f"{nm} {100 * x:+.0f} ± {100 * h:.0f}"
+                                         for nm, x, h in zip(names, e["luck"], e["luck_half"]))
+
+
+def luck_svg(events: Sequence[Mapping[str, Any]] | None, plies: Sequence[int], names: Sequence[str],
+             x: Callable[[int], float], top: float, height: float) -> str:
+    """The graph's marks of the chance events: a dashed line and a diamond at the top, its title the luck."""
+    from xml.sax.saxutils import escape
+    out = []
+    for e in events or ():
+        cx = event_x(e["ply"], plies, x)
+        big = max(abs(v) for v in e["luck"])
+        r = 3 if e["forced"] else 4 + min(6.0, 40 * big)
+        out.append(f'<g class="luck" data-ply="{e["ply"]}"><title>{escape(event_title(e, names))}</title>'
+                   f'<line x1="{cx:.1f}" x2="{cx:.1f}" y1="{top}" y2="{top + height}" stroke="#7b3fb5" '
+                   f'stroke-opacity="0.35" stroke-dasharray="2 4"/>'
+                   f'<path d="M{cx:.1f},{top - r + 6:.1f} l{r:.1f},{r:.1f} l{-r:.1f},{r:.1f} l{-r:.1f},{-r:.1f} z" '
+                   f'fill="#7b3fb5" stroke="#fff"/></g>')
+    return "".join(out)
+
+
+def luck_html(figures: Sequence[Mapping[str, Any]], events: Sequence[Mapping[str, Any]] | None,
+              names: Sequence[str]) -> str:
+    """The report's section "Luck against skill": a line and a row per seat, the chance events' table."""
+    from html import escape
+
+    def pts(v, h=None) -> str:
+        return "—" if v is None else f"{100 * v:+.0f}" + ("" if h is None else f" ± {100 * h:.0f}")
+
+    def skill(f) -> str:
+        if f["skill_lost"] is None:
+            return "—"
+        return f"{100 * f['skill_lost']:.0f} ± {100 * f['skill_lost_half']:.0f}"
+
+    def acc(f) -> str:
+        if f["accuracy"] is None:
+            return "—"
+        return f"{f['accuracy']:.0f}% ({f['accuracy_low']:.0f}–{f['accuracy_high']:.0f})"
+
+    rows = "".join(
+        f"<tr><td>{escape(f['name'])}</td><td class='num'>{f['moves']}</td><td class='num'>{skill(f)}</td>"
+        f"<td class='num'>{pts(f['luck'], f['luck_half'])}</td><td class='num'>{acc(f)}</td></tr>"
+        for f in figures)
+    lines = "".join(f"<li>{escape(figures_line(f))}</li>" for f in figures)
+    out = (f'<h2 style="font-size:16px">Luck against skill</h2><ul id="luckline">{lines}</ul>'
+           f'<table class="summary" id="figures"><tr><th>seat</th><th>decisions</th><th>skill lost (points)</th>'
+           f'<th>luck (points)</th><th>accuracy</th></tr>{rows}</table>')
+    if events:
+        ev = "".join(
+            f"<tr class='luckrow' data-ply='{e['ply']}'><td class='num'>{'deal' if e['ply'] < 0 else e['ply']}</td>"
+            f"<td>{escape('set-up deal' if e['kind'] == 'deal' else e['text'])}{' (forced)' if e['forced'] else ''}</td>"
+            f"<td class='num'>{'many' if e['outcomes'] is None else e['outcomes']}</td>"
+            + "".join(f"<td class='num'>{pts(v, h)}</td>" for v, h in zip(e["luck"], e["luck_half"])) + "</tr>"
+            for e in events)
+        out += (f'<h3 style="font-size:14px">Chance events (◆ on the graph)</h3><table class="summary" id="luck">'
+                f'<tr><th>ply</th><th>came up</th><th>outcomes</th>'
+                + "".join(f"<th>{escape(n)}</th>" for n in names) + f"</tr>{ev}</table>")
+    out += ('<div class="sub">Skill lost: the sum of the verified losses; luck: the sum over the chance events of '
+            'the win % right after each minus the expected win % before it (the mean over what could have come '
+            'up); accuracy: lichess\'s formula on the verified losses, with its range from the losses\' 95% '
+            'intervals (docs/luck.md).</div>')
+    return out

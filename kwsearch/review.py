@@ -1377,6 +1377,8 @@ def _graph_svg(review: Review) -> str:
         out.append(f'<circle class="pt" data-i="{i}" cx="{x(i):.1f}" cy="{y(d.graph_win[d.seat]):.1f}" '
                    f'r="{size[d.cls]}" fill="{SEAT_COLOURS[d.seat]}" stroke="{ring}" stroke-width="2">'
                    f'<title>{title}</title></circle>')
+    from .luck import luck_svg
+    out.append(luck_svg(review.luck["events"] if review.luck else None, [d.ply for d in ds], review.names, x, top, ph))
     lx = left + 6
     for s in range(review.players):
         out.append(f'<rect x="{lx}" y="{h - 12}" width="10" height="10" fill="{SEAT_COLOURS[s]}"/>')
@@ -1441,6 +1443,7 @@ def review_html(review: Review, record: Mapping[str, Any]) -> str:
     every reviewed decision, every seat's win-% graph (click a point to see that decision),
     the move list with marks and the summary."""
     from html import escape
+    from .luck import luck_html
     from .svg import board_svg
     states = {ply: st for ply, (st, _) in enumerate(game_decisions(record, review.source))}
     boards = [board_svg(states[d.ply], seat_names=review.names, perspective=d.seat) for d in review.decisions]
@@ -1493,6 +1496,7 @@ def review_html(review: Review, record: Mapping[str, Any]) -> str:
 <h2 style="font-size:16px">Summary</h2>
 <table class="summary"><tr><th>seat</th><th>decisions</th><th>mean loss (win %)</th><th>mean money loss</th>
 <th>inaccuracies</th><th>mistakes</th><th>blunders</th><th>worst plies</th></tr>{''.join(summary)}</table>
+{luck_html(review.figures, review.luck['events'] if review.luck else None, review.names)}
 <script id="data" type="application/json">{blob}</script>
 <script>{_PLACES_JS}{_JS}</script>
 </body></html>

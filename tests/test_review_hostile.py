@@ -122,7 +122,7 @@ CACHE_CASES = [
     ("unknown played", _set("played", "tile 99"), "played: expected"),
     ("plan", _set("best_plan", []), "best_plan: expected a list of 1 to"),
     ("unknown key", _set("mood", "happy"), '.mood: unknown key (expected only ply, seat'),
-    ("unknown top key", lambda c: c.update(extra=1), "extra: unknown key (expected only format, key, decisions)"),
+    ("unknown top key", lambda c: c.update(extra=1), "extra: unknown key (expected only format, key, decisions, luck)"),
     ("missing key", lambda c: c["decisions"][_first(c)].pop("loss"), "loss: expected a value, missing"),
     ("format", lambda c: c.update(format="kwsearch-review-cache/9"), "format: expected 'kwsearch-review-cache/1'"),
     ("key", lambda c: c.update(key="not a hash"), "key: expected a SHA-256 hash"),

@@ -89,6 +89,7 @@ def test_the_new_fields_are_in_the_json_and_documented(review):
     with pytest.raises(ReviewError, match=r"decisions\[0\]\.loss_half: expected"):
         check_review(partial, "r.json", steps=steps)
     former = json.loads(json.dumps(obj))  # the same decisions as the former method wrote them
+    del former["figures"], former["luck"]  # issue 30's fields (kwsearch.luck) came after the former method
     for d in former["decisions"]:
         for k in VERIFY_KEYS + ROUND_KEYS:
             del d[k]
