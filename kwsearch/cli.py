@@ -601,10 +601,12 @@ def play(seats: str | None, mirror: bool, seed: int | None, record_file: str | N
 @click.option("--cache", "cache_file", type=click.Path(dir_okay=False), default=None,
               help="Cache file of finished decisions (default: GAME.review-cache.json beside the game).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write a cache file.")
+@click.option("--no-luck", is_flag=True,
+              help="Skip the chance events' luck (one extra search per event; docs/luck.md).")
 @search_options("review")
 def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: float | None, workers: int,
            seed: int, as_json: bool, html_file: str | None, cache_file: str | None, no_cache: bool,
-           **settings) -> None:
+           no_luck: bool, **settings) -> None:
     """Review a logged game: every decision against the search's best, with win %, loss and marks.
 
     Each decision is searched from the deciding seat's information set. Ctrl-C
@@ -631,6 +633,7 @@ def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: f
                        console=Console(stderr=True),
                        transient=True)
     task = None
+    luck_task = None
 
     def progress(done: int, total: int, decision) -> None:
         nonlocal task
@@ -641,9 +644,22 @@ def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: f
             task = bar.add_task("review", total=total, completed=done)
         bar.update(task, completed=done)
 
+    def luck_progress(done: int, total: int) -> None:
+        nonlocal luck_task
+        if bar is None:
+            return
+        if luck_task is None:  # the chance events' searches (docs/luck.md), after the decisions
+            if task is not None:
+                bar.update(task, visible=False)
+            bar.columns = (TextColumn("luck of"), BarColumn(), MofNCompleteColumn(), TextColumn("chance events"),
+                           TimeElapsedColumn())
+            luck_task = bar.add_task("luck", total=total, completed=done)
+        bar.update(luck_task, completed=done)
+
     try:
         result = review_game(record, limits, seed=seed, seats=list(seats) or None, workers=workers,
                              cache=cache, source=file, names=names, progress=progress,
+                             luck=not no_luck, luck_progress=luck_progress,
                              config=SearchConfig(**search_overrides(settings)))
     finally:
         if bar is not None:

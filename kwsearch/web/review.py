@@ -94,4 +94,23 @@ def review_for_page(obj: Any, doc, name: str) -> dict[str, Any]:
     note = f"{name}: {len(points)} decisions reviewed" + (f", {per} each" if per else "")
     if obj.get("complete") is False:
         note += " (incomplete)"
-    return {"name": name, "points": points, "rounds": rounds, "summary": summary, "note": note}
+    root = next(n.id for n in doc.nodes if n.parent is None)
+    luck, figures = luck_for_page(obj, main, root)
+    return {"name": name, "points": points, "rounds": rounds, "summary": summary, "note": note,
+            "luck": luck, "figures": figures}
+
+
+def luck_for_page(obj: dict[str, Any], main: dict, root: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The chance events (each placed at the node right after it) and every seat's line of luck against
+    skill and accuracy (issue 30, :mod:`kwsearch.luck`), from a review ``check_review`` accepted."""
+    from ..luck import event_title, figures_line
+    names = obj["names"]
+    events = []
+    for e in (obj.get("luck") or {}).get("events", []):
+        # the node after the decision that turned it up; the deal's is the game's start
+        node = main[e["ply"] + 1].id if e["ply"] + 1 in main else root if e["ply"] < 0 else None
+        events.append({"ply": e["ply"], "node": node, "forced": e["forced"],
+                       "luck": e["luck"], "luck_half": e["luck_half"], "title": event_title(e, names)})
+    figures = [{"seat": f["seat"], "line": figures_line(f), "accuracy": f["accuracy"], "luck": f["luck"],
+                "skill_lost": f["skill_lost"]} for f in obj.get("figures") or []]
+    return events, figures

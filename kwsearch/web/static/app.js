@@ -524,6 +524,7 @@ function renderGraph() {
     add("circle", {cx: x(p.ply), cy: y(p.win[p.seat]), r: 5, fill: colour[p.mark], stroke: "#fff", "stroke-width": 1.5,
       class: "pt"}).addEventListener("click", (ev) => { ev.stopPropagation(); goto(p.node); });
   }
+  if (window.kwLuckGraph) window.kwLuckGraph(r, add, x, T, H - B);   // luck.js: the chance events
   svg.addEventListener("click", (ev) => {      // the decision nearest the click
     const rect = svg.getBoundingClientRect();
     const ply = (ev.clientX - rect.left) / rect.width * W;
@@ -549,6 +550,7 @@ function renderGraph() {
     }
     sum.append(t);
   }
+  if (window.kwLuckSummary) window.kwLuckSummary(r, sum);           // luck.js: luck, skill, accuracy
 }
 
 // ---------------------------------------------------------------- live analysis

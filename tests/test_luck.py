@@ -1,0 +1,285 @@
+"""Issue 30 items 3 and 4: luck against skill and accuracy in the review (kwsearch/luck.py, docs/luck.md).
+
+Luck averages to zero over the possible events: checked on positions whose reveal can be enumerated (the
+undrawn deck cut down to a few cards, every outcome searched as deep as the value before it); a forced
+reveal (one possible outcome) has no luck; lichess's accuracy; the review's JSON, text, HTML, cache, CLI
+and web page; the same figures from the seed with one worker and two.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from helpers import run_cli, web_test_client
+from kwsearch.luck import (EVENT_KEYS, FIGURE_KEYS, chance_outcomes, describe, event_entry, find_events,
+                           game_accuracy, move_accuracy, root_rows)
+from kwsearch.records import replay
+from kwsearch.review import ReviewError, check_cache, check_review, game_decisions, review_config, review_game
+from kwsearch.search import SearchConfig, SearchLimits
+
+pytestmark = pytest.mark.one_engine
+
+ROOT = Path(__file__).resolve().parent.parent
+GAME = ROOT / "examples" / "game-2p.json"
+GAME4 = ROOT / "examples" / "game-4p.json"
+LIMITS = SearchLimits(iterations=150)
+
+
+def _record(path: Path = GAME) -> dict:
+    return json.loads(path.read_text())
+
+
+def _cut_deck(state, cards: list[int]):
+    """``state`` with its undrawn deck cut down to ``cards`` (drawn last first); the rest goes to the discard."""
+    st = state.copy()
+    rest = list(st.deck)
+    for t in cards:
+        rest.remove(t)
+    st.deck = list(cards)
+    st.discard = st.discard + rest
+    return st
+
+
+def _mean(rows):
+    return [sum(r[s] for r in rows) / len(rows) for s in range(len(rows[0]))]
+
+
+# ---------------------------------------------------------------------------
+# What could have come up
+# ---------------------------------------------------------------------------
+
+
+def test_the_outcomes_of_a_reveal_and_their_probabilities():
+    steps = game_decisions(_record(GAME4))
+    st, a = steps[10]  # turns up two research cards
+    st = _cut_deck(st, [5, 0, 0, 0])
+    outs = chance_outcomes(st, a)
+    got = {describe(st.game, o.draws): o.probability for o in outs}
+    names = [ct.name for ct in st.game.components.card_types]
+    x, y = names[0], names[5]
+    assert got == pytest.approx({f"{x}, {x}": 0.5, f"{x}, {y}": 0.25, f"{y}, {x}": 0.25})
+    assert sum(o.probability for o in outs) == pytest.approx(1.0)
+    # a move that turns up nothing has no outcome; an undrawn deck of one kind has exactly one
+    assert chance_outcomes(*steps[0]) == []
+    assert len(chance_outcomes(_cut_deck(steps[10][0], [0, 0, 0]), a)) == 1
+
+
+def test_the_chance_events_of_the_bundled_game_are_its_reveals():
+    rec = _record()
+    steps = game_decisions(rec)
+    events = find_events(steps, replay(rec))
+    reveals = [e[len("reveal "):] for e in rec["events"] if e.startswith("reveal")]
+    assert events[0].ply == -1 and events[0].kind == "deal"
+    assert [e.text for e in events[1:]] == reveals
+    assert all(e.kind == "cards" and not e.forced and e.outcomes > 1 for e in events[1:])
+
+
+# ---------------------------------------------------------------------------
+# Luck averages to zero; a forced reveal has none
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path, ply, deck, tol", [
+    (GAME4, 10, [5, 0, 0, 0], 0.015),   # 4 players: outcomes of probabilities 1/2, 1/4, 1/4
+    (GAME, 54, [1, 0, 0], 0.03),        # 2 players, three equally likely outcomes
+])
+def test_luck_averages_to_zero_over_the_possible_reveals(path, ply, deck, tol):
+    """The value before the event (the move re-searched alone, as the review does) is the probability-
+    weighted mean of the values right after each possible outcome (searched as deep): so is the luck."""
+    rec = _record(path)
+    n = rec["players"]
+    st, a = game_decisions(rec)[ply]
+    st = _cut_deck(st, deck)
+    config = review_config(SearchConfig()).for_players(n)
+    chunk, k = 3000, 4
+    before = _mean(root_rows(st, config, chunk, [11 + j for j in range(k)], a))
+    outs = chance_outcomes(st, a)
+    assert len(outs) == 3 and sum(o.probability for o in outs) == pytest.approx(1.0)
+    after = [_mean(root_rows(o.state, config, chunk, [51 + j for j in range(k)])) for o in outs]
+    for s in range(n):
+        expected = sum(o.probability * v[s] for o, v in zip(outs, after))
+        luck = [v[s] - before[s] for v in after]
+        assert abs(expected - before[s]) <= tol, (s, expected, before[s])
+        assert abs(sum(o.probability * x for o, x in zip(outs, luck))) <= tol
+    # the cards matter here: the outcomes' values differ by more than the tolerance for some seat
+    assert max(max(v[s] for v in after) - min(v[s] for v in after) for s in range(n)) > tol
+
+
+def test_a_forced_reveal_has_no_luck():
+    rec = _record()
+    steps = game_decisions(rec)
+    st, a = steps[54]
+    st = _cut_deck(st, [0, 0])  # every undrawn card of one kind: only one thing can come up
+    after = chance_outcomes(st, a)[0].state
+    events = find_events([(st, a)], after)
+    e = events[1]
+    assert e.forced and e.outcomes == 1 and e.probability == pytest.approx(1.0)
+    entry = event_entry(e, 2, 80, 3, None, None, ([0.3, 0.7], 0.05), st.current_player())
+    assert entry["luck"] == [0.0, 0.0] and entry["luck_half"] == [0.0, 0.0]
+    assert entry["before"] == entry["after"] == [0.3, 0.7]
+
+
+# ---------------------------------------------------------------------------
+# Accuracy: lichess's formula
+# ---------------------------------------------------------------------------
+
+
+def test_move_accuracy_is_lichess_formula():
+    for loss in (0.5, 3.0, 10.0, 25.0, 60.0):
+        want = min(100.0, max(0.0, 103.1668100711649 * math.exp(-0.04354415386753951 * loss) - 3.166924740191411 + 1))
+        assert move_accuracy(loss) == pytest.approx(want)
+    assert move_accuracy(0.0) == 100.0 and move_accuracy(-2.0) == 100.0 and move_accuracy(100.0) == 0.0
+    # falls with the loss
+    assert move_accuracy(5) > move_accuracy(10) > move_accuracy(20)
+
+
+def test_game_accuracy_combines_a_volatility_weighted_and_a_harmonic_mean():
+    # a flat win-% series: every weight is the floor (0.5), the weighted mean is the plain mean
+    losses = [0.0, 10.0, 2.0, 0.0]
+    acc = [move_accuracy(x) for x in losses]
+    flat = game_accuracy(losses, [50.0] * 5)
+    assert flat == pytest.approx((sum(acc) / 4 + 4 / sum(1 / a for a in acc)) / 2)
+    # a volatile stretch weighs more: the same losses, the bad move in the swing, score lower
+    swing = game_accuracy(losses, [50.0, 50.0, 90.0, 10.0, 50.0])
+    assert swing < flat
+    assert game_accuracy([], [50.0]) is None
+    assert game_accuracy([0.0, 0.0], [50.0, 60.0, 40.0]) == 100.0
+    assert game_accuracy([100.0, 0.0], [50.0, 0.0, 0.0]) < 50.0  # the harmonic mean punishes a disaster
+
+
+# ---------------------------------------------------------------------------
+# In the review: JSON, checker, cache, text, HTML, workers
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def review():
+    return review_game(_record(), LIMITS, seed=5, source="game-2p.json")
+
+
+def test_the_review_carries_luck_skill_and_accuracy(review):
+    obj = json.loads(json.dumps(review.to_json()))
+    steps = game_decisions(_record())
+    check_review(obj, "r.json", steps=steps, players=2)
+    luck = obj["luck"]
+    assert luck["complete"] and [e["ply"] for e in luck["events"]] == [-1, 3, 6, 26, 40, 52, 54, 56]
+    by_ply = {d["ply"]: d for d in obj["decisions"]}
+    for e in luck["events"]:
+        assert set(e) == set(EVENT_KEYS)
+        assert e["luck"] == pytest.approx([a - b for a, b in zip(e["after"], e["before"])])
+        assert sum(e["luck"]) == pytest.approx(0.0, abs=1e-6)  # 2 players: one seat's gain is the other's loss
+        if e["ply"] >= 0:  # the value before: the review's re-search of the move that turned the cards up
+            assert e["before"] == by_ply[e["ply"]]["played_win_all"]
+            assert e["chunks"] == by_ply[e["ply"]]["verify_chunks"]
+            assert e["iterations"] == by_ply[e["ply"]]["verify_iterations"]
+    for f, s in zip(obj["figures"], range(2)):
+        assert set(f) == set(FIGURE_KEYS) and f["seat"] == s
+        mine = [d for d in obj["decisions"] if d["seat"] == s]
+        assert f["moves"] == len(mine) and f["skill_lost"] == pytest.approx(sum(d["loss"] for d in mine))
+        assert f["luck"] == pytest.approx(sum(e["luck"][s] for e in luck["events"]))
+        assert 0 <= f["accuracy_low"] <= f["accuracy"] <= f["accuracy_high"] <= 100
+    # the text says it in one line per seat, within the width
+    from kwsearch.review import review_text
+    text = review_text(review)
+    for f in obj["figures"]:
+        verb = "gained" if f["luck"] >= 0 else "lost"
+        assert f"{f['name']} lost {100 * f['skill_lost']:.0f} ± " in text
+        assert f"{verb} {abs(100 * f['luck']):.0f} ± " in text and f"accuracy {f['accuracy']:.0f}%" in text
+    assert all(len(line) <= 100 for line in text.splitlines())
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda o: o["luck"]["events"][1]["luck"].__setitem__(0, 0.2), r"luck\.events\[1\]\.luck\[0\]: expected after - before"),
+    (lambda o: o["figures"][0].__setitem__("luck", 0.5), r"figures\[0\]\.luck: expected"),
+    (lambda o: o["figures"][1].__setitem__("accuracy", 99.0), r"figures\[1\]\.accuracy: expected"),
+    (lambda o: o["luck"]["events"].reverse(), r"luck\.events\[1\]\.ply: expected the events in game order"),
+    (lambda o: o["luck"]["events"][2].update(forced=True), r"luck\.events\[2\]\.forced: expected false"),
+    (lambda o: o["luck"]["events"][0].update(kind="cards"), r"luck\.events\[0\]\.kind: expected \"deal\" at ply -1"),
+    (lambda o: o["luck"]["events"][3].pop("luck_half"), r"luck\.events\[3\]\.luck_half: expected"),
+])
+def test_the_checker_refuses_bad_luck_in_one_line(review, mutate, message):
+    obj = json.loads(json.dumps(review.to_json()))
+    mutate(obj)
+    with pytest.raises(ReviewError, match=message) as exc:
+        check_review(obj, "r.json", steps=game_decisions(_record()))
+    assert "\n" not in str(exc.value) and str(exc.value).startswith("r.json: ")
+
+
+def test_same_luck_from_the_seed_with_one_and_two_workers_and_from_the_cache(review, tmp_path, monkeypatch):
+    again = review_game(_record(), LIMITS, seed=5, source="game-2p.json", workers=2,
+                        cache=tmp_path / "c.json")
+    assert again.to_json()["luck"] == review.to_json()["luck"]
+    assert again.to_json()["figures"] == review.to_json()["figures"]
+    cache = json.loads((tmp_path / "c.json").read_text())
+    assert sorted(cache["luck"]["events"], key=int) == ["-1", "3", "6", "26", "40", "52", "54", "56"]
+    assert check_cache(cache, "c.json", key=cache["key"], steps=game_decisions(_record()), players=2)
+    # a rerun reads every decision and every event from the cache: no search at all
+    import kwsearch.luck
+    import kwsearch.review
+    monkeypatch.setattr(kwsearch.luck, "root_rows", lambda *a, **k: pytest.fail("searched again"))
+    monkeypatch.setattr(kwsearch.review, "review_decision", lambda *a, **k: pytest.fail("searched again"))
+    third = review_game(_record(), LIMITS, seed=5, source="game-2p.json", cache=tmp_path / "c.json")
+    assert third.to_json()["luck"] == review.to_json()["luck"]
+    # a bad luck entry in the cache is refused in one line, the file left as it is
+    cache["luck"]["events"]["3"]["luck"] = [0.5, 0.5]
+    (tmp_path / "c.json").write_text(json.dumps(cache))
+    with pytest.raises(ReviewError, match=r"luck\.events\.3\.luck\[0\]: expected after - before"):
+        review_game(_record(), LIMITS, seed=5, source="game-2p.json", cache=tmp_path / "c.json")
+
+
+def test_three_players_and_a_seat_filter(tmp_path):
+    """A seat not reviewed still gets its luck (the value before an event after its move then has its
+    own search); skill and accuracy only for the seats reviewed."""
+    from kwsearch.bots import RandomBot
+    from kwsearch.game import Game
+    from kwsearch.records import Recorder
+    rec = Recorder.start(Game(3), seed=4)
+    bot = RandomBot(seed=1)
+    for _ in range(14):
+        rec.apply(bot.step(rec.state))
+    record = rec.record
+    r = review_game(record, SearchLimits(iterations=60), seed=2, seats=[1])
+    obj = json.loads(json.dumps(r.to_json()))
+    check_review(obj, "r3.json", steps=game_decisions(record), players=3)
+    figs = obj["figures"]
+    assert [f["skill_lost"] is None for f in figs] == [True, False, True]
+    assert all(f["luck"] is not None and f["luck_events"] == len(obj["luck"]["events"]) for f in figs)
+    assert any(e["ply"] >= 0 for e in obj["luck"]["events"])  # a reveal within the first 14 decisions
+    for e in obj["luck"]["events"]:
+        assert len(e["luck"]) == 3
+
+
+def test_cli_json_no_luck_and_html(tmp_path):
+    game = tmp_path / "g.json"
+    game.write_text(GAME.read_text())
+    r = run_cli("review", str(game), "--iterations", "40", "--no-cache", "--json", "--no-luck")
+    assert r.exit_code == 0, r.output
+    obj = json.loads(r.output)
+    assert obj["luck"] is None and all(f["luck"] is None for f in obj["figures"])
+    assert all(f["accuracy"] is not None for f in obj["figures"])
+    html = tmp_path / "r.html"
+    r = run_cli("review", str(game), "--iterations", "40", "--no-cache", "--html", str(html))
+    assert r.exit_code == 0, r.output
+    assert "Luck against skill" in r.output and "from the cards" in r.output
+    page = html.read_text()
+    assert page.count('<g class="luck"') == 8 and 'id="figures"' in page and "accuracy" in page
+
+
+def test_the_web_page_gets_the_luck_of_a_review(review, tmp_path):
+    TestClient = web_test_client()
+    from kwsearch.web.app import WebConfig, create_app
+    obj = review.to_json()
+    app = create_app(WebConfig(games_dir=tmp_path), files=[("game-2p.json", _record())],
+                     review=("rev.json", obj))
+    with TestClient(app, base_url="http://127.0.0.1:8000") as c:
+        first = c.get("/api/info").json()["first"]
+        rev = c.get(f"/api/docs/{first}").json()["review"]
+    assert [e["ply"] for e in rev["luck"]] == [e["ply"] for e in obj["luck"]["events"]]
+    assert rev["luck"][0]["title"].startswith("the set-up deal — luck ")
+    assert all(e["node"] is not None for e in rev["luck"])
+    assert [f["line"] for f in rev["figures"]][0].startswith("P1 lost ")
+    assert rev["figures"][1]["accuracy"] == pytest.approx(obj["figures"][1]["accuracy"])
