@@ -53,7 +53,7 @@ def move_accuracy(loss_points: float) -> float:
         >>> move_accuracy(0.0)
         100.0
         >>> round(move_accuracy(10.0), 1)
-        63.6
+        64.6
     """
     if loss_points <= 0:
         return 100.0
@@ -160,6 +160,11 @@ def _key(state) -> str:
     return json.dumps(state.observation(), sort_keys=True, separators=(",", ":"))
 
 
+def _drawn_key(state) -> tuple:
+    """What draws change, cheaply: the undrawn cards and tiles (as multisets) and the display."""
+    return tuple(sorted(state.deck)), tuple(tuple(sorted(x)) for x in state.spec_undrawn), tuple(state.display)
+
+
 @dataclass
 class Outcome:
     """One way a chance event could have gone: what came up, its probability and the position after."""
@@ -169,11 +174,11 @@ class Outcome:
 
 
 def chance_outcomes(state, action: int, cap: int = MAX_OUTCOMES) -> list[Outcome] | None:
-    """Every way ``action`` in reference ``state`` could turn up research cards and specialty tiles, with
-    its probability (every order of the hidden deck and stacks equally likely, as the search assumes);
-    outcomes that leave the same observable position are merged. ``[]`` when the move draws nothing;
-    None when there are more than ``cap`` outcomes."""
-    leaves: list[tuple[tuple, float, Any]] = []
+    """Every way ``action`` in reference ``state`` could turn up research cards and specialty tiles: each
+    different sequence of what comes up, with its probability (every order of the hidden deck and stacks
+    equally likely, as the search assumes). ``[]`` when the move draws nothing; None when there are more
+    than ``cap`` outcomes."""
+    out: list[Outcome] = []
     todo: list[tuple[tuple, float]] = [((), 1.0)]
     while todo:
         prefix, p = todo.pop()
@@ -182,19 +187,22 @@ def chance_outcomes(state, action: int, cap: int = MAX_OUTCOMES) -> list[Outcome
         except _Branch as b:
             todo.extend((prefix + (c,), p * q) for c, q in reversed(b.choices))
             continue
-        leaves.append((prefix, p, st))
-        if len(leaves) > cap:
+        out.append(Outcome(prefix, p, st))
+        if len(out) > cap:
             return None
-    if len(leaves) == 1 and not leaves[0][0]:
+    if len(out) == 1 and not out[0].draws:
         return []
-    merged: dict[str, Outcome] = {}
-    for draws, p, st in leaves:
-        k = _key(st)
-        if k in merged:
-            merged[k].probability += p
-        else:
-            merged[k] = Outcome(draws, p, st)
-    return list(merged.values())
+    return out
+
+
+def actual_outcome(outcomes: Sequence[Outcome], after) -> Outcome:
+    """The outcome that came up: the one whose position is ``after`` (the same observation)."""
+    cheap = _drawn_key(after)
+    k = _key(after)
+    for o in outcomes:
+        if _drawn_key(o.state) == cheap and _key(o.state) == k:
+            return o
+    raise ValueError("the position after the event is none of its outcomes")
 
 
 def describe(game, draws: Sequence[tuple]) -> str:
@@ -239,8 +247,7 @@ def find_events(steps: Sequence[tuple[Any, int]], final) -> list[EventPlan]:
         if outs is None:  # too many to count: what came up is read off the position after it
             out.append(EventPlan(ply, "cards", _drawn(st, after), None, None, False, after.round, after))
             continue
-        k = _key(after)
-        mine = next(o for o in outs if _key(o.state) == k)
+        mine = actual_outcome(outs, after)
         out.append(EventPlan(ply, _kind(mine.draws), describe(st.game, mine.draws), len(outs), mine.probability,
                              len(outs) == 1, after.round, after))
     return out
@@ -449,6 +456,12 @@ def _pts(x: float) -> str:
     return f"{100 * x:.0f}"
 
 
+def signed(x: float) -> str:
+    """Points of win % with a sign ("+3", "-12"; "0" when it rounds to nothing)."""
+    r = round(100 * x)
+    return "0" if r == 0 else f"{r:+d}"
+
+
 def figures_line(row: Mapping[str, Any]) -> str:
     """The one line of a seat's figures: "Ann lost 18 ± 4 points to her decisions and gained 25 ± 9 from
     the cards; accuracy 84% (78-91)" (points of win %)."""
@@ -488,7 +501,7 @@ def luck_text(figures: Sequence[Mapping[str, Any]], events: Sequence[Mapping[str
             what = what if len(what) <= cut else what[:cut - 1] + "…"
             p = "many" if e["outcomes"] is None else str(e["outcomes"])
             rows.append(("deal" if e["ply"] < 0 else str(e["ply"]), what, p)
-                        + tuple(f"{100 * x:+.0f}±{100 * h:.0f}" for x, h in zip(e["luck"], e["luck_half"])))
+                        + tuple(f"{signed(x)}±{100 * h:.0f}" for x, h in zip(e["luck"], e["luck_half"])))
         out += table(head, rows, left={1})
     out.append("")
     out.append("Luck against skill (points of win %), accuracy (lichess's formula; docs/luck.md)")
@@ -636,7 +649,7 @@ def event_title(e: Mapping[str, Any], names: Sequence[str]) -> str:
     what = "the set-up deal" if e["kind"] == "deal" else f"after ply {e['ply']}: {e['text']}"
     if e["forced"]:
         return f"{what} (forced: the only possible outcome, no luck)"
-    return what + " — luck " + ", ".join(f"{nm} {100 * x:+.0f} ± {100 * h:.0f}"
+    return what + " — luck " + ", ".join(f"{nm} {signed(x)} ± {100 * h:.0f}"
                                          for nm, x, h in zip(names, e["luck"], e["luck_half"]))
 
 
@@ -663,7 +676,7 @@ def luck_html(figures: Sequence[Mapping[str, Any]], events: Sequence[Mapping[str
     from html import escape
 
     def pts(v, h=None) -> str:
-        return "—" if v is None else f"{100 * v:+.0f}" + ("" if h is None else f" ± {100 * h:.0f}")
+        return "—" if v is None else signed(v) + ("" if h is None else f" ± {100 * h:.0f}")
 
     def skill(f) -> str:
         if f["skill_lost"] is None:
