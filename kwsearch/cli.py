@@ -672,8 +672,9 @@ def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: f
         click.echo(review_text(result))
     if not result.complete:
         where = f" (kept in {result.cache_file})" if result.cache_file is not None else ""
-        click.echo(f"stopped after {len(result.decisions)} of {result.total_decisions} decisions{where}; "
-                   "run the same command again to continue", err=True)
+        done = (f"{len(result.decisions)} of {result.total_decisions} decisions" if result.luck is None else
+                f"every decision and the luck of {len(result.luck['events'])} chance events")
+        click.echo(f"stopped after {done}{where}; run the same command again to continue", err=True)
 
 
 # ---------------------------------------------------------------------------

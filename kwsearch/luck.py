@@ -8,7 +8,8 @@ decision by verified, equally deep searches; this module adds, as GNU Backgammon
   win % over the events that could have happened. The expectation is the value of the position just
   before the event: the search of the move that turned the cards up (the review's re-search of the
   move played, ``played_win_all``) re-draws the hidden deck in every iteration, so its value IS the
-  mean over the possible cards, weighted by their probabilities. The value after is ONE extra search
+  mean over the possible cards, weighted by their probabilities (up to the search's own bias: below
+  the move the next seat cannot see what came up, docs/luck.md). The value after is ONE extra search
   of the position right after the event, equally deep (the same number of chunks of the same length),
   unforced at its root; the game's end is its exact result. The set-up deal has no decision before
   it: its expectation is a search over freshly drawn set-ups (one per chunk). A "win %" is a seat's
@@ -363,7 +364,6 @@ def review_luck(record: Mapping[str, Any], steps: Sequence[tuple[Any, int]], fin
     entry)`` is called as each is computed. ``workers`` processes search events side by side. Ctrl-C
     (KeyboardInterrupt) propagates after the entries finished so far were passed to ``finish``.
     """
-    from .seeds import derive_seed
     from .worker_procs import pool_worker_init, sigint_blocked, terminate_pool
     n = record["players"]
     plans = find_events(steps, final)
@@ -384,7 +384,7 @@ def review_luck(record: Mapping[str, Any], steps: Sequence[tuple[Any, int]], fin
         action = steps[plan.ply][1] if plan.ply >= 0 else -1
         after_obj = None if plan.after.is_terminal() else plan.after.to_json()
         jobs.append((plan.ply, before_obj, action, after_obj, dict(record) if plan.ply < 0 else None, c, k,
-                     config, derive_seed(seed, "luck")))
+                     config, seed))
     total = len(plans)
     count = total - len(meta)
 
