@@ -619,7 +619,7 @@ def check_cache_luck(ck, obj: Any, n: int | None, hint: str = "") -> dict[str, d
     for name, e in ev.items():
         if not (isinstance(name, str) and (name == "-1" or (name.isascii() and name.isdigit()
                                                               and str(int(name)) == name))):
-            ck.fail(f"luck.events", "plies as the keys (-1, 0, 1, ...)", name)
+            ck.fail("luck.events", "plies as the keys (-1, 0, 1, ...)", name)
         if n is None:
             n = len(e.get("luck", [])) if isinstance(e, dict) and isinstance(e.get("luck"), list) else 2
         check_event(ck, e, f"luck.events.{name}", n, 2**31 - 1)
