@@ -603,10 +603,13 @@ def play(seats: str | None, mirror: bool, seed: int | None, record_file: str | N
 @click.option("--no-cache", is_flag=True, help="Neither read nor write a cache file.")
 @click.option("--no-luck", is_flag=True,
               help="Skip the chance events' luck (one extra search per event; docs/luck.md).")
+@click.option("--luck-method", type=click.Choice(["reuse", "sampled"]), default="reuse", show_default=True,
+              help="The value before a chance event: the re-search of the move that turned it up (reuse), or "
+                   "searches of sampled outcomes (sampled: one more search per event, no bias; docs/luck.md).")
 @search_options("review")
 def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: float | None, workers: int,
            seed: int, as_json: bool, html_file: str | None, cache_file: str | None, no_cache: bool,
-           no_luck: bool, **settings) -> None:
+           no_luck: bool, luck_method: str, **settings) -> None:
     """Review a logged game: every decision against the search's best, with win %, loss and marks.
 
     Each decision is searched from the deciding seat's information set. Ctrl-C
@@ -659,7 +662,7 @@ def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: f
     try:
         result = review_game(record, limits, seed=seed, seats=list(seats) or None, workers=workers,
                              cache=cache, source=file, names=names, progress=progress,
-                             luck=not no_luck, luck_progress=luck_progress,
+                             luck=not no_luck, luck_progress=luck_progress, luck_method=luck_method,
                              config=SearchConfig(**search_overrides(settings)))
     finally:
         if bar is not None:

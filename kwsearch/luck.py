@@ -38,6 +38,11 @@ LUCK_VERSION = 1
 MAX_OUTCOMES = 4096
 #: The kinds of chance event.
 KINDS = ("deal", "cards", "specialty", "cards+specialty")
+#: How the value before an event is found (docs/luck.md): ``reuse`` the review's re-search of the move that
+#: turned the cards up (no extra search; biased where the next seat's play depends on the cards), or
+#: ``sampled`` searches of outcomes drawn with their probabilities, one per chunk (one more search per
+#: event; the luck's mean over the possible outcomes is then zero).
+METHODS = ("reuse", "sampled")
 #: lila's per-move accuracy curve (modules/analyse/src/main/AccuracyPercent.scala, fromWinPercents):
 #: 103.1668100711649 * exp(-0.04354415386753951 * loss) - 3.166924740191411, + 1 "uncertainty bonus".
 ACC_A, ACC_K, ACC_B, ACC_BONUS = 103.1668100711649, 0.04354415386753951, -3.166924740191411, 1.0
@@ -272,10 +277,12 @@ def root_rows(state, config, chunk: int, seeds: Sequence[int], action: int = -1)
     """Every seat's mean reward at the root of a search of ``state`` (either engine) with ``config``
     (:func:`kwsearch.review.review_config`: ``money_weight = 0``, so the reward is the win share) of
     ``chunk`` iterations, one row per seed; with ``action >= 0`` that option alone (as the review's
-    re-search of an option)."""
+    re-search of an option). A finished game's rows are its result."""
     from . import _search
-    from .engine import convert
+    from .engine import convert, reference
     from .search import search_params
+    if state.is_terminal():  # no search: the game's result, exactly
+        return [[float(x) for x in reference(state).returns()] for _ in seeds]
     fast = convert(state, "fast")
     n = fast.game.num_players
     params = search_params(config, n)
@@ -289,10 +296,32 @@ def root_rows(state, config, chunk: int, seeds: Sequence[int], action: int = -1)
     return rows
 
 
+def sample_outcome(state, action: int, seed: int):
+    """Reference ``state`` after ``action`` with the cards and tiles it turns up drawn at random from
+    ``seed`` (every undrawn card and tile equally likely at each draw, as the search assumes)."""
+    import random
+    rng = random.Random(seed)
+    st = state.copy()
+
+    def draw(s) -> int:
+        return s.deck.pop(rng.randrange(len(s.deck)))
+
+    def special(s, r: int) -> int:
+        stack = s.spec_undrawn[r]
+        return stack.pop(rng.randrange(len(stack))) if stack else stack.pop()
+
+    st.draw_hook, st.special_hook = draw, special
+    try:
+        st.apply(action)
+    finally:
+        st.draw_hook = st.special_hook = None
+    return st
+
+
 def _job(args) -> tuple[int, list | None, list | None]:
     """One event's searches (a worker process or this one): the rows before (None: given) and after
     (None: the game's end)."""
-    ply, before_obj, action, after_obj, deal_record, chunk, k, config, seed = args
+    ply, before_obj, action, after_obj, deal_record, chunk, k, config, seed, method = args
     from .engine import state_from_json
     from .seeds import derive_seed
     before = after = None
@@ -301,6 +330,10 @@ def _job(args) -> tuple[int, list | None, list | None]:
         game = replay(deal_record, upto=0).game
         before = [root_rows(game.new_initial_state(derive_seed(seed, "luck", ply, "deal", j), engine="fast"),
                              config, chunk, [derive_seed(seed, "luck", ply, "before", j)])[0] for j in range(k)]
+    elif before_obj is not None and method == "sampled":  # one outcome drawn per chunk, searched after it
+        ref = state_from_json(before_obj, engine="reference")
+        before = [root_rows(sample_outcome(ref, action, derive_seed(seed, "luck", ply, "sample", j)), config, chunk,
+                            [derive_seed(seed, "luck", ply, "before", j)])[0] for j in range(k)]
     elif before_obj is not None:  # the move that turned the cards up, re-searched alone
         fast = state_from_json(before_obj, engine="fast")
         before = root_rows(fast, config, chunk, [derive_seed(seed, "luck", ply, "before", j) for j in range(k)],
@@ -353,14 +386,16 @@ def event_entry(plan: EventPlan, n: int, chunk: int, k: int, before_rows, after_
 
 def review_luck(record: Mapping[str, Any], steps: Sequence[tuple[Any, int]], final, decisions: Mapping[int, Any],
                 *, config, seed: int, chunk: int, chunks: int, workers: int = 1, reuse: bool = True,
+                method: str = "reuse",
                 done: dict[str, dict[str, Any]] | None = None,
                 finish: Callable[[str, dict[str, Any]], None] | None = None,
                 progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
     """Every chance event of the game with its luck for each seat (:func:`event_entry`), in game order.
 
     ``decisions``: the review's decisions by ply (their re-search of the move played is the value before
-    an event when ``reuse`` and it is verified; its chunks and length then set the event's, else
-    ``chunk`` x ``chunks``). ``done``: entries already computed (a cache), by ply as text; ``finish(ply,
+    an event when ``reuse``, ``method`` is ``"reuse"`` and it is verified; its chunks and length set the
+    event's, else ``chunk`` x ``chunks``); ``method`` ``"sampled"`` (:data:`METHODS`) values the position
+    before an event by searches of outcomes drawn with their probabilities, one per chunk. ``done``: entries already computed (a cache), by ply as text; ``finish(ply,
     entry)`` is called as each is computed. ``workers`` processes search events side by side. Ctrl-C
     (KeyboardInterrupt) propagates after the entries finished so far were passed to ``finish``.
     """
@@ -373,8 +408,9 @@ def review_luck(record: Mapping[str, Any], steps: Sequence[tuple[Any, int]], fin
         if str(plan.ply) in done:
             continue
         d = decisions.get(plan.ply) if plan.ply >= 0 else None
-        use = reuse and d is not None and getattr(d, "played_win_all", None) is not None
-        k, c = (d.verify_chunks, d.verify_iterations) if use else (chunks, chunk)
+        verified = reuse and d is not None and getattr(d, "played_win_all", None) is not None
+        use = verified and method == "reuse"
+        k, c = (d.verify_chunks, d.verify_iterations) if verified else (chunks, chunk)
         reused = (list(d.played_win_all), d.played_win_half) if use else None
         mover = steps[plan.ply][0].current_player() if plan.ply >= 0 else None
         meta[plan.ply] = (plan, c, k, reused, mover)
@@ -384,7 +420,7 @@ def review_luck(record: Mapping[str, Any], steps: Sequence[tuple[Any, int]], fin
         action = steps[plan.ply][1] if plan.ply >= 0 else -1
         after_obj = None if plan.after.is_terminal() else plan.after.to_json()
         jobs.append((plan.ply, before_obj, action, after_obj, dict(record) if plan.ply < 0 else None, c, k,
-                     config, seed))
+                     config, seed, method))
     total = len(plans)
     count = total - len(meta)
 
@@ -572,8 +608,10 @@ def check_luck(ck, obj: Any, n: int, last_ply: int) -> dict[str, Any] | None:
     """The ``luck`` object of a review: null, or ``{"complete", "events"}`` with events unique, in order."""
     if obj is None:
         return None
-    ck.obj(obj, "luck", ("complete", "events"), what="null or an object with complete and events")
+    ck.obj(obj, "luck", ("complete", "method", "events"), what="null or an object with complete, method and events")
     ck.flag(obj["complete"], "luck.complete")
+    if obj["method"] not in METHODS:
+        ck.fail("luck.method", " or ".join(f'"{m}"' for m in METHODS), obj["method"])
     events = ck.items(obj["events"], "luck.events", 0, last_ply + 2, "a list of chance events")
     prev = None
     for i, e in enumerate(events):
@@ -607,10 +645,12 @@ def check_figures(ck, figs: Any, n: int, names: Sequence[str], seats: Sequence[i
 
 
 def check_cache_luck(ck, obj: Any, n: int | None, hint: str = "") -> dict[str, dict[str, Any]] | None:
-    """The ``luck`` of a review cache: ``{"version", "events": {ply: entry}}``; the entries when of this
-    :data:`LUCK_VERSION` (None for another version: searched again)."""
-    ck.obj(obj, "luck", ("version", "events"), what="an object with version and events")
+    """The ``luck`` of a review cache: ``{"version", "method", "events": {ply: entry}}``; the entries when of
+    this :data:`LUCK_VERSION` (None for another version: searched again)."""
+    ck.obj(obj, "luck", ("version", "method", "events"), what="an object with version, method and events")
     v = ck.integer(obj["version"], "luck.version", 1, 1000)
+    if obj["method"] not in METHODS:
+        ck.fail("luck.method", " or ".join(f'"{m}"' for m in METHODS), obj["method"])
     ev = obj["events"]
     if not isinstance(ev, dict):
         ck.fail("luck.events", "an object of chance events by ply", ev)

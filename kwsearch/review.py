@@ -961,7 +961,7 @@ CACHE_HINT = "; the cache file is left as it is: fix or remove it, or pass anoth
 
 
 def _load_cache(path: Path, key: str, steps: Sequence[tuple[Any, int]],
-                players: int) -> tuple[dict[int, dict[str, Any]], bool, dict[str, dict[str, Any]]]:
+                players: int) -> tuple[dict[int, dict[str, Any]], bool, dict[str, Any]]:
     """The decisions of the cache at ``path`` that belong to ``key``, and whether the file is one of ``key``.
 
     The file is read strictly (:func:`kwsearch.jsonload.load_json_file`: a regular file only, so a FIFO
@@ -981,17 +981,18 @@ def _load_cache(path: Path, key: str, steps: Sequence[tuple[Any, int]],
     if not check_cache(obj, str(path), key=key, steps=steps, players=players, hint=CACHE_HINT):
         return {}, False, {}
     luck = obj.get("luck") or {}
-    events = dict(luck.get("events", {})) if luck.get("version") == LUCK_VERSION else {}
-    return {int(k): dict(v) for k, v in obj["decisions"].items()}, True, events
+    luck = {"method": luck["method"], "events": dict(luck["events"])} if luck.get("version") == LUCK_VERSION else {}
+    return {int(k): dict(v) for k, v in obj["decisions"].items()}, True, luck
 
 
 def _save_cache(path: Path, key: str, done: dict[int, dict[str, Any]],
-                luck: dict[str, dict[str, Any]] | None = None) -> None:
+                luck: dict[str, dict[str, Any]] | None = None, method: str = "reuse") -> None:
     from .fileio import write_json_atomic
     from .luck import LUCK_VERSION
     obj = {"format": CACHE_FORMAT, "key": key, "decisions": {str(k): v for k, v in sorted(done.items())}}
     if luck:
-        obj["luck"] = {"version": LUCK_VERSION, "events": {k: luck[k] for k in sorted(luck, key=int)}}
+        obj["luck"] = {"version": LUCK_VERSION, "method": method,
+                       "events": {k: luck[k] for k in sorted(luck, key=int)}}
     write_json_atomic(path, obj, what="review cache", indent=None)
 
 
@@ -1000,7 +1001,8 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
                 cache: str | os.PathLike | None = None, source: str | None = None,
                 names: list[str] | None = None,
                 progress: Callable[[int, int, DecisionReview | None], None] | None = None,
-                luck: bool = True, luck_progress: Callable[[int, int], None] | None = None) -> Review:
+                luck: bool = True, luck_progress: Callable[[int, int], None] | None = None,
+                luck_method: str = "reuse") -> Review:
     """Review every decision of ``record`` (of the ``seats`` given, default all).
 
     ``workers`` processes analyse decisions side by side (each with one search
@@ -1010,13 +1012,17 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     Ctrl-C (KeyboardInterrupt) stops the review; the returned :class:`Review` then
     has ``complete = False`` and holds what was finished. ``luck``: once every decision is reviewed,
     value every chance event's luck for each seat (:func:`_review_luck`, :mod:`kwsearch.luck`; one
-    extra search per event), ``luck_progress(done, total)`` called as events finish.
+    extra search per event, two with ``luck_method="sampled"``), ``luck_progress(done, total)`` called
+    as events finish.
     """
     from .records import replay
     from .render import seat_names
     from .seeds import derive_seed
     from .worker_procs import check_workers, sigint_blocked
     check_workers(workers, ReviewError)
+    from .luck import METHODS
+    if luck_method not in METHODS:
+        raise ReviewError(f"--luck-method: expected {' or '.join(METHODS)}, got {luck_method!r}")
     config = review_config(config)
     items = game_decisions(record, source)
     final = replay(record) if items else None
@@ -1030,7 +1036,9 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     key = cache_key(record, limits, config, seed)
     cache_path = Path(cache) if cache is not None else None
     # every decision of the cache (other seats' too: the cache keeps them), and those of this review
-    cached, ours, cached_luck = _load_cache(cache_path, key, items, n) if cache_path else ({}, False, {})
+    cached, ours, luck_obj = _load_cache(cache_path, key, items, n) if cache_path else ({}, False, {})
+    # the luck kept in the cache: its events when valued by the same method (else valued again)
+    cached_luck = dict(luck_obj["events"]) if luck_obj and luck_obj["method"] == luck_method else {}
     wanted = {p for p, _, _ in todo}
     done = {k: v for k, v in cached.items() if k in wanted}
     written: Path | None = cache_path if ours and cached else None
@@ -1046,7 +1054,7 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
             done[ply] = cached[ply] = d
             count += 1
             if cache_path is not None:
-                _save_cache(cache_path, key, cached, cached_luck)
+                _save_cache(cache_path, key, cached, cached_luck, luck_method)
                 written = cache_path
         if progress is not None:
             progress(count, len(todo), DecisionReview.from_json(d))
@@ -1077,11 +1085,12 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     if luck and review.complete:
         try:
             review.luck = _review_luck(record, items, final, review, limits, config, seed, workers, cached_luck,
-                                       lambda: _save_cache(cache_path, key, cached, cached_luck)
-                                       if cache_path is not None else None, luck_progress)
+                                       lambda: _save_cache(cache_path, key, cached, cached_luck, luck_method)
+                                       if cache_path is not None else None, luck_progress, luck_method)
         except KeyboardInterrupt:
             review.complete = False
-            review.luck = {"complete": False, "events": [cached_luck[k] for k in sorted(cached_luck, key=int)]}
+            review.luck = {"complete": False, "method": luck_method,
+                           "events": [cached_luck[k] for k in sorted(cached_luck, key=int)]}
         if cache_path is not None and cached_luck:
             review.cache_file = cache_path
     return review
@@ -1129,7 +1138,7 @@ def with_next_position(d: dict[str, Any], nxt: dict[str, Any] | None, items: Seq
 
 def _review_luck(record, items, final, review: Review, limits: SearchLimits, config: SearchConfig, seed: int,
                  workers: int, store: dict[str, dict[str, Any]], save: Callable[[], None],
-                 progress: Callable[[int, int], None] | None) -> dict[str, Any]:
+                 progress: Callable[[int, int], None] | None, method: str) -> dict[str, Any]:
     """The hook of :mod:`kwsearch.luck`: every chance event's luck, equally deep as the decisions'
     re-searches (the move played's re-search is the value before an event, :data:`VERIFY_CENTRE` off)."""
     from .luck import review_luck
@@ -1144,8 +1153,8 @@ def _review_luck(record, items, final, review: Review, limits: SearchLimits, con
 
     events = review_luck(record, items, final, {d.ply: d for d in review.decisions}, config=config.for_players(
         review.players), seed=seed, chunk=chunk, chunks=VERIFY_CHUNKS, workers=workers,
-        reuse=not VERIFY_CENTRE, done=store, finish=finish, progress=progress)
-    return {"complete": True, "events": events}
+        reuse=not VERIFY_CENTRE, method=method, done=store, finish=finish, progress=progress)
+    return {"complete": True, "method": method, "events": events}
 
 
 def _parallel(pending, limits, config, seed, workers, finish) -> None:

@@ -283,3 +283,59 @@ def test_the_web_page_gets_the_luck_of_a_review(review, tmp_path):
     assert all(e["node"] is not None for e in rev["luck"])
     assert [f["line"] for f in rev["figures"]][0].startswith("P1 lost ")
     assert rev["figures"][1]["accuracy"] == pytest.approx(obj["figures"][1]["accuracy"])
+
+
+def test_a_finished_game_is_valued_by_its_result():
+    final = replay(_record())
+    config = review_config(SearchConfig()).for_players(2)
+    assert root_rows(final, config, 100, [1, 2]) == [final.returns(), final.returns()] == [[1.0, 0.0]] * 2
+
+
+def test_sampled_outcomes_give_the_expectation_where_the_re_search_of_the_move_does_not():
+    """game-4p ply 93 with three possible reveals whose values lie 19 points apart: below the move the next
+    seats cannot see what came up, so the move's re-search is no fair expectation there (docs/luck.md);
+    the ``sampled`` method's value before — searches of outcomes drawn with their probabilities — is."""
+    from kwsearch.luck import sample_outcome
+    from kwsearch.seeds import derive_seed
+    rec = _record(GAME4)
+    st, a = game_decisions(rec)[93]
+    st = _cut_deck(st, [2, 0, 0])
+    config = review_config(SearchConfig()).for_players(4)
+    outs = chance_outcomes(st, a)
+    after = [_mean(root_rows(o.state, config, 3000, [71 + j for j in range(4)])) for o in outs]
+    expected = [sum(o.probability * v[s] for o, v in zip(outs, after)) for s in range(4)]
+    draws = [sample_outcome(st, a, derive_seed(9, "sample", j)) for j in range(24)]
+    sampled = _mean([root_rows(d, config, 3000, [derive_seed(9, "search", j)])[0] for j, d in enumerate(draws)])
+    for s in range(4):
+        assert abs(sampled[s] - expected[s]) <= 0.04, (s, sampled, expected)
+    # the draws follow the outcomes' probabilities (three outcomes of 1/3 each here)
+    seen = [next(i for i, o in enumerate(outs) if describe(st.game, o.draws) == describe(st.game, _drawn(st, d)))
+            for d in draws]
+    assert sorted(set(seen)) == [0, 1, 2]
+
+
+def _drawn(before, after):
+    """The draws that turned ``before`` into ``after``: the display's new cards, in order."""
+    return tuple(("card", t) for t in after.display[-2:])
+
+
+def test_the_sampled_method_in_a_review(tmp_path):
+    one = review_game(_record(), LIMITS, seed=5, luck_method="sampled", cache=tmp_path / "c.json")
+    two = review_game(_record(), LIMITS, seed=5, luck_method="sampled", workers=2)
+    obj = json.loads(json.dumps(one.to_json()))
+    assert obj["luck"]["method"] == "sampled" and obj["luck"] == two.to_json()["luck"]
+    check_review(obj, "r.json", steps=game_decisions(_record()))
+    by_ply = {d["ply"]: d for d in obj["decisions"]}
+    for e in obj["luck"]["events"][1:]:  # the value before is its own search, as deep as the decisions'
+        assert e["before"] != by_ply[e["ply"]]["played_win_all"]
+        assert e["iterations"] == by_ply[e["ply"]]["verify_iterations"]
+    # the cache keeps the method: another method's luck is valued again, not taken
+    reuse = review_game(_record(), LIMITS, seed=5, cache=tmp_path / "c.json")
+    assert reuse.to_json()["luck"]["method"] == "reuse"
+    assert json.loads((tmp_path / "c.json").read_text())["luck"]["method"] == "reuse"
+    bad = json.loads(json.dumps(obj))
+    bad["luck"]["method"] = "guess"
+    with pytest.raises(ReviewError, match=r'luck\.method: expected "reuse" or "sampled", got "guess"'):
+        check_review(bad, "r.json")
+    with pytest.raises(ReviewError, match="--luck-method: expected reuse or sampled"):
+        review_game(_record(), LIMITS, luck_method="guess")
