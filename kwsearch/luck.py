@@ -11,8 +11,9 @@ decision by verified, equally deep searches; this module adds, as GNU Backgammon
   mean over the possible cards, weighted by their probabilities (up to the search's own bias: below
   the move the next seat cannot see what came up, docs/luck.md). The value after is ONE extra search
   of the position right after the event, equally deep (the same number of chunks of the same length),
-  unforced at its root; the game's end is its exact result. The set-up deal has no decision before
-  it: its expectation is a search over freshly drawn set-ups (one per chunk). A "win %" is a seat's
+  unforced at its root; the game's end is its exact result. With ``method="sampled"`` the value before
+  is instead the mean of searches of outcomes drawn with their probabilities (one per chunk: unbiased,
+  one more search). The set-up deal has no decision before it: its expectation is a search over freshly drawn set-ups (one per chunk). A "win %" is a seat's
   mean reward at the search's root: with the review's ``money_weight = 0`` every seat's reward is its
   win share (ties split), exactly the review's win %.
 * **skill lost**: the sum of a seat's verified losses (the review's ``loss``).
