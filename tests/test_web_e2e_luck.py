@@ -30,7 +30,7 @@ def luck_board(tmp_path_factory):
 def test_the_graph_marks_the_chance_events_and_the_summary_says_luck_and_accuracy(luck_board):
     driver, review = luck_board
     open_board(driver)
-    marks = wait(driver, lambda d: js(d, """return [...document.querySelectorAll('#graph path.luck')].map(p =>
+    marks = wait(driver, lambda d: js(d, """return [...document.querySelectorAll('#graph polygon.luck')].map(p =>
         ({ply: +p.dataset.ply, title: p.querySelector('title').textContent,
           x: p.getBoundingClientRect().left}))"""), what="the luck marks")
     events = review["luck"]["events"]
@@ -43,6 +43,6 @@ def test_the_graph_marks_the_chance_events_and_the_summary_says_luck_and_accurac
         assert line.startswith(f"{f['name']} lost ") and f"accuracy {f['accuracy']:.0f}%" in line
     # a mark leads to the position right after its event
     e = events[3]
-    js(driver, f"document.querySelector('#graph path.luck[data-ply=\"{e['ply']}\"]')"
+    js(driver, f"document.querySelector('#graph polygon.luck[data-ply=\"{e['ply']}\"]')"
                ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
     wait(driver, lambda d: js(d, "return S.view && S.view.ply") == e["ply"] + 1, what="the node after the event")

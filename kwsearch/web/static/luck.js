@@ -17,8 +17,9 @@ window.kwLuckGraph = function (r, add, x, top, bottom) {
     const s = e.forced ? 3 : 4 + Math.min(6, 40 * big);
     add("line", {x1: px, x2: px, y1: top, y2: bottom, stroke: "#7b3fb5", "stroke-opacity": 0.35,
       "stroke-dasharray": "2 4"});
-    const g = add("path", {d: `M${px},${top + 6 - s} l${s},${s} l${-s},${s} l${-s},${-s} z`, fill: "#7b3fb5",
-      stroke: "#fff", class: "luck"});
+    const yc = top + 6;   // a diamond (a polygon: the graph's paths are the seats' lines)
+    const g = add("polygon", {points: `${px},${yc - s} ${px + s},${yc} ${px},${yc + s} ${px - s},${yc}`,
+      fill: "#7b3fb5", stroke: "#fff", class: "luck"});
     const t = document.createElementNS("http://www.w3.org/2000/svg", "title");
     t.textContent = e.title;
     g.append(t);
