@@ -21,7 +21,7 @@ from pathlib import Path
 
 from kwsearch.luck import review_luck
 from kwsearch.records import replay
-from kwsearch.review import (MIN_VERIFY_CHUNK, VERIFY_CENTRE, VERIFY_CHUNKS, VERIFY_OPTIONS, game_decisions,
+from kwsearch.review import (MIN_VERIFY_CHUNK, VERIFY_CHUNKS, VERIFY_OPTIONS, game_decisions,
                              review_config, review_game, verify_iterations)
 from kwsearch.search import SearchLimits
 
@@ -43,7 +43,7 @@ def main() -> None:
     config = review_config().for_players(record["players"])
     chunk = verify_iterations(a.iterations)
     events = review_luck(record, steps, replay(record), {d.ply: d for d in review.decisions}, config=config,
-                         seed=a.seed, chunk=chunk, chunks=VERIFY_CHUNKS, reuse=not VERIFY_CENTRE)
+                         seed=a.seed, chunk=chunk, chunks=VERIFY_CHUNKS)
     t2 = time.process_time()
     searched = [e for e in events if not e["forced"]]
     luck_iter = sum(e["chunks"] * e["iterations"] * (2 if e["kind"] == "deal" else 1) for e in searched)

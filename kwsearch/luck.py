@@ -358,7 +358,7 @@ def event_entry(plan: EventPlan, n: int, chunk: int, k: int, before_rows, after_
 
     ``before_rows``/``after_rows``: the searches' rows per chunk (``after_rows`` None: the game's end,
     exact); ``reused``: the before value taken from the review's re-search of the move played, every
-    seat's win share and the 95% half-width of the mover's (``mover``), instead of ``before_rows``."""
+    seat's win share and the standard error of the mover's (``mover``), instead of ``before_rows``."""
     from .confidence import t975
     base = {"ply": plan.ply, "round": plan.round, "kind": plan.kind, "text": plan.text,
             "outcomes": plan.outcomes, "probability": plan.probability, "forced": plan.forced,
@@ -375,7 +375,7 @@ def event_entry(plan: EventPlan, n: int, chunk: int, k: int, before_rows, after_
         before = list(reused[0])
         # the re-search's spread is known for the mover (its ± ; in 2 players the other seat's is the same);
         # the other seats' is taken as the equally deep search after the event's
-        se_m = (reused[1] or 0.0) / t
+        se_m = reused[1] or 0.0
         se_b = [se_m if s == mover or n == 2 else se_a[s] for s in range(n)]
     else:
         before, se_b = map(list, zip(*(_mean_se(before_rows, s) for s in range(n))))
@@ -400,6 +400,7 @@ def review_luck(record: Mapping[str, Any], steps: Sequence[tuple[Any, int]], fin
     entry)`` is called as each is computed. ``workers`` processes search events side by side. Ctrl-C
     (KeyboardInterrupt) propagates after the entries finished so far were passed to ``finish``.
     """
+    from .confidence import t975
     from .worker_procs import pool_worker_init, sigint_blocked, terminate_pool
     n = record["players"]
     plans = find_events(steps, final)
@@ -412,7 +413,11 @@ def review_luck(record: Mapping[str, Any], steps: Sequence[tuple[Any, int]], fin
         verified = reuse and d is not None and getattr(d, "played_win_all", None) is not None
         use = verified and method == "reuse"
         k, c = (d.verify_chunks, d.verify_iterations) if verified else (chunks, chunk)
-        reused = (list(d.played_win_all), d.played_win_half) if use else None
+        # the re-search's standard error for the mover: its chunks' pooled spread (a review since issue 29's
+        # rounds), else its interval's half-width over t
+        se = (d.verify_sd / math.sqrt(k) if getattr(d, "verify_sd", None) is not None
+              else (d.played_win_half or 0.0) / t975(k - 1)) if use else None
+        reused = (list(d.played_win_all), se) if use else None
         mover = steps[plan.ply][0].current_player() if plan.ply >= 0 else None
         meta[plan.ply] = (plan, c, k, reused, mover)
         if plan.forced:

@@ -1140,7 +1140,7 @@ def _review_luck(record, items, final, review: Review, limits: SearchLimits, con
                  workers: int, store: dict[str, dict[str, Any]], save: Callable[[], None],
                  progress: Callable[[int, int], None] | None, method: str) -> dict[str, Any]:
     """The hook of :mod:`kwsearch.luck`: every chance event's luck, equally deep as the decisions'
-    re-searches (the move played's re-search is the value before an event, :data:`VERIFY_CENTRE` off)."""
+    re-searches (with the default method the move played's re-search is the value before an event)."""
     from .luck import review_luck
     from .worker_procs import sigint_blocked
     chunk = verify_iterations(limits.iterations) if limits.iterations else next(
@@ -1153,7 +1153,7 @@ def _review_luck(record, items, final, review: Review, limits: SearchLimits, con
 
     events = review_luck(record, items, final, {d.ply: d for d in review.decisions}, config=config.for_players(
         review.players), seed=seed, chunk=chunk, chunks=VERIFY_CHUNKS, workers=workers,
-        reuse=not VERIFY_CENTRE, method=method, done=store, finish=finish, progress=progress)
+        reuse=True, method=method, done=store, finish=finish, progress=progress)
     return {"complete": True, "method": method, "events": events}
 
 

@@ -99,6 +99,7 @@ def test_the_checker_refuses_a_next_position_that_does_not_follow(review):
     # the fields are documented, and a review without them (before item 5) still reads
     doc = (ROOT / "docs" / "formats.md").read_text()
     former = json.loads(json.dumps(obj))
+    del former["figures"], former["luck"]  # issue 30's fields (kwsearch.luck) are recomputed from the decisions
     for d in former["decisions"]:
         assert all(f"`{k}`" in doc for k in ROUND_KEYS)
         if d["played_next"] is None:
