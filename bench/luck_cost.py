@@ -47,8 +47,8 @@ def main() -> None:
     t2 = time.process_time()
     searched = [e for e in events if not e["forced"]]
     luck_iter = sum(e["chunks"] * e["iterations"] * (2 if e["kind"] == "deal" else 1) for e in searched)
-    dec_iter = sum(d.iterations + VERIFY_CHUNKS * d.verify_iterations * min(VERIFY_OPTIONS, d.options)
-                   for d in review.decisions)
+    dec_iter = sum(d.iterations + d.verify_chunks * d.verify_iterations * min(VERIFY_OPTIONS, d.options)
+                   for d in review.decisions)  # at most: every verified option with the move played's chunks
     print(f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}")
     print(f"game {Path(a.game).name}: {record['players']} players, {len(review.decisions)} decisions, "
           f"{a.iterations:,} iterations per decision, seed {a.seed}, one worker")
