@@ -123,6 +123,8 @@ def test_start_progress_stop_and_resume_give_the_uninterrupted_result(client):
     assert r.status_code == 200, r.text
     s = _wait(client, did, _ended)
     assert s["state"] == "done" and s["complete"] and s["done"] == total and s["cached"] == len(kept["decisions"])
+    # after the decisions, the chance events' luck was valued, and its progress reported to the end
+    assert s["luck"] is not None and s["luck"]["total"] > 0 and s["luck"]["done"] == s["luck"]["total"]
     resumed = client.get(s["files"]["json"])
     assert resumed.headers["content-disposition"] == 'attachment; filename="game-2p.review.json"'
     resumed = resumed.json()

@@ -137,8 +137,11 @@ def review_process(record: dict[str, Any], iterations: int, seed: int, cache: st
         def progress(done: int, total: int, decision) -> None:
             _send(conn, ("progress", done, total))
 
+        def luck_progress(done: int, total: int) -> None:
+            _send(conn, ("luck", done, total))
+
         result = review_game(record, SearchLimits(iterations=iterations), seed=seed, cache=cache, source=source,
-                             names=names, progress=progress)
+                             names=names, progress=progress, luck_progress=luck_progress)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # what is finished is sent whole
         _send(conn, ("done", result.to_json(), review_html(result, record)))
     except KeyboardInterrupt:  # stopped before the review began or after it ended: the cache holds the rest
@@ -200,6 +203,7 @@ class ReviewRun:
         self.first: int | None = None    # decisions already in the cache when the worker began
         self.t0 = time.monotonic()
         self.ticks: list[float] = []     # when each decision of this run finished
+        self.luck: tuple[int, int] | None = None  # chance events valued of the total, once the decisions are done
         self.ended: float | None = None
         self._final: str | None = None   # the state the worker's last message gives, once it has ended
         self.error: str | None = None
@@ -251,6 +255,9 @@ class ReviewRun:
             elif done > self.done:
                 self.ticks.append(time.monotonic())
             self.done, self.total = done, total
+        elif kind == "luck":  # every decision is reviewed: the chance events' searches (docs/luck.md)
+            _, done, total = msg
+            self.luck = (done, total)
         elif kind == "done":
             _, result, html = msg
             if result["decisions"]:
@@ -306,6 +313,7 @@ class ReviewRun:
             "cached": self.first or 0, "iterations": self.iterations, "seed": self.seed,
             "elapsed": round(elapsed, 2), "rate": rate, "eta": eta, "eta_half": eta_half,
             "cache": self.cache.name, "error": self.error,
+            "luck": None if self.luck is None else {"done": self.luck[0], "total": self.luck[1]},
             "complete": bool(self.result and self.result["complete"]),
             "files": {"json": f"{base}/{self.stem}.review.json", "html": f"{base}/{self.stem}.review.html"}
             if self.result is not None else None,

@@ -129,7 +129,11 @@ function rrDraw() {
     const bar = el("progress", {id: "rr-bar", max: Math.max(1, s.total), value: s.done});
     let text;
     if (s.state === "running" && !s.total) text = "starting…";
-    else if (s.state === "running" || s.state === "stopping") {
+    else if ((s.state === "running" || s.state === "stopping") && s.luck) {
+      // every decision is reviewed; the chance events' luck is being valued (docs/luck.md)
+      text = `${s.done} / ${s.total} decisions · luck of ${s.luck.done} / ${s.luck.total} chance events`;
+      if (s.state === "stopping") text += " · stopping";
+    } else if (s.state === "running" || s.state === "stopping") {
       text = `${s.done} / ${s.total} decisions`;
       if (s.cached) text += ` (${s.cached} from the cache)`;
       if (s.eta !== null && s.eta !== undefined) {
