@@ -50,6 +50,7 @@ from typing import Callable
 from . import _fast, _playout, _search
 from .engine import convert, state_from_json
 from .game import Game
+from .render import line_width, wrap_phrases
 from .search import SearchConfig, SearchLimits, search
 from .seeds import derive_seed
 
@@ -148,7 +149,38 @@ def fast_playouts_python(state, n: int, seed: int) -> None:
         state.playout(derive_seed(seed, "playout", i))
 
 
-def engine_bench(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] = print) -> dict:
+def fit_row(label: str, cells: str, width: int, indent: str = "    ") -> list[str]:
+    """One row of figures within ``width`` columns: ``cells`` (the figures, laid out to a fixed width
+    by the caller) at the right of the first line, ``label`` on the left, wrapped between words onto
+    the lines below (continuations get ``indent`` after the label's own leading spaces). On a terminal
+    too narrow for a word of the label beside the figures, the label takes whole lines and the
+    figures the line under it."""
+    room = width - len(cells) - 1
+    lead = label[:len(label) - len(label.lstrip(" "))]
+    if max(map(len, label.split()), default=0) + len(lead + indent) > room:
+        return [*wrap_phrases(label, width, lead + indent), f"{cells:>{width}}".rstrip()]
+    parts = wrap_phrases(label, room, lead + indent)
+    return [f"{parts[0]:<{room}} {cells}".rstrip(), *parts[1:]]
+
+
+def echo_lines(echo: Callable[[str], None], lines: list[str]) -> None:
+    for line in lines:
+        echo(line)
+
+
+def engine_cells(ref: float | str | None, fast: float | str, unit: str, ratio: float | str | None) -> str:
+    """The engine table's figures: reference, fast (per second), unit, fast / reference (or headings)."""
+    r = ref if isinstance(ref, str) else f"{ref:,.0f}" if ref else ""
+    f = fast if isinstance(fast, str) else f"{fast:,.0f}"
+    q = ratio if isinstance(ratio, str) else f"{ratio:,.0f}x" if ratio else ""
+    return f"{r:>11} {f:>13} {unit:<9} {q:>8}"
+
+
+def engine_bench(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] = print,
+                 width: int | None = None) -> dict:
+    """The engine figures (module docstring); each row is echoed as it is measured, within ``width``
+    columns (default :func:`kwsearch.render.line_width`)."""
+    width = width or line_width()
     scale = 0.3 if quick else 1.0
     res: dict = {"machine": machine(), "sizeof_state": _fast.FastState.sizeof(), "rows": []}
     rows = res["rows"]
@@ -156,11 +188,10 @@ def engine_bench(quick: bool = False, repeat: int = 3, echo: Callable[[str], Non
     def row(what: str, ref: float | None, fast: float, unit: str) -> None:
         rows.append({"what": what, "reference": ref, "fast": fast, "unit": unit,
                      "ratio": (fast / ref) if ref else None})
-        r = f"{ref:14,.0f}" if ref else " " * 14
-        q = f"{fast / ref:8.0f}x" if ref else ""
-        echo(f"{what:58s} {r} {fast:16,.0f} {unit:12s} {q}")
+        echo_lines(echo, fit_row(what, engine_cells(ref, fast, unit, fast / ref if ref else None), width))
 
-    echo(f"{'':58s} {'reference':>14s} {'fast':>16s}")
+    echo_lines(echo, fit_row("measurement (per second of wall-clock time)",
+                             engine_cells("reference", "fast", "unit", "fast/ref"), width))
     game = Game(4)
     ref_states, acts = recorded_states(game, 4 if quick else 12, 1000)
     fast_states = [convert(s, "fast") for s in ref_states]
@@ -272,13 +303,24 @@ def search_positions() -> dict[str, object]:
             "mid-game (examples/midgame-4p.json)": state_from_json(mid, seed=1)}
 
 
-def search_bench(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] = print) -> dict:
+def search_cells(value: float, unit: str) -> str:
+    """A search figure and its unit (``x``: a ratio of two figures of the run)."""
+    shown = f"{value:,.2f}" if unit == "x" else f"{value:,.0f}" if unit == "it/s" else f"{value:,.1f}"
+    return f"{shown:>14} {unit:<11}"
+
+
+def search_bench(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] = print,
+                 width: int | None = None) -> dict:
+    """The search figures (module docstring), echoed as they are measured within ``width`` columns
+    (default :func:`kwsearch.render.line_width`), each position's rows under its name."""
+    width = width or line_width()
     iters = 40_000 if quick else 100_000
     seconds = 2.0 if quick else 5.0
     rows = []
-    echo("iterations/s: search iterations per second of wall-clock time (time.perf_counter), what a user waits")
-    echo(f"{'position':40s} {'setting':34s} {'iterations/s':>14s}")
+    echo_lines(echo, wrap_phrases("it/s: search iterations per second of wall-clock time (time.perf_counter), "
+                                  "what a user waits", width, "  "))
     for name, st in search_positions().items():
+        echo(name)
         best = 0.0
         nodes = 0
         for r in range(repeat):
@@ -286,7 +328,7 @@ def search_bench(quick: bool = False, repeat: int = 3, echo: Callable[[str], Non
             best = max(best, res.iterations_per_second)
             nodes = res.nodes
         rows.append((name, f"1 worker, {iters:,} iterations", best, None))
-        echo(f"{name:40s} {rows[-1][1]:34s} {best:14,.0f}")
+        echo_lines(echo, fit_row("  " + rows[-1][1], search_cells(best, "it/s"), width))
         per_worker = {}
         for workers in (1, 2):
             t0 = time.perf_counter()
@@ -296,15 +338,17 @@ def search_bench(quick: bool = False, repeat: int = 3, echo: Callable[[str], Non
             label = (f"{workers} worker processes, {seconds:g} s" if workers > 1
                      else f"1 worker (in process), {seconds:g} s")
             rows.append((name, label, res.iterations / wall, res.iterations / res.elapsed))
-            echo(f"{name:40s} {label:34s} {res.iterations / wall:14,.0f}  "
-                  f"(searching time only: {res.iterations / res.elapsed:,.0f})")
+            echo_lines(echo, fit_row(f"  {label} (searching time only: {res.iterations / res.elapsed:,.0f} it/s)",
+                                     search_cells(res.iterations / wall, "it/s"), width))
         rows.append((name, "2 workers / 1 worker (wall clock)", per_worker[2] / per_worker[1], None))
-        echo(f"{name:40s} {'2 workers / 1 worker':34s} {per_worker[2] / per_worker[1]:14.2f}x")
+        echo_lines(echo, fit_row("  2 workers / 1 worker (wall clock)",
+                                 search_cells(per_worker[2] / per_worker[1], "x"), width))
     echo("")
     echo("Speed in CPU time (time.process_time), one core")
-    echo("it/CPU-s: iterations per second of this process's CPU time -- the work alone, without the time it waited")
-    echo("for the machine (other programs), so steadier than the wall-clock it/s above on a shared machine")
-    cpu = cpu_speed(quick, repeat, echo)
+    echo_lines(echo, wrap_phrases("it/CPU-s: iterations per second of this process's CPU time -- the work alone, "
+                                  "without the time it waited for the machine (other programs), so steadier than "
+                                  "the wall-clock it/s above on a shared machine", width, "  "))
+    cpu = cpu_speed(quick, repeat, echo, width)
     return {"machine": machine(), "rows": rows, "node_bytes": _search.Tree.node_bytes(), "nodes": nodes,
             "cpu": cpu}
 
@@ -348,21 +392,24 @@ GUIDED_SHARES = (0.0, 0.3, 1.0)
 
 #: Why a row about another game: printed under it by ``kwsearch bench`` (docs: README, bench/RESULTS.md).
 HEARTS_NOTE = ("  OpenSpiel hearts: a reference point, not a Kraftwagen figure -- OpenSpiel's own C++ ISMCTS on its "
-               "built-in\n  card game hearts (hidden hands, like Kraftwagen's deck), timed the same way as ours: "
-               "CPU time per playout\n  decision. Compare it with the 'ns per tempo-playout decision' rows above.")
+               "built-in card game hearts (hidden hands, like Kraftwagen's deck), timed the same way as ours: "
+               "CPU time per playout decision. Compare it with the 'ns per tempo-playout decision' rows above.")
 
 
-def cpu_speed(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] = print) -> dict:
+def cpu_speed(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] = print,
+              width: int | None = None) -> dict:
     """The CPU-time figures of the module docstring: {"rows": [(position, measurement, value, unit)],
-    "openspiel_hearts": dict or None}."""
+    "openspiel_hearts": dict or None}; echoed within ``width`` columns, each position's rows under its name."""
+    width = width or line_width()
     rows: list[tuple[str, str, float, str]] = []
     iters = 20_000 if quick else 60_000
     kp = 5_000 if quick else 30_000
 
     def add(name: str, what: str, value: float, unit: str) -> None:
+        if not rows or rows[-1][0] != name:
+            echo(name)
         rows.append((name, what, value, unit))
-        echo(f"{name:40s} {what:44s} {value:14,.2f} {unit}" if unit == "x" else
-             f"{name:40s} {what:44s} {value:14,.1f} {unit}")
+        echo_lines(echo, fit_row("  " + what, search_cells(value, unit), width))
 
     for name, st in search_positions().items():
         fast = convert(st, "fast")
@@ -393,12 +440,14 @@ def cpu_speed(quick: bool = False, repeat: int = 3, echo: Callable[[str], None] 
             add(name, f"  speed at {share:.0%} guided / unguided", guided[share] / guided[0.0], "x")
     hearts = openspiel_hearts(300 if quick else 2000, repeat)
     if hearts:
-        echo(f"{'OpenSpiel hearts (C++ ISMCTSBot)':40s} {'ns per playout decision':44s} "
-             f"{hearts['ns_per_playout_decision']:14,.1f} ns  ({hearts['decisions_per_playout']:.0f} decisions "
-             f"per playout, {hearts['simulations_per_cpu_second']:,.0f} simulations/CPU-s)")
-        echo(HEARTS_NOTE)
+        echo("OpenSpiel hearts (C++ ISMCTSBot)")
+        echo_lines(echo, fit_row(f"  ns per playout decision ({hearts['decisions_per_playout']:.0f} decisions per "
+                                 f"playout, {hearts['simulations_per_cpu_second']:,.0f} simulations/CPU-s)",
+                                 search_cells(hearts["ns_per_playout_decision"], "ns"), width))
+        echo_lines(echo, wrap_phrases(HEARTS_NOTE, width, "  "))
     else:
-        echo("OpenSpiel hearts: open-spiel is not installed (pip install \".[openspiel]\" in the kwsearch clone)")
+        echo_lines(echo, wrap_phrases("OpenSpiel hearts: open-spiel is not installed (pip install \".[openspiel]\" "
+                                      "in the kwsearch clone)", width, "  "))
     return {"rows": rows, "openspiel_hearts": hearts}
 
 
@@ -477,3 +526,30 @@ def summary(engine: dict | None, search_res: dict | None) -> list[tuple[str, str
             rows.append(("OpenSpiel C++ ISMCTS on hearts (a reference point), ns per playout decision (CPU time)",
                          f"{h['ns_per_playout_decision']:,.0f} ns" if h else "open-spiel not installed"))
     return rows
+
+
+#: What the units of ``kwsearch bench`` mean (printed first; README, Benchmarks).
+UNITS_NOTE = ("Units: /s = per second of wall-clock time (time.perf_counter); /CPU-s = per second of this "
+              "process's CPU time (time.process_time), which leaves out waiting for a busy machine; ns = "
+              "nanoseconds per step (per playout decision: CPU time; per state copy: wall clock); x = a ratio "
+              "of two figures of this run. The OpenSpiel hearts row times OpenSpiel's C++ ISMCTS on another "
+              "game with hidden information, as a reference point (README, Benchmarks).")
+
+
+def summary_lines(rows: list[tuple[str, str]], title: str, width: int | None = None) -> list[str]:
+    """The summary rows (:func:`summary`) as a two-column table within ``width`` columns (default
+    :func:`kwsearch.render.line_width`): the measurements' names wrapped in the left column, the
+    values in the right; a value too wide for that (the machine) goes on its own lines."""
+    width = width or line_width()
+    values = [v for _, v in rows if len(v) <= width // 2]
+    room = min(max((len(k) for k, _ in rows), default=0), width - 4 - max(map(len, values), default=0))
+    out = [title]
+    for k, v in rows:
+        keys = wrap_phrases(k, room, "    ")
+        if len(v) <= width - room - 4:
+            out.append(f"  {keys[0]:<{room}}  {v}")
+            out += ["  " + x for x in keys[1:]]
+        else:
+            out += wrap_phrases(f"  {k}: {v}", width, "    ")
+    return out
+

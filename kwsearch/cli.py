@@ -697,35 +697,31 @@ def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: f
 def bench(quick: bool, repeat: int | None, only: str | None, markdown_file: str | None) -> None:
     """Measure the engines and the search on this machine and print the figures."""
     from . import benchmarks as b
+    from .render import line_width, wrap_phrases
 
     reps = repeat or (1 if quick else 3)
     engine = search_res = None
-    for line in ("Units: /s = per second of wall-clock time (time.perf_counter); /CPU-s = per second of this",
-                 "process's CPU time (time.process_time), which leaves out waiting for a busy machine; ns =",
-                 "nanoseconds per step (per playout decision: CPU time; per state copy: wall clock); x = a ratio",
-                 "of two figures of this run. The OpenSpiel hearts row times OpenSpiel's C++ ISMCTS on another",
-                 "game with hidden information, as a reference point (README, Benchmarks).",
-                 ""):
+    width = line_width()
+    for line in [*wrap_phrases(b.UNITS_NOTE, width, "  "), ""]:
         click.echo(line)
     if only in (None, "engine"):
         click.echo("Engine: fast (Cython) and reference (Python), one core")
-        engine = b.engine_bench(quick, reps, echo=click.echo)
+        engine = b.engine_bench(quick, reps, echo=click.echo, width=width)
         click.echo("")
     if only in (None, "search"):
         click.echo("Search: ISMCTS")
-        search_res = b.search_bench(quick, reps, echo=click.echo)
+        search_res = b.search_bench(quick, reps, echo=click.echo, width=width)
         click.echo("")
-    rows = b.summary(engine, search_res)
-    width = max(len(k) for k, _ in rows)
-    click.echo("Summary" + (" (quick run: small samples)" if quick else ""))
-    for k, v in rows:
-        click.echo(f"  {k:<{width}}  {v}")
+    title = "Summary" + (" (quick run: small samples)" if quick else "")
+    for line in b.summary_lines(b.summary(engine, search_res), title, width):
+        click.echo(line)
     if markdown_file:
         if engine:
             b.write_results(markdown_file, b.engine_markdown(engine, quick), b.ENGINE_BEGIN, b.ENGINE_END)
         if search_res:
             b.write_results(markdown_file, b.search_markdown(search_res, quick), b.SEARCH_BEGIN, b.SEARCH_END)
-        click.echo(f"wrote {markdown_file}")
+        for line in wrap_phrases(f"wrote {markdown_file}", width, "  "):
+            click.echo(line)
 
 
 # ---------------------------------------------------------------------------
