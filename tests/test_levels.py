@@ -123,3 +123,41 @@ def test_the_levels_are_ordered(low, high, deals):
     """Seeded 2-player games, each deal from both seats: the higher level scores more (the top level,
     10,000 iterations a decision, plays one deal to keep the test fast)."""
     assert _score(f"ismcts:level={low}", f"ismcts:level={high}", deals) > 0.5
+
+
+def _ladder_script():
+    import importlib.util
+    import sys
+    from pathlib import Path
+    saved = list(sys.path)  # the script puts its checkout first on sys.path: undo that afterwards
+    try:
+        spec = importlib.util.spec_from_file_location(
+            "levels_ladder", Path(__file__).resolve().parent.parent / "bench" / "levels_ladder.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path[:] = saved
+    return mod
+
+
+def test_the_ladder_is_ordered_at_three_seats(tmp_path):
+    """The 3-player ladder of docs/strength.md on a small scale: a tournament of levels K and K+1 at
+    three seats for K = 1, 2 (12 games each: line-ups of one seat of one level against two of the
+    other, alternating deal by deal), read by bench/levels_ladder.py. Each higher level wins the
+    report's comparison and finishes ahead of the lower more often than not; the ladder climbs."""
+    from kwsearch.tournament import TournamentSpec, run_tournament
+    ladder = _ladder_script()
+    for k in (1, 2):
+        spec = TournamentSpec(bots=(f"ismcts:level={k}", f"ismcts:level={k + 1}"), players=3, games=12, seed=3105)
+        assert [sorted(spec.seat_bots(i)) for i in (0, 3)] == [[0, 0, 1], [0, 1, 1]]  # 1 against 2, and back
+        run_tournament(spec, tmp_path / f"pair3p-{k}-{k + 1}.jsonl", workers=1)
+    pairs = [ladder.pair(k, prefix="pair3p", players=3, directory=tmp_path) for k in (1, 2)]
+    for p in pairs:
+        assert p["games"] == 12 and p["gap"] > 0 and p["score"] > 0.5, p
+        assert p["ahead"]["share"] > 0.5 and p["ahead"]["elo"] > 0, p
+    rows = ladder.table(3, tmp_path)
+    ratings = [float(r.split(" | ")[8].split(" [")[0]) for r in rows[2:5]]  # the ladder column, levels 1-3
+    assert ratings[0] == 0 < ratings[1] < ratings[2], rows
+    assert "not played" in rows[5]  # level 4: no file, no rating
+    with pytest.raises(SystemExit, match="expected 2 players"):  # a file of another player count
+        ladder.pair(1, prefix="pair3p", players=2, directory=tmp_path)
