@@ -232,7 +232,8 @@ def text_lines(an, label, names: list[str] | None = None, width: int = 100) -> l
         best = an.ranked()[0]
         half = max(margin(x, pl.samples) for s in pl.seats for x in s.p)
         out += wrap_phrases(f"finishing places after {label(best)} "
-                            f"({pl.samples:,} samples; 95% margins {points(half)} points at most):", width, "    ")
+                            f"({pl.samples:,} samples; 95% margins {points(half)} "
+                            f"point{'' if points(half) == '1' else 's'} at most):", width, "    ")
         for line in place_lines(pl, seat_names, "    "):
             out += wrap_phrases(line, width, "      ")
     return out
