@@ -155,6 +155,12 @@ def _apply_with(state, action: int, prefix: Sequence[tuple]):
         stack.remove(got[2])
         return got[2]
 
+    return _hooked(st, action, draw, special)
+
+
+def _hooked(st, action: int, draw, special):
+    """``st`` (a copy, changed in place) after ``action``, its card draws and specialty tiles taken by
+    ``draw(s)`` and ``special(s, stack)``, the hooks removed again whatever happens."""
     st.draw_hook, st.special_hook = draw, special
     try:
         st.apply(action)
@@ -311,12 +317,7 @@ def sample_outcome(state, action: int, seed: int):
         stack = s.spec_undrawn[r]
         return stack.pop(rng.randrange(len(stack))) if stack else stack.pop()
 
-    st.draw_hook, st.special_hook = draw, special
-    try:
-        st.apply(action)
-    finally:
-        st.draw_hook = st.special_hook = None
-    return st
+    return _hooked(st, action, draw, special)
 
 
 def _job(args) -> tuple[int, list | None, list | None]:
