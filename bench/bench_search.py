@@ -9,11 +9,13 @@ The measurements live in :mod:`kwsearch.benchmarks` (also behind ``kwsearch benc
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+if importlib.util.find_spec("kwsearch") is None:  # not installed: the checkout's own (built in place)
+    sys.path.insert(0, str(HERE.parent))
 
 from kwsearch.benchmarks import SEARCH_BEGIN, SEARCH_END, search_bench, search_markdown, write_results  # noqa: E402
 

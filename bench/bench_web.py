@@ -14,13 +14,15 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import importlib.util
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+if importlib.util.find_spec("kwsearch") is None:  # not installed: the checkout's own (built in place)
+    sys.path.insert(0, str(ROOT))
 
 from kwsearch.benchmarks import machine, write_results  # noqa: E402
 from kwsearch.web.browser import browser_missing, chromium, running_server, wait_script  # noqa: E402

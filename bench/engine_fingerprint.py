@@ -19,11 +19,13 @@ import argparse
 import hashlib
 import json
 import random
+import importlib.util
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+if importlib.util.find_spec("kwsearch") is None:  # not installed: the checkout's own (built in place)
+    sys.path.insert(0, str(HERE.parent))
 
 from kwsearch import _search  # noqa: E402
 from kwsearch.fileio import write_json_atomic  # noqa: E402

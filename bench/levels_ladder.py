@@ -30,11 +30,13 @@ it goes and says so.
 from __future__ import annotations
 
 import math
+import importlib.util
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+if importlib.util.find_spec("kwsearch") is None:  # not installed: the checkout's own (built in place)
+    sys.path.insert(0, str(ROOT))
 
 from kwsearch.bots import LEVELS, BotSpec  # noqa: E402
 from kwsearch.tournament import elo_interval, load_results, make_report, spec_from_header  # noqa: E402

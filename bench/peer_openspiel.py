@@ -28,6 +28,7 @@ import argparse
 import json
 import math
 import random
+import importlib.util
 import sys
 import time
 from multiprocessing import Pool
@@ -35,7 +36,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(ROOT))
+if importlib.util.find_spec("kwsearch") is None:  # not installed: the checkout's own (built in place)
+    sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
 from kwsearch.benchmarks import machine, write_results  # noqa: E402

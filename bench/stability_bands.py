@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import importlib.util
 import sys
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+if importlib.util.find_spec("kwsearch") is None:  # not installed: the checkout's own (built in place)
+    sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 import stability  # noqa: E402

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import importlib.util
 import sys
 import time
 from multiprocessing import Pool
@@ -27,7 +28,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(ROOT))
+if importlib.util.find_spec("kwsearch") is None:  # not installed: the checkout's own (built in place)
+    sys.path.insert(0, str(ROOT))
 
 from kwsearch.benchmarks import machine, write_results  # noqa: E402
 from kwsearch.search import FORMER_DEFAULT  # noqa: E402

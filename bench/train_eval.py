@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -40,7 +41,8 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+if importlib.util.find_spec("kwsearch") is None:  # not installed: the checkout's own (built in place)
+    sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from kwsearch import _eval  # noqa: E402

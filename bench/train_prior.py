@@ -39,6 +39,7 @@ equal time by SPRT (``kwsearch tournament --sprt``); this script only fits.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 from pathlib import Path
@@ -46,7 +47,8 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+if importlib.util.find_spec("kwsearch") is None:  # not installed: the checkout's own (built in place)
+    sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from dataclasses import replace  # noqa: E402

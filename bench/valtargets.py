@@ -7,13 +7,15 @@ search's value vector (the most visited option's mean reward per seat) and the g
     python bench/valtargets.py OUT.npz --iterations 16000 --every 12 --part 0 --parts 2 FILES...
 """
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if importlib.util.find_spec("kwsearch") is None:  # not installed: the checkout's own (built in place)
+    sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 from kwsearch import _eval  # noqa: E402
 from kwsearch.engine import convert  # noqa: E402

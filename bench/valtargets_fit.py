@@ -3,13 +3,15 @@
     python bench/valtargets_fit.py OUTDIR LAMBDA FILES.npz...    # target = LAMBDA * search value + (1 - LAMBDA) * outcome
 """
 import json
+import importlib.util
 import sys
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if importlib.util.find_spec("kwsearch") is None:  # not installed: the checkout's own (built in place)
+    sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 from kwsearch.features import FEATURES, load_evaluation, shipped_path, weights_document  # noqa: E402
 from train_eval import fit, metrics  # noqa: E402
