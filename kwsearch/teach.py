@@ -27,14 +27,14 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from .errors import KwsearchError
+from .review import CLASSES as LEVELS
+# Search iterations of a check: the review's default (``kwsearch review``), so that a review with its
+# default settings marks every checked decision the same. 0.03 to 0.09 CPU-s a decision on average at 2 to 4
+# players, 0.16 at most (bench/teach_cost.py, bench/RESULTS.md): it does not hold up the game.
+from .review import DEFAULT_ITERATIONS
 
-#: The classes a player can ask to be told about, mildest first (the review's, kwsearch.review.THRESHOLDS).
-LEVELS = ("inaccuracy", "mistake", "blunder")
+# LEVELS: the classes a player can ask to be told about, mildest first (the review's own, kwsearch.review).
 DEFAULT_THRESHOLD = "mistake"
-#: Search iterations of a check: the review's default (``kwsearch review``), so that a review with its
-#: default settings marks every checked decision the same. 0.03 to 0.09 CPU-s a decision on average at 2 to 4
-#: players, 0.16 at most (bench/teach_cost.py, bench/RESULTS.md): it does not hold up the game.
-DEFAULT_ITERATIONS = 5000
 #: The review's default seed (``kwsearch review --seed``).
 DEFAULT_SEED = 0
 MAX_ITERATIONS = 1_000_000
