@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator
 from .errors import IllegalMoveError, KwsearchError
 from .fileio import write_json_atomic
 from .seeds import derive_seed
-from .records import REVEAL, RECORD_FORMAT, Recorder, record_header, replay
+from .records import REVEAL, RECORD_FORMAT, Recorder, count_decisions, record_header, replay
 from .game import Game
 from .rules import State
 
@@ -434,7 +434,7 @@ class Session:
 
     def decisions_made(self) -> int:
         """The decisions of the record so far (its events without the cards turned up)."""
-        return sum(1 for e in self.record.get("events", []) if not e.strip().lower().startswith(REVEAL))
+        return count_decisions(self.record)
 
     def _teach(self, before: State, action: int, ply: int) -> None:
         """Teaching mode: check the human decision ``action`` just made at ``before`` (decision ``ply``)

@@ -67,7 +67,7 @@ from typing import Any
 from ..errors import KwsearchError
 from ..play import (HUMAN, PlayError, Session, check_mirror, load_for_resume, mirror_setup, new_game_record,
                     parse_seats, seats_of_record, write_record)
-from ..records import REVEAL, Recorder, replay
+from ..records import REVEAL, Recorder, count_decisions, replay
 from ..scoring import record_scorings, reports_from_log
 from . import WebError
 from ..teach import TeachError, TeachSettings, check_decision
@@ -293,7 +293,7 @@ class WebGame:
                                + ", ".join(f"{a} ({st.action_to_text(a)})" for a in legal) + ")")
             events = self.session.record["events"]
             before, at = st, len(events)
-            ply = sum(1 for e in events if not e.strip().lower().startswith(REVEAL))
+            ply = count_decisions(self.session.record)
             try:
                 self._commit(action, list(answers))
                 if self.teacher is not None:  # the state before: the game never changes it again (_commit)
