@@ -179,10 +179,7 @@ class AnalysisManager:
         With ``hint_iterations`` it is a hint: a search of that many iterations whose options
         are re-searched until clear (:func:`~kwsearch.web.engine_bridge.analysis_process`)."""
         with self.lock:
-            busy = len(self.running) + self.others()
-            if busy >= self.limit:
-                raise WebError(f"{busy} analyses and reviews are running already (the limit is {self.limit}); "
-                               "stop one first", 429)
+            self.refuse_when_full()
             an = Analysis(self, position, seed, label, hint_iterations)
             self.running[an.id] = an
             self.processes[an.id] = an
@@ -193,6 +190,14 @@ class AnalysisManager:
         if an is None:
             raise WebError("no such analysis (it has ended or never existed)", 404)
         return an
+
+    def refuse_when_full(self) -> None:
+        """A 429 when every slot is taken, by analyses and by the other work (:attr:`others`); call it holding
+        :attr:`lock`, and take the slot under the same hold."""
+        busy = len(self.running) + self.others()
+        if busy >= self.limit:
+            raise WebError(f"{busy} analyses and reviews are running already (the limit is {self.limit}); "
+                           "stop one first", 429)
 
     def _release(self, an: Analysis) -> None:
         with self.lock:

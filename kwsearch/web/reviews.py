@@ -344,10 +344,7 @@ class ReviewManager:
             for run in self.running.values():
                 if run.doc is doc or run.cache == cache:
                     raise WebError(f"{doc.name}: a review of this game is running already; stop it first", 409)
-            busy = len(self.analyses.running) + len(self.running)
-            if busy >= self.analyses.limit:
-                raise WebError(f"{busy} analyses and reviews are running already (the limit is "
-                               f"{self.analyses.limit}); stop one first", 429)
+            self.analyses.refuse_when_full()
             run = ReviewRun(self, doc, record, iterations, seed, cache)
             self.running[run.id] = run
             self.runs.pop(doc.id, None)
