@@ -206,6 +206,25 @@ def add_match_arguments(ap: argparse.ArgumentParser, games: int, seed_base: int)
     ap.add_argument("--report", action="store_true", help="only write and print the summary")
 
 
+def match_seconds(a: argparse.Namespace, error: type[KwsearchError]) -> float | None:
+    """The seconds per decision of the options of :func:`add_match_arguments` (0.2 unless a limit is given),
+    after checking that a run that plays (not ``--report``) names its candidate and a positive game count."""
+    if not a.report:
+        if not a.candidate:
+            raise error("--candidate: give the candidate's spec")
+        if a.games < 1:
+            raise error(f"--games: expected a positive number, got {a.games}")
+    return a.seconds if a.seconds is not None or a.iterations else 0.2
+
+
+def publish(a: argparse.Namespace, text: str, section: str) -> int:
+    """Write the summary ``text`` as the ``section`` of ``--results`` and print it (exit status 0)."""
+    from kwsearch.benchmarks import write_results
+    write_results(a.results, text, f"<!-- BEGIN {section} -->", f"<!-- END {section} -->")
+    print(text)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if "--panel" in argv:  # the opponent panel (issue 32): bench/panel.py, which shares this file's code
@@ -219,13 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     add_match_arguments(ap, games=400, seed_base=SEED_BASE)
     a = ap.parse_args(argv)
     out_dir = Path(a.out_dir)
-    seconds = a.seconds if a.seconds is not None or a.iterations else 0.2
     try:
+        seconds = match_seconds(a, AcceptanceError)
         if not a.report:
-            if not a.candidate:
-                raise AcceptanceError("--candidate: give the candidate's spec")
-            if a.games < 1:
-                raise AcceptanceError(f"--games: expected a positive number, got {a.games}")
             for match in a.match or list(MATCHES):
                 run_match(match, a.candidate, a.baseline, a.games, a.label, out_dir, iterations=a.iterations,
                           seconds=seconds, workers=a.workers, seed_base=a.seed)
@@ -233,10 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     except KwsearchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    from kwsearch.benchmarks import write_results
-    write_results(a.results, text, f"<!-- BEGIN acceptance-{a.label} -->", f"<!-- END acceptance-{a.label} -->")
-    print(text)
-    return 0
+    return publish(a, text, f"acceptance-{a.label}")
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ for _p in (str(ROOT), str(HERE)):
         sys.path.insert(0, _p)
 
 import acceptance  # noqa: E402  (bench/acceptance.py: the limits, the per-deal scores)
-from kwsearch.benchmarks import machine, write_results  # noqa: E402
+from kwsearch.benchmarks import machine  # noqa: E402
 from kwsearch.bots import BotSpec  # noqa: E402
 from kwsearch.errors import KwsearchError  # noqa: E402
 from kwsearch.search import FORMER_DEFAULT  # noqa: E402
@@ -281,13 +281,9 @@ def main(argv: list[str] | None = None) -> int:
     acceptance.add_match_arguments(ap, games=MIN_GAMES, seed_base=SEED_BASE)
     a = ap.parse_args(argv)
     out_dir = Path(a.out_dir)
-    seconds = a.seconds if a.seconds is not None or a.iterations else 0.2
     try:
+        seconds = acceptance.match_seconds(a, PanelError)
         if not a.report:
-            if not a.candidate:
-                raise PanelError("--candidate: give the candidate's spec")
-            if a.games < 1:
-                raise PanelError(f"--games: expected a positive number, got {a.games}")
             for players in a.players or [2]:
                 for member in a.member or MEMBERS:
                     run_member(a.candidate, member, players, a.games, a.label, out_dir, iterations=a.iterations,
@@ -296,9 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     except KwsearchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    write_results(a.results, text, f"<!-- BEGIN panel-{a.label} -->", f"<!-- END panel-{a.label} -->")
-    print(text)
-    return 0
+    return acceptance.publish(a, text, f"panel-{a.label}")
 
 
 if __name__ == "__main__":
