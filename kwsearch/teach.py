@@ -123,10 +123,11 @@ class Verdict:
 
 
 def _points(x: float, sign: bool = True) -> str:
-    """A share (0..1) in points of win %: whole points, one decimal under one point."""
-    p = 100 * x
-    text = f"{abs(p):.0f}" if abs(p) >= 0.95 else f"{abs(p):.1f}"
-    return ("-" if sign and p < 0 and text.strip("0.") else "") + text
+    """A share (0..1) in points of win % (:func:`kwsearch.outlook.points`), with its minus sign unless it
+    rounds to nothing."""
+    from .outlook import points
+    text = points(abs(x))
+    return ("-" if sign and x < 0 and text.strip("0.") else "") + text
 
 
 def reaches(cls: str | None, threshold: str) -> bool:
