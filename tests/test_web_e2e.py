@@ -59,6 +59,29 @@ def js(driver, script, *args):
     return driver.execute_script(script, *args)
 
 
+def new_game_from_form(driver, seats, seed, teach=None, level=None):
+    """Fill the new-game form and start: ``teach`` a threshold (teaching mode on), ``level`` a level."""
+    from selenium.webdriver.support.ui import Select
+    driver.find_element("id", "btn-new-game").click()
+    wait(driver, lambda d: d.find_element("id", "dlg-new").is_displayed(), what="the new-game form")
+    if level is not None:
+        Select(driver.find_element("id", "new-level")).select_by_value(str(level))
+    else:
+        box = driver.find_element("id", "new-seats")
+        box.clear()
+        box.send_keys(seats)
+    seed_box = driver.find_element("id", "new-seed")
+    seed_box.clear()
+    seed_box.send_keys(str(seed))
+    if teach is not None:
+        driver.find_element("id", "new-teach").click()
+        Select(driver.find_element("id", "new-teach-threshold")).select_by_value(teach)
+    before = js(driver, "return S.mode === 'game' ? S.view.game : null")
+    driver.find_element("id", "new-ok").click()
+    wait(driver, lambda d: js(d, "return S.mode === 'game' && S.view.game !== arguments[0] && S.view.game", before),
+         what="the new game")
+
+
 def open_board(driver):
     driver.get(driver.board_url)
     wait(driver, lambda d: js(d, "return document.querySelectorAll('#moves .mv').length") > 60, what="the move list")
@@ -243,15 +266,8 @@ def test_the_game_hint_searches_until_clear(board):
 
 def test_play_a_game_against_a_bot_to_its_end(board, tmp_path):
     open_board(board)
-    board.find_element("id", "btn-new-game").click()
-    seats = board.find_element("id", "new-seats")
-    seats.clear()
-    seats.send_keys("human,random")
-    seed = board.find_element("id", "new-seed")
-    seed.clear()
-    seed.send_keys("21")
-    board.find_element("id", "new-ok").click()
-    wait(board, lambda d: js(d, "return S.mode") == "game", what="the new game")
+    new_game_from_form(board, "human,random", 21)
+    assert js(board, "return S.mode") == "game"
     clicks = 0
     deadline = time.monotonic() + 50
     while not js(board, "return !!document.querySelector('#game-over')"):

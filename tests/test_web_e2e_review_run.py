@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from test_web_e2e import ROOT, js, pytestmark, wait  # noqa: F401
+from test_web_e2e import ROOT, js, new_game_from_form, pytestmark, wait  # noqa: F401
 from kwsearch.web.browser import chromium, fetch_text, running_server  # noqa: E402
 
 #: Enough per decision that a page polling every 0.4 s sees the review under way (a few seconds in all).
@@ -104,15 +104,8 @@ def test_a_finished_game_is_reviewed_with_kwsearch_reviews_cache(page):
     and reviewed there, with the cache ``kwsearch review`` uses for the game's record file."""
     page.get(page.board_url)
     wait(page, lambda d: js(d, "return S.mode") == "doc", what="the page")
-    page.find_element("id", "btn-new-game").click()
-    seats = page.find_element("id", "new-seats")
-    seats.clear()
-    seats.send_keys("random,random")
-    seed = page.find_element("id", "new-seed")
-    seed.clear()
-    seed.send_keys("8")
-    page.find_element("id", "new-ok").click()
-    wait(page, lambda d: js(d, "return S.mode") == "game", what="the new game")
+    new_game_from_form(page, "random,random", 8)
+    assert js(page, "return S.mode") == "game"
     assert js(page, "return document.querySelector('#review-run').hidden")  # not while the game runs
     wait(page, lambda d: js(d, "return !!document.querySelector('#game-over')"), timeout=90, what="the game's end")
     wait(page, lambda d: js(d, "return !document.querySelector('#review-run').hidden"), what="the review panel")

@@ -15,35 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from test_web_e2e import board, js, open_board, pytestmark, wait  # noqa: F401
+from test_web_e2e import board, js, new_game_from_form, open_board, pytestmark, wait  # noqa: F401
 from kwsearch.bots import LEVELS
 from kwsearch.game import Game
 from kwsearch.teach import TeachSettings, check_decision
 
 SEATS, SEED, BLUNDER, BEST = "heuristic,heuristic,human", 0, "start B", "start C"
-
-
-def new_game_from_form(driver, seats, seed, teach=None, level=None):
-    """Fill the new-game form and start: ``teach`` a threshold (teaching mode on), ``level`` a level."""
-    from selenium.webdriver.support.ui import Select
-    driver.find_element("id", "btn-new-game").click()
-    wait(driver, lambda d: d.find_element("id", "dlg-new").is_displayed(), what="the new-game form")
-    if level is not None:
-        Select(driver.find_element("id", "new-level")).select_by_value(str(level))
-    else:
-        box = driver.find_element("id", "new-seats")
-        box.clear()
-        box.send_keys(seats)
-    seed_box = driver.find_element("id", "new-seed")
-    seed_box.clear()
-    seed_box.send_keys(str(seed))
-    if teach is not None:
-        driver.find_element("id", "new-teach").click()
-        Select(driver.find_element("id", "new-teach-threshold")).select_by_value(teach)
-    before = js(driver, "return S.mode === 'game' ? S.view.game : null")
-    driver.find_element("id", "new-ok").click()
-    wait(driver, lambda d: js(d, "return S.mode === 'game' && S.view.game !== arguments[0] && S.view.game", before),
-         what="the new game")
 
 
 def click_option(driver, text):
