@@ -123,7 +123,6 @@ def verified(state, an: Analysis, *, seed: int, until_clear: bool = False, cap: 
     options = [c.action for c in an.candidates]
     v = verify(state, an.result, options, seed=seed, until_clear=until_clear, cap=cap, stop=stop,
                chunk_iterations=chunk_iterations)
-    by_action = {c.action: c for c in an.candidates}
     rank = {a: i for i, a in enumerate(v.order)}
     cands = tuple(replace(c, rank=rank[c.action], estimate=v.estimates[c.action], equal=c.action in v.equal)
                   for c in an.candidates)

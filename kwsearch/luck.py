@@ -750,8 +750,8 @@ def luck_html(figures: Sequence[Mapping[str, Any]], events: Sequence[Mapping[str
             f"<td class='num'>{'many' if e['outcomes'] is None else e['outcomes']}</td>"
             + "".join(f"<td class='num'>{pts(v, h)}</td>" for v, h in zip(e["luck"], e["luck_half"])) + "</tr>"
             for e in events)
-        out += (f'<h3 style="font-size:14px">Chance events (◆ on the graph)</h3><table class="summary" id="luck">'
-                f'<tr><th>ply</th><th>came up</th><th>outcomes</th>'
+        out += ('<h3 style="font-size:14px">Chance events (◆ on the graph)</h3><table class="summary" id="luck">'
+                '<tr><th>ply</th><th>came up</th><th>outcomes</th>'
                 + "".join(f"<th>{escape(n)}</th>" for n in names) + f"</tr>{ev}</table>")
     out += ('<div class="sub">Skill lost: the sum of the verified losses; luck: the sum over the chance events of '
             'the win % right after each minus the expected win % before it (the mean over what could have come '
