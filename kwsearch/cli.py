@@ -18,6 +18,7 @@ import click
 from . import __version__
 from .components import load_components
 from .errors import InvalidRecordError, KwsearchError
+from .luck import DEFAULT_METHOD as DEFAULT_LUCK_METHOD, METHODS as LUCK_METHODS
 from .worker_procs import max_workers
 
 if TYPE_CHECKING:  # the search is imported when a command needs it (a fast start)
@@ -603,9 +604,13 @@ def play(seats: str | None, mirror: bool, seed: int | None, record_file: str | N
 @click.option("--no-cache", is_flag=True, help="Neither read nor write a cache file.")
 @click.option("--no-luck", is_flag=True,
               help="Skip the chance events' luck (one extra search per event; docs/luck.md).")
-@click.option("--luck-method", type=click.Choice(["reuse", "sampled"]), default="reuse", show_default=True,
-              help="The value before a chance event: the re-search of the move that turned it up (reuse), or "
-                   "searches of sampled outcomes (sampled: one more search per event, no bias; docs/luck.md).")
+@click.option("--luck-method", type=click.Choice(LUCK_METHODS), default=DEFAULT_LUCK_METHOD,
+              show_default=True,
+              help="The value before a chance event: searches of outcomes drawn with their probabilities, "
+                   "one search per event split before and after (drawn: no bias); the re-search of the move "
+                   "that turned it up (reuse: biased where the next seat's play depends on the cards); or "
+                   "drawn outcomes with as many chunks as after (sampled: two searches per event). "
+                   "docs/luck.md.")
 @search_options("review")
 def review(file: str, seats: tuple[int, ...], iterations: int | None, seconds: float | None, workers: int,
            seed: int, as_json: bool, html_file: str | None, cache_file: str | None, no_cache: bool,

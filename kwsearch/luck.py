@@ -5,17 +5,18 @@ cards turned up, the V6 specialty tiles drawn. A review (:mod:`kwsearch.review`)
 decision by verified, equally deep searches; this module adds, as GNU Backgammon does for dice:
 
 * **luck** of a chance event for EACH seat: the seat's win % right after the event minus its expected
-  win % over the events that could have happened. The expectation is the value of the position just
-  before the event: the search of the move that turned the cards up (the review's re-search of the
-  move played, ``played_win_all``) re-draws the hidden deck in every iteration, so its value IS the
-  mean over the possible cards, weighted by their probabilities (up to the search's own bias: below
-  the move the next seat cannot see what came up, docs/luck.md). The value after is ONE extra search
-  of the position right after the event, equally deep (the same number of chunks of the same length),
-  unforced at its root; the game's end is its exact result. With ``method="sampled"`` the value before
-  is instead the mean of searches of outcomes drawn with their probabilities (one per chunk: unbiased,
-  one more search). The set-up deal has no decision before it: its expectation is a search over freshly drawn set-ups (one per chunk). A "win %" is a seat's
-  mean reward at the search's root: with the review's ``money_weight = 0`` every seat's reward is its
-  win share (ties split), exactly the review's win %.
+  win % over the events that could have happened. Both come from ONE search of the review's iterations
+  per event, in chunks as deep as the review's re-searches (:data:`DRAWN_SPLIT`): the expectation is the
+  mean of searches of the positions after outcomes picked with their probabilities by stratified
+  sampling (:func:`stratified_outcomes`), the value after a search of the position after the real
+  event, the same estimator, so the luck's mean over the possible outcomes is zero; the game's end is
+  its exact result. ``method="reuse"`` (the former default) takes the value before from the review's
+  re-search of the move that turned the cards up (``played_win_all``) instead: no search for it, but
+  biased, as below the move the next seat cannot see what came up (docs/luck.md). ``method="sampled"``
+  draws the outcomes independently, as many chunks before as after. The set-up deal has no decision
+  before it: its expectation is a search over freshly drawn set-ups (one per chunk). A "win %" is a
+  seat's mean reward at the search's root: with the review's ``money_weight = 0`` every seat's reward
+  is its win share (ties split), exactly the review's win %.
 * **skill lost**: the sum of a seat's verified losses (the review's ``loss``).
 * **accuracy**: lichess's accuracy of a game, from the verified losses (:func:`game_accuracy`).
 
@@ -39,11 +40,19 @@ LUCK_VERSION = 1
 MAX_OUTCOMES = 4096
 #: The kinds of chance event.
 KINDS = ("deal", "cards", "specialty", "cards+specialty")
-#: How the value before an event is found (docs/luck.md): ``reuse`` the review's re-search of the move that
-#: turned the cards up (no extra search; biased where the next seat's play depends on the cards), or
-#: ``sampled`` searches of outcomes drawn with their probabilities, one per chunk (one more search per
-#: event; the luck's mean over the possible outcomes is then zero).
-METHODS = ("reuse", "sampled")
+#: How the value before an event is found (docs/luck.md). ``drawn`` (the default): one equally deep search
+#: per event, its chunks split between outcomes drawn by stratified sampling with their probabilities
+#: (:data:`DRAWN_SPLIT`) and the position after the event: unbiased, the luck's mean over the possible
+#: outcomes is zero. ``reuse``: the review's re-search of the move that turned the cards up, with a full
+#: search after the event (biased where the next seat's play depends on the cards). ``sampled``: as
+#: ``drawn`` with independent draws and the decision's chunks both before and after (two searches).
+METHODS = ("drawn", "reuse", "sampled")
+#: The default method (``kwsearch review --luck-method``, the page's reviews).
+DEFAULT_METHOD = "drawn"
+#: ``drawn``: chunks for the value before (one drawn outcome each) and after the event. Together they are
+#: one search of the review's iterations per decision (kwsearch.review.VERIFY_DIVISOR chunks of N/5):
+#: more on the side before, whose chunks also carry the spread of the outcomes.
+DRAWN_SPLIT = (3, 2)
 #: lila's per-move accuracy curve (modules/analyse/src/main/AccuracyPercent.scala, fromWinPercents):
 #: 103.1668100711649 * exp(-0.04354415386753951 * loss) - 3.166924740191411, + 1 "uncertainty bonus".
 ACC_A, ACC_K, ACC_B, ACC_BONUS = 103.1668100711649, 0.04354415386753951, -3.166924740191411, 1.0
@@ -242,6 +251,7 @@ class EventPlan:
     forced: bool                # one possible outcome: no luck, no search
     round: int                  # the round of the position after it
     after: Any                  # the reference state right after it (the next decision's, or the game's end)
+    choices: list[Outcome] | None = None  # every possible outcome (None: the deal, or too many to list)
 
 
 def find_events(steps: Sequence[tuple[Any, int]], final) -> list[EventPlan]:
@@ -262,7 +272,7 @@ def find_events(steps: Sequence[tuple[Any, int]], final) -> list[EventPlan]:
             continue
         mine = actual_outcome(outs, after)
         out.append(EventPlan(ply, _kind(mine.draws), describe(st.game, mine.draws), len(outs), mine.probability,
-                             len(outs) == 1, after.round, after))
+                             len(outs) == 1, after.round, after, outs))
     return out
 
 
@@ -320,29 +330,56 @@ def sample_outcome(state, action: int, seed: int):
     return _hooked(st, action, draw, special)
 
 
+def stratified_outcomes(state, action: int, m: int, seed: int, outcomes: Sequence[Outcome] | None = None) -> list:
+    """``m`` reference states after ``action`` in ``state``, its draws picked with their probabilities by
+    systematic sampling: the outcomes in :func:`chance_outcomes`' order (by what comes up, so outcomes
+    alike lie together), the points ``(u + j) / m`` of their cumulative probability for one uniform ``u``
+    from ``seed``. Each pick on its own is an outcome drawn with its probability, so the mean of values
+    over the picks is an unbiased estimate of their expectation, and no less precise than independent
+    draws when alike outcomes have alike values. With more outcomes than :data:`MAX_OUTCOMES`, ``m``
+    independent draws (:func:`sample_outcome`). ``outcomes``: those of :func:`chance_outcomes`, when
+    already listed."""
+    import random
+    from .seeds import derive_seed
+    outs = list(outcomes) if outcomes else chance_outcomes(state, action)
+    if outs is None:
+        return [sample_outcome(state, action, derive_seed(seed, "draw", j)) for j in range(m)]
+    u = random.Random(seed).random()
+    picks, cum, i = [], 0.0, 0
+    for j in range(m):
+        point = (u + j) / m
+        while i < len(outs) - 1 and cum + outs[i].probability <= point:
+            cum += outs[i].probability
+            i += 1
+        picks.append(outs[i].state.copy())
+    return picks
+
+
 def _job(args) -> tuple[int, list | None, list | None]:
     """One event's searches (a worker process or this one): the rows before (None: given) and after
-    (None: the game's end)."""
+    (None: the game's end). ``before_obj``: the reference state before the event (``drawn``: the states
+    after the outcomes picked), ``after_obj`` the one after it; ``k``: the chunks before and after."""
     ply, before_obj, action, after_obj, deal_record, chunk, k, config, seed, method = args
-    from .engine import state_from_json
     from .seeds import derive_seed
+    kb, ka = k
     before = after = None
     if deal_record is not None:  # the deal: one freshly drawn set-up per chunk
         from .records import replay
         game = replay(deal_record, upto=0).game
         before = [root_rows(game.new_initial_state(derive_seed(seed, "luck", ply, "deal", j), engine="fast"),
-                             config, chunk, [derive_seed(seed, "luck", ply, "before", j)])[0] for j in range(k)]
-    elif before_obj is not None and method == "sampled":  # one outcome drawn per chunk, searched after it
-        ref = state_from_json(before_obj, engine="reference")
-        before = [root_rows(sample_outcome(ref, action, derive_seed(seed, "luck", ply, "sample", j)), config, chunk,
-                            [derive_seed(seed, "luck", ply, "before", j)])[0] for j in range(k)]
+                             config, chunk, [derive_seed(seed, "luck", ply, "before", j)])[0] for j in range(kb)]
+    elif before_obj is not None and method in ("sampled", "drawn"):  # one outcome drawn per chunk, searched after it
+        if method == "drawn":  # the reference states after the outcomes picked (by review_luck, from the event's list)
+            states = before_obj
+        else:
+            states = [sample_outcome(before_obj, action, derive_seed(seed, "luck", ply, "sample", j)) for j in range(kb)]
+        before = [root_rows(st, config, chunk, [derive_seed(seed, "luck", ply, "before", j)])[0]
+                  for j, st in enumerate(states)]
     elif before_obj is not None:  # the move that turned the cards up, re-searched alone
-        fast = state_from_json(before_obj, engine="fast")
-        before = root_rows(fast, config, chunk, [derive_seed(seed, "luck", ply, "before", j) for j in range(k)],
+        before = root_rows(before_obj, config, chunk, [derive_seed(seed, "luck", ply, "before", j) for j in range(kb)],
                             action)
     if after_obj is not None:
-        fast = state_from_json(after_obj, engine="fast")
-        after = root_rows(fast, config, chunk, [derive_seed(seed, "luck", ply, "after", j) for j in range(k)])
+        after = root_rows(after_obj, config, chunk, [derive_seed(seed, "luck", ply, "after", j) for j in range(ka)])
     return ply, before, after
 
 
@@ -353,17 +390,35 @@ def _mean_se(rows: Sequence[Sequence[float]], s: int) -> tuple[float, float]:
     return m, sd / math.sqrt(len(xs))
 
 
+def welch_half(se_a: float, df_a: int | None, se_b: float, df_b: int) -> float:
+    """The 95% half-width of a difference of two means with standard errors ``se_a`` (``df_a`` None: an
+    exact value) and ``se_b``: Welch's t with the Welch–Satterthwaite degrees of freedom (rounded down),
+    at most 1 (100 points of win %: a luck so uncertain says nothing, as a tiny review's may)."""
+    from .confidence import t975
+    va, vb = se_a * se_a, se_b * se_b
+    if va + vb == 0.0:
+        return 0.0
+    den = (va * va / df_a if df_a else 0.0) + vb * vb / df_b
+    df = max(1, math.floor((va + vb) ** 2 / den)) if den > 0 else 1000
+    return min(1.0, t975(df) * math.sqrt(va + vb))
+
+
 def event_entry(plan: EventPlan, n: int, chunk: int, k: int, before_rows, after_rows,
-                reused: tuple[list[float], float | None] | None, mover: int | None) -> dict[str, Any]:
+                reused: tuple[list[float], float | None] | None, mover: int | None,
+                drawn: int | None = None) -> dict[str, Any]:
     """The ``kwsearch-review/1`` entry of an event (docs/formats.md, ``luck.events``).
 
     ``before_rows``/``after_rows``: the searches' rows per chunk (``after_rows`` None: the game's end,
     exact); ``reused``: the before value taken from the review's re-search of the move played, every
-    seat's win share and the standard error of the mover's (``mover``), instead of ``before_rows``."""
+    seat's win share and the standard error of the mover's (``mover``), instead of ``before_rows``.
+    ``drawn``: the ``drawn`` method's chunks before the event (``k`` those after), the interval then
+    Welch's (:func:`welch_half`)."""
     from .confidence import t975
     base = {"ply": plan.ply, "round": plan.round, "kind": plan.kind, "text": plan.text,
             "outcomes": plan.outcomes, "probability": plan.probability, "forced": plan.forced,
             "chunks": k, "iterations": chunk}
+    if drawn is not None:
+        base["drawn"] = drawn
     if plan.forced:
         before = list(reused[0]) if reused is not None else None
         return {**base, "before": before, "after": before, "luck": [0.0] * n, "luck_half": [0.0] * n}
@@ -381,24 +436,31 @@ def event_entry(plan: EventPlan, n: int, chunk: int, k: int, before_rows, after_
     else:
         before, se_b = map(list, zip(*(_mean_se(before_rows, s) for s in range(n))))
     luck = [a - b for a, b in zip(after, before)]
-    half = [t * math.sqrt(a * a + b * b) for a, b in zip(se_a, se_b)]
+    if drawn is not None:
+        df_a = None if after_rows is None else len(after_rows) - 1
+        half = [welch_half(a, df_a, b, drawn - 1) for a, b in zip(se_a, se_b)]
+    else:
+        half = [t * math.sqrt(a * a + b * b) for a, b in zip(se_a, se_b)]
     return {**base, "before": [float(x) for x in before], "after": [float(x) for x in after],
             "luck": luck, "luck_half": half}
 
 
 def review_luck(record: Mapping[str, Any], steps: Sequence[tuple[Any, int]], final, decisions: Mapping[int, Any],
                 *, config, seed: int, chunk: int, chunks: int, workers: int = 1, reuse: bool = True,
-                method: str = "reuse",
+                method: str = DEFAULT_METHOD,
                 done: dict[str, dict[str, Any]] | None = None,
                 finish: Callable[[str, dict[str, Any]], None] | None = None,
                 progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
     """Every chance event of the game with its luck for each seat (:func:`event_entry`), in game order.
 
     ``decisions``: the review's decisions by ply (their re-search of the move played is the value before
-    an event when ``reuse``, ``method`` is ``"reuse"`` and it is verified; its chunks and length set the
-    event's, else ``chunk`` x ``chunks``); ``method`` ``"sampled"`` (:data:`METHODS`) values the position
-    before an event by searches of outcomes drawn with their probabilities, one per chunk. ``done``: entries already computed (a cache), by ply as text; ``finish(ply,
-    entry)`` is called as each is computed. ``workers`` processes search events side by side. Ctrl-C
+    an event when ``reuse``, ``method`` is ``"reuse"`` and it is verified; its chunk length, and for
+    ``reuse`` and ``sampled`` its number of chunks, set the event's; else ``chunk`` x ``chunks``).
+    ``method`` (:data:`METHODS`): ``"drawn"`` values the position before an event by
+    ``DRAWN_SPLIT[0]`` outcomes picked by stratified sampling (:func:`stratified_outcomes`), one chunk
+    each, and the position after by ``DRAWN_SPLIT[1]`` chunks; ``"sampled"`` by independent draws, as
+    many as the decision's chunks. ``done``: entries already computed (a cache), by ply as text;
+    ``finish(ply, entry)`` is called as each is computed. ``workers`` processes search events side by side. Ctrl-C
     (KeyboardInterrupt) propagates after the entries finished so far were passed to ``finish``.
     """
     from .confidence import t975
@@ -414,27 +476,33 @@ def review_luck(record: Mapping[str, Any], steps: Sequence[tuple[Any, int]], fin
         verified = reuse and d is not None and getattr(d, "played_win_all", None) is not None
         use = verified and method == "reuse"
         k, c = (d.verify_chunks, d.verify_iterations) if verified else (chunks, chunk)
+        # drawn: one search of the review's iterations per event, split before / after (DRAWN_SPLIT)
+        kb, k = DRAWN_SPLIT if method == "drawn" else (k, k)
         # the re-search's standard error for the mover: its chunks' pooled spread (a review since issue 29's
         # rounds), else its interval's half-width over t
         se = (d.verify_sd / math.sqrt(k) if getattr(d, "verify_sd", None) is not None
               else (d.played_win_half or 0.0) / t975(k - 1)) if use else None
         reused = (list(d.played_win_all), se) if use else None
         mover = steps[plan.ply][0].current_player() if plan.ply >= 0 else None
-        meta[plan.ply] = (plan, c, k, reused, mover)
+        meta[plan.ply] = (plan, c, k, reused, mover, kb if method == "drawn" else None)
         if plan.forced:
             continue
-        before_obj = None if use or plan.ply < 0 else steps[plan.ply][0].to_json()
+        before_obj = None if use or plan.ply < 0 else steps[plan.ply][0]
         action = steps[plan.ply][1] if plan.ply >= 0 else -1
-        after_obj = None if plan.after.is_terminal() else plan.after.to_json()
-        jobs.append((plan.ply, before_obj, action, after_obj, dict(record) if plan.ply < 0 else None, c, k,
+        if method == "drawn" and plan.ply >= 0:
+            from .seeds import derive_seed
+            before_obj = stratified_outcomes(steps[plan.ply][0], action, kb,
+                                             derive_seed(seed, "luck", plan.ply, "strata"), plan.choices)
+        after_obj = None if plan.after.is_terminal() else plan.after
+        jobs.append((plan.ply, before_obj, action, after_obj, dict(record) if plan.ply < 0 else None, c, (kb, k),
                      config, seed, method))
     total = len(plans)
     count = total - len(meta)
 
     def store(ply: int, before, after) -> None:
         nonlocal count
-        plan, c, k, reused, mover = meta[ply]
-        entry = event_entry(plan, n, c, k, before, after, reused, mover)
+        plan, c, k, reused, mover, drawn = meta[ply]
+        entry = event_entry(plan, n, c, k, before, after, reused, mover, drawn)
         done[str(ply)] = entry
         count += 1
         if finish is not None:
@@ -570,7 +638,7 @@ def _close(a: float, b: float) -> bool:
 
 def check_event(ck, e: Any, where: str, n: int, last_ply: int) -> dict[str, Any]:
     """One chance event's entry (``ck``: the review's checker, raising one line naming the field)."""
-    ck.obj(e, where, EVENT_KEYS, what="a chance event (an object)")
+    ck.obj(e, where, EVENT_KEYS, ("drawn",), what="a chance event (an object)")
     ply = ck.integer(e["ply"], f"{where}.ply", -1, last_ply, f"a ply from -1 (the deal) to {last_ply}")
     ck.integer(e["round"], f"{where}.round", 1, 1000)
     if e["kind"] not in KINDS or (e["kind"] == "deal") != (ply == -1):
@@ -585,6 +653,8 @@ def check_event(ck, e: Any, where: str, n: int, last_ply: int) -> dict[str, Any]
         ck.fail(f"{where}.forced", f"{_show_bool(e['outcomes'] == 1)} (forced: exactly one possible outcome)",
                 forced)
     ck.integer(e["chunks"], f"{where}.chunks", 1, 1000)
+    if "drawn" in e:
+        ck.integer(e["drawn"], f"{where}.drawn", 2, 1000, "2 to 1000 outcomes drawn for the value before")
     ck.integer(e["iterations"], f"{where}.iterations", 1, 2**63 - 1)
     vals = {}
     for k in ("before", "after"):

@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .errors import KwsearchError
+from .luck import DEFAULT_METHOD as DEFAULT_LUCK_METHOD
 from .search import DEFAULT_CUTOFF, SearchConfig, SearchLimits
 from .settings import cache_settings
 
@@ -986,7 +987,7 @@ def _load_cache(path: Path, key: str, steps: Sequence[tuple[Any, int]],
 
 
 def _save_cache(path: Path, key: str, done: dict[int, dict[str, Any]],
-                luck: dict[str, dict[str, Any]] | None = None, method: str = "reuse") -> None:
+                luck: dict[str, dict[str, Any]] | None = None, method: str = DEFAULT_LUCK_METHOD) -> None:
     from .fileio import write_json_atomic
     from .luck import LUCK_VERSION
     obj = {"format": CACHE_FORMAT, "key": key, "decisions": {str(k): v for k, v in sorted(done.items())}}
@@ -1002,7 +1003,7 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
                 names: list[str] | None = None,
                 progress: Callable[[int, int, DecisionReview | None], None] | None = None,
                 luck: bool = True, luck_progress: Callable[[int, int], None] | None = None,
-                luck_method: str = "reuse") -> Review:
+                luck_method: str = DEFAULT_LUCK_METHOD) -> Review:
     """Review every decision of ``record`` (of the ``seats`` given, default all).
 
     ``workers`` processes analyse decisions side by side (each with one search
@@ -1012,8 +1013,9 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     Ctrl-C (KeyboardInterrupt) stops the review; the returned :class:`Review` then
     has ``complete = False`` and holds what was finished. ``luck``: once every decision is reviewed,
     value every chance event's luck for each seat (:func:`_review_luck`, :mod:`kwsearch.luck`; one
-    extra search per event, two with ``luck_method="sampled"``), ``luck_progress(done, total)`` called
-    as events finish.
+    extra search per event, two with ``luck_method="sampled"``; ``luck_method`` one of
+    :data:`kwsearch.luck.METHODS`, default :data:`kwsearch.luck.DEFAULT_METHOD`), ``luck_progress(done, total)`` called as events
+    finish.
     """
     from .records import replay
     from .render import seat_names

@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli, web_test_client
-from kwsearch.luck import (EVENT_KEYS, FIGURE_KEYS, chance_outcomes, describe, event_entry, find_events,
-                           game_accuracy, move_accuracy, root_rows)
+from kwsearch.luck import (DEFAULT_METHOD, DRAWN_SPLIT, EVENT_KEYS, FIGURE_KEYS, chance_outcomes, describe,
+                           event_entry, find_events, game_accuracy, move_accuracy, root_rows, stratified_outcomes,
+                           welch_half)
 from kwsearch.records import replay
-from kwsearch.review import ReviewError, check_cache, check_review, game_decisions, review_config, review_game
+from kwsearch.review import VERIFY_DIVISOR, ReviewError, check_cache, check_review, game_decisions, review_config, review_game
 from kwsearch.search import SearchConfig, SearchLimits
 
 pytestmark = pytest.mark.one_engine
@@ -168,14 +169,17 @@ def test_the_review_carries_luck_skill_and_accuracy(review):
     luck = obj["luck"]
     assert luck["complete"] and [e["ply"] for e in luck["events"]] == [-1, 3, 6, 26, 40, 52, 54, 56]
     by_ply = {d["ply"]: d for d in obj["decisions"]}
+    assert luck["method"] == DEFAULT_METHOD == "drawn"
     for e in luck["events"]:
-        assert set(e) == set(EVENT_KEYS)
+        assert set(e) == set(EVENT_KEYS) | {"drawn"}
         assert e["luck"] == pytest.approx([a - b for a, b in zip(e["after"], e["before"])])
         assert sum(e["luck"]) == pytest.approx(0.0, abs=1e-6)  # 2 players: one seat's gain is the other's loss
-        if e["ply"] >= 0:  # the value before: the review's re-search of the move that turned the cards up
-            assert e["before"] == by_ply[e["ply"]]["played_win_all"]
-            assert e["chunks"] == by_ply[e["ply"]]["verify_chunks"]
+        # one search of the review's iterations per event: drawn outcomes before, the position after
+        assert (e["drawn"], e["chunks"]) == DRAWN_SPLIT and sum(DRAWN_SPLIT) == VERIFY_DIVISOR
+        if e["ply"] >= 0:  # as deep as the decision's re-searches, and its own search
             assert e["iterations"] == by_ply[e["ply"]]["verify_iterations"]
+            assert e["before"] != by_ply[e["ply"]]["played_win_all"]
+            assert sum(DRAWN_SPLIT) * e["iterations"] == by_ply[e["ply"]]["iterations"]
     for f, s in zip(obj["figures"], range(2)):
         assert set(f) == set(FIGURE_KEYS) and f["seat"] == s
         mine = [d for d in obj["decisions"] if d["seat"] == s]
@@ -319,6 +323,94 @@ def _drawn(before, after):
     return tuple(("card", t) for t in after.display[-2:])
 
 
+def test_the_reuse_method_takes_the_value_before_from_the_re_search_of_the_move(tmp_path):
+    r = review_game(_record(), LIMITS, seed=5, luck_method="reuse")
+    obj = json.loads(json.dumps(r.to_json()))
+    check_review(obj, "r.json", steps=game_decisions(_record()))
+    by_ply = {d["ply"]: d for d in obj["decisions"]}
+    assert obj["luck"]["method"] == "reuse"
+    for e in obj["luck"]["events"]:
+        assert "drawn" not in e
+        if e["ply"] >= 0:
+            assert e["before"] == by_ply[e["ply"]]["played_win_all"]
+            assert e["chunks"] == by_ply[e["ply"]]["verify_chunks"]
+            assert e["iterations"] == by_ply[e["ply"]]["verify_iterations"]
+
+
+def test_stratified_picks_follow_the_outcomes_probabilities():
+    """Each pick on its own is an outcome drawn with its probability (so their mean value is unbiased);
+    three picks of three outcomes of 1/3 each are the three outcomes."""
+    rec = _record(GAME4)
+    st, a = game_decisions(rec)[10]
+    st = _cut_deck(st, [5, 0, 0, 0])
+    outs = chance_outcomes(st, a)
+    probs = sorted(o.probability for o in outs)
+    assert probs == pytest.approx([0.25, 0.25, 0.5])
+    names = [describe(st.game, o.draws) for o in outs]
+
+    def which(s):
+        return next(i for i, o in enumerate(outs) if o.state.display == s.display and o.state.deck == s.deck)
+
+    trials = 400
+    counts = [[0] * len(outs) for _ in range(3)]
+    for seed in range(trials):
+        picks = stratified_outcomes(st, a, 3, seed)
+        assert len(picks) == 3
+        for j, p in enumerate(picks):
+            counts[j][which(p)] += 1
+    # pooled over the three picks, each outcome's share is its probability (within 4 standard errors)
+    for i, o in enumerate(outs):
+        share = sum(c[i] for c in counts) / (3 * trials)
+        assert abs(share - o.probability) <= 4 * math.sqrt(o.probability * (1 - o.probability) / trials), (names[i], share)
+    # the outcome of probability 1/2 is picked once or twice in every three picks (stratification)
+    big = next(i for i, o in enumerate(outs) if o.probability == pytest.approx(0.5))
+    for seed in range(50):
+        got = [which(p) for p in stratified_outcomes(st, a, 3, seed)]
+        assert got.count(big) in (1, 2)
+    two = game_decisions(_record())[54]
+    cut = _cut_deck(two[0], [1, 0, 0])
+    thirds = chance_outcomes(cut, two[1])
+    assert [o.probability for o in thirds] == pytest.approx([1 / 3] * 3)
+    for seed in range(20):
+        picks = stratified_outcomes(cut, two[1], 3, seed)
+        assert sorted(p.display for p in picks) == sorted(o.state.display for o in thirds)
+    # the same picks from the same seed
+    assert [p.display for p in stratified_outcomes(st, a, 3, 7)] == [p.display for p in stratified_outcomes(st, a, 3, 7)]
+
+
+def test_welch_half_width():
+    from kwsearch.confidence import t975
+    # equal spreads and chunks: the degrees of freedom add up
+    assert welch_half(0.01, 2, 0.01, 2) == pytest.approx(t975(4) * math.sqrt(2) * 0.01)
+    # an exact value after (the game's end): the other side's t alone
+    assert welch_half(0.0, None, 0.02, 2) == pytest.approx(t975(2) * 0.02)
+    # one side dominates: its degrees of freedom
+    assert welch_half(0.001, 1, 0.05, 2) == pytest.approx(t975(2) * math.sqrt(0.001 ** 2 + 0.05 ** 2))
+    assert welch_half(0.0, 1, 0.0, 2) == 0.0
+
+
+def test_the_drawn_value_before_is_the_expectation():
+    """game-4p ply 93 (as the test of ``sampled`` below; its searches at 3,000 iterations settle on one of
+    two lines, 20 points apart, by the seed): the ``drawn`` method's value before, one chunk on each of
+    three outcomes picked by stratified sampling, averaged over 8 seeds, is the probability-weighted mean
+    of the values after the outcomes."""
+    from kwsearch.seeds import derive_seed
+    rec = _record(GAME4)
+    st, a = game_decisions(rec)[93]
+    st = _cut_deck(st, [2, 0, 0])
+    config = review_config(SearchConfig()).for_players(4)
+    outs = chance_outcomes(st, a)
+    after = [_mean(root_rows(o.state, config, 3000, [71 + j for j in range(8)])) for o in outs]
+    expected = [sum(o.probability * v[s] for o, v in zip(outs, after)) for s in range(4)]
+    rows = []
+    for k in range(8):
+        picks = stratified_outcomes(st, a, DRAWN_SPLIT[0], derive_seed(3, "strata", k))
+        rows += [root_rows(p, config, 3000, [derive_seed(3, "before", k, j)])[0] for j, p in enumerate(picks)]
+    drawn = _mean(rows)
+    for s in range(4):
+        assert abs(drawn[s] - expected[s]) <= 0.04, (s, drawn, expected)
+
+
 def test_the_sampled_method_in_a_review(tmp_path):
     one = review_game(_record(), LIMITS, seed=5, luck_method="sampled", cache=tmp_path / "c.json")
     two = review_game(_record(), LIMITS, seed=5, luck_method="sampled", workers=2)
@@ -330,12 +422,12 @@ def test_the_sampled_method_in_a_review(tmp_path):
         assert e["before"] != by_ply[e["ply"]]["played_win_all"]
         assert e["iterations"] == by_ply[e["ply"]]["verify_iterations"]
     # the cache keeps the method: another method's luck is valued again, not taken
-    reuse = review_game(_record(), LIMITS, seed=5, cache=tmp_path / "c.json")
-    assert reuse.to_json()["luck"]["method"] == "reuse"
-    assert json.loads((tmp_path / "c.json").read_text())["luck"]["method"] == "reuse"
+    drawn = review_game(_record(), LIMITS, seed=5, cache=tmp_path / "c.json")
+    assert drawn.to_json()["luck"]["method"] == "drawn"
+    assert json.loads((tmp_path / "c.json").read_text())["luck"]["method"] == "drawn"
     bad = json.loads(json.dumps(obj))
     bad["luck"]["method"] = "guess"
-    with pytest.raises(ReviewError, match=r'luck\.method: expected "reuse" or "sampled", got "guess"'):
+    with pytest.raises(ReviewError, match=r'luck\.method: expected "drawn" or "reuse" or "sampled", got "guess"'):
         check_review(bad, "r.json")
-    with pytest.raises(ReviewError, match="--luck-method: expected reuse or sampled"):
+    with pytest.raises(ReviewError, match="--luck-method: expected drawn or reuse or sampled"):
         review_game(_record(), LIMITS, luck_method="guess")
