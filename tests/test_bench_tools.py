@@ -293,3 +293,39 @@ def test_bench_path_checker_sees_a_missing_file():
     assert _bench_path_exists("bench/results/stability-LABEL.json") and _bench_path_exists("bench/*.py")
     assert _bench_path_exists("bench/results/strength17/$f.jsonl")
     assert _expand_braces("bench/a-{2p,4p}.jsonl") == ["bench/a-2p.jsonl", "bench/a-4p.jsonl"]
+
+
+# ---------------------------------------------------------------------------
+# bench/paired_matches.py: screens on the same decks, paired deal by deal (issue 32)
+# ---------------------------------------------------------------------------
+
+
+def _results(path: Path, bots: list[str], seed: int, games: int) -> Path:
+    run_tournament(TournamentSpec(bots=bots, players=len(bots), games=games, seed=seed), path)
+    return path
+
+
+def test_paired_matches_pairs_games_dealt_from_the_same_decks(tmp_path, capsys, monkeypatch):
+    pm = _load("paired_matches")
+    base = _results(tmp_path / "base.jsonl", ["ismcts:iterations=30", "random"], 7, 8)
+    same = _results(tmp_path / "same.jsonl", ["ismcts:iterations=30", "random"], 7, 8)
+    other = _results(tmp_path / "other.jsonl", ["random", "ismcts:iterations=30"], 7, 8)
+    _, b = pm.search_results(base)
+    _, s = pm.search_results(same)
+    # the same bots and seed: the same games, so every difference is exactly zero
+    c = pm.compare(b, s)
+    assert c["games"] == 8 and c["deal_sets"] == 4
+    assert c["diff"] == (0.0, 0.0) and c["money"] == (0.0, 0.0) and c["score"] == c["base"]
+    # the first bot is the one followed: random instead of the search, on the same decks
+    spec, o = pm.search_results(other)
+    assert spec == "random"
+    c = pm.compare(b, o)
+    wins = [r[0] for r in b.values()]
+    assert c["base"][0] == pytest.approx(sum(wins) / len(wins))
+    assert c["diff"][0] == pytest.approx(c["score"][0] - c["base"][0])
+    # another seed deals other decks: refused in one line
+    moved = _results(tmp_path / "moved.jsonl", ["ismcts:iterations=30", "random"], 8, 8)
+    monkeypatch.setattr(sys, "argv", ["paired_matches.py", str(base), str(moved)])
+    assert pm.main() == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "dealt from another deck" in err
