@@ -14,44 +14,49 @@ with its 95% interval. A candidate file on other decks is refused in one line.
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
 from pathlib import Path
 
+HERE = Path(__file__).resolve().parent
+for _p in (str(HERE.parent), str(HERE)):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
 
-def search_results(path: Path) -> tuple[str, dict[int, tuple[float, float, int]]]:
-    """The file's first bot and, per game, its (win share, money, deck seed)."""
-    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    spec = lines[0]["bots"][0]
+from acceptance import deal_scores  # noqa: E402  (bench/acceptance.py: bot 0's score per complete deal set)
+from panel import interval  # noqa: E402  (bench/panel.py: a mean and its 95% normal interval)
+
+
+def search_results(path: Path) -> tuple[str, dict[int, tuple[float, float, int, int]]]:
+    """The file's first bot (bot 0) and, per complete deal set ``k``, its (win share, money, deck seed,
+    games): the means over the deal's games, every rotation dealt from one deck."""
+    header, games, _, deals = deal_scores(path)
+    n = header["players"]
     out = {}
-    for r in lines[1:]:
-        if "game" not in r:
-            continue
-        seat = r["seats"].index(spec)
-        out[r["game"]] = (r["returns"][seat], r["money"][seat], r["deck_seed"])
-    return spec, out
+    for k, share in deals.items():
+        block = [games[i] for i in range(k * n, (k + 1) * n)]
+        money = sum(m for g in block for m, b in zip(g["money"], g["bots"]) if b == 0) / n
+        out[k] = (share, money, block[0]["deck_seed"], n)
+    return header["bots"][0], out
 
 
 def mean_half(xs: list[float]) -> tuple[float, float]:
-    m = sum(xs) / len(xs)
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1)) if len(xs) > 1 else 0.0
-    return m, 1.96 * sd / math.sqrt(len(xs))
+    m, lo, hi = interval(xs)
+    return m, (hi - lo) / 2
 
 
 def compare(base: dict, cand: dict) -> dict:
+    """The candidate's deal sets paired with ``base``'s of the same deal: scores, difference and money,
+    each ``(mean, 95% half-width)``."""
     common = sorted(set(base) & set(cand))
-    sets: dict[int, list[int]] = {}
-    for g in common:
-        if base[g][2] != cand[g][2]:
-            raise ValueError(f"game {g} was dealt from another deck (not the same --seed)")
-        sets.setdefault(base[g][2], []).append(g)
-    per = list(sets.values())
-    score = mean_half([sum(cand[g][0] for g in gs) / len(gs) for gs in per])
-    ref = mean_half([sum(base[g][0] for g in gs) / len(gs) for gs in per])
-    diff = mean_half([sum(cand[g][0] - base[g][0] for g in gs) / len(gs) for gs in per])
-    money = mean_half([sum(cand[g][1] - base[g][1] for g in gs) / len(gs) for gs in per])
-    return {"games": len(common), "deal_sets": len(per), "score": score, "base": ref, "diff": diff, "money": money}
+    for k in common:
+        if base[k][2] != cand[k][2]:
+            raise ValueError(f"deal {k} was dealt from another deck (not the same --seed)")
+    score = mean_half([cand[k][0] for k in common])
+    ref = mean_half([base[k][0] for k in common])
+    diff = mean_half([cand[k][0] - base[k][0] for k in common])
+    money = mean_half([cand[k][1] - base[k][1] for k in common])
+    return {"games": sum(cand[k][3] for k in common), "deal_sets": len(common), "score": score, "base": ref,
+            "diff": diff, "money": money}
 
 
 def main() -> int:
