@@ -464,6 +464,7 @@ def review_luck(record: Mapping[str, Any], steps: Sequence[tuple[Any, int]], fin
     (KeyboardInterrupt) propagates after the entries finished so far were passed to ``finish``.
     """
     from .confidence import t975
+    from .seeds import derive_seed
     from .worker_procs import pool_worker_init, sigint_blocked, terminate_pool
     n = record["players"]
     plans = find_events(steps, final)
@@ -490,7 +491,6 @@ def review_luck(record: Mapping[str, Any], steps: Sequence[tuple[Any, int]], fin
         before_obj = None if use or plan.ply < 0 else steps[plan.ply][0]
         action = steps[plan.ply][1] if plan.ply >= 0 else -1
         if method == "drawn" and plan.ply >= 0:
-            from .seeds import derive_seed
             before_obj = stratified_outcomes(steps[plan.ply][0], action, kb,
                                              derive_seed(seed, "luck", plan.ply, "strata"), plan.choices)
         after_obj = None if plan.after.is_terminal() else plan.after

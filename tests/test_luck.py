@@ -289,6 +289,20 @@ def test_the_web_page_gets_the_luck_of_a_review(review, tmp_path):
     assert rev["figures"][1]["accuracy"] == pytest.approx(obj["figures"][1]["accuracy"])
 
 
+def _ply93_expectation(chunks: int):
+    """game-4p ply 93, the undrawn deck cut to three cards: three possible reveals whose values lie 19
+    points apart. Returns the state, the move, the review's search settings, the outcomes and every
+    seat's probability-weighted mean of the values right after them (``chunks`` chunks of 3,000)."""
+    rec = _record(GAME4)
+    st, a = game_decisions(rec)[93]
+    st = _cut_deck(st, [2, 0, 0])
+    config = review_config(SearchConfig()).for_players(4)
+    outs = chance_outcomes(st, a)
+    after = [_mean(root_rows(o.state, config, 3000, [71 + j for j in range(chunks)])) for o in outs]
+    expected = [sum(o.probability * v[s] for o, v in zip(outs, after)) for s in range(4)]
+    return st, a, config, outs, expected
+
+
 def test_a_finished_game_is_valued_by_its_result():
     final = replay(_record())
     config = review_config(SearchConfig()).for_players(2)
@@ -301,13 +315,7 @@ def test_sampled_outcomes_give_the_expectation_where_the_re_search_of_the_move_d
     the ``sampled`` method's value before — searches of outcomes drawn with their probabilities — is."""
     from kwsearch.luck import sample_outcome
     from kwsearch.seeds import derive_seed
-    rec = _record(GAME4)
-    st, a = game_decisions(rec)[93]
-    st = _cut_deck(st, [2, 0, 0])
-    config = review_config(SearchConfig()).for_players(4)
-    outs = chance_outcomes(st, a)
-    after = [_mean(root_rows(o.state, config, 3000, [71 + j for j in range(4)])) for o in outs]
-    expected = [sum(o.probability * v[s] for o, v in zip(outs, after)) for s in range(4)]
+    st, a, config, outs, expected = _ply93_expectation(4)
     draws = [sample_outcome(st, a, derive_seed(9, "sample", j)) for j in range(24)]
     sampled = _mean([root_rows(d, config, 3000, [derive_seed(9, "search", j)])[0] for j, d in enumerate(draws)])
     for s in range(4):
@@ -395,13 +403,7 @@ def test_the_drawn_value_before_is_the_expectation():
     three outcomes picked by stratified sampling, averaged over 8 seeds, is the probability-weighted mean
     of the values after the outcomes."""
     from kwsearch.seeds import derive_seed
-    rec = _record(GAME4)
-    st, a = game_decisions(rec)[93]
-    st = _cut_deck(st, [2, 0, 0])
-    config = review_config(SearchConfig()).for_players(4)
-    outs = chance_outcomes(st, a)
-    after = [_mean(root_rows(o.state, config, 3000, [71 + j for j in range(8)])) for o in outs]
-    expected = [sum(o.probability * v[s] for o, v in zip(outs, after)) for s in range(4)]
+    st, a, config, _, expected = _ply93_expectation(8)
     rows = []
     for k in range(8):
         picks = stratified_outcomes(st, a, DRAWN_SPLIT[0], derive_seed(3, "strata", k))
