@@ -260,6 +260,10 @@ cdef int smart_price(KState* s, const Comp* c, const int16_t* buf, int n) noexce
             low = price
         if price < cheapest and price > under:
             under = price
+    # The options come in rising order (task_market_price's bit scan): the highest prices are tried
+    # first, and once one wins a buyer no lower one is projected (the same answer, fewer projections).
+    for i in range(n - 1, -1, -1):
+        price = buf[i] - A_MARKET_PRICE
         if price <= best:
             continue
         cars[s.nmarket][CAR_PRICE] = <int8_t>price
