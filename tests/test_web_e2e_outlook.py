@@ -29,9 +29,13 @@ def test_the_panel_shows_places_and_cards_of_the_live_analysis(board):
     open_board(board)
     goto_node(board, 12)
     start_analysis(board)
-    got = wait(board, lambda d: (lambda p: p if p and p["rows"] and p["cards"] else None)(panel(d)), timeout=60,
-               what="the places table and the cards")
-    r = js(board, "return S.lastResult")
+    wait(board, lambda d: (lambda p: p if p and p["rows"] and p["cards"] else None)(panel(d)), timeout=60,
+         what="the places table and the cards")
+    # stopped first, so that no newer result of the running analysis comes between the panel and S.lastResult
+    # (on a loaded machine one did: the panel was a result older than the one read)
+    stop_analysis(board)
+    got, r = panel(board), js(board, "return S.lastResult")
+    assert got["rows"] and got["cards"]
     best = sorted(r["moveInfos"], key=lambda m: m.get("rank", m["order"]))[0]
     places = dict(best["places"], move=best["move"])  # the hint's option: the re-searched best once verified
     assert got["title"] == f"Finishing places after {places['move']}"
@@ -42,7 +46,6 @@ def test_the_panel_shows_places_and_cards_of_the_live_analysis(board):
     shown = [m for m in r["moveInfos"] if m["cards"]]
     assert got["options"] and set(got["options"]) <= {m["move"] for m in shown}
     assert all(" comes up next (" in c and ", otherwise " in c for c in got["cards"])
-    stop_analysis(board)
     # another position without an analysis: the panel goes with the candidates
     goto_node(board, 3)
     wait(board, lambda d: not panel(d)["rows"] and not panel(d)["cards"], what="the panel cleared")
