@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kwsearch.game import Game
+from kwsearch.records import count_decisions
 from kwsearch.scoring import explain_apply
 from kwsearch.tournament import TournamentSpec, load_results, run_tournament
 
@@ -329,3 +330,32 @@ def test_paired_matches_pairs_games_dealt_from_the_same_decks(tmp_path, capsys, 
     assert pm.main() == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "dealt from another deck" in err
+
+
+# ---------------------------------------------------------------------------
+# bench/search_cost.py: CPU per search of several specs on the same positions (issue 32)
+# ---------------------------------------------------------------------------
+
+
+def test_search_cost_times_every_spec_on_the_same_positions(tmp_path, capsys):
+    sc = _load("search_cost")
+    games = _results(tmp_path / "g.jsonl", ["heuristic", "heuristic", "heuristic"], 5, 2)
+    states = sc.positions(games, 2, 20)
+    _, played, _ = load_results(games)
+    want = sum(len(range(10, count_decisions(played[k]["record"]), 20)) for k in (0, 1))
+    assert len(states) == want > 0 and all(not st.is_terminal() for st in states)
+    specs = ["ismcts:iterations=40,rollout=tempo,cutoff=0", "ismcts:iterations=40"]
+    seconds = sc.measure(states, specs, 2)
+    assert list(seconds) == specs and all(len(v) == 2 and min(v) > 0 for v in seconds.values())
+    assert sc.main([str(games), *specs, "--games", "1", "--every", "30", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("CPU seconds per round, time.process_time()")
+    assert out[1].startswith(specs[0] + ": ") and out[1].endswith("1.00x the first") and out[2].startswith(specs[1])
+    # a limit in seconds, a bad spec or a missing file: one line, exit 2
+    for args, said in (([str(games), "ismcts:seconds=1"], "expected a spec with iterations="),
+                       ([str(games), "ismcts:frobnicate=1"], "frobnicate"),
+                       ([str(tmp_path / "none.jsonl"), "ismcts:iterations=5"], "none.jsonl: no such file")):
+        with pytest.raises(SystemExit) as exc:
+            sc.main(args)
+        last = capsys.readouterr().err.strip().splitlines()[-1]  # after argparse's usage lines
+        assert exc.value.code == 2 and "error: " in last and said in last
