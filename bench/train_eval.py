@@ -197,7 +197,8 @@ def main(argv: list[str] | None = None) -> int:
                          "games: the labels are the outcomes of play, not of a playout policy); --games is ignored")
     ap.add_argument("--name", choices=SHIPPED, default="tempo",
                     help="which shipped evaluation the weights are (default tempo: eval-Np.json; searched: "
-                         "eval-searched-Np.json, fitted with --records)")
+                         "eval-searched-Np.json, fitted with --records; smart: eval-smart-Np.json, fitted with "
+                         "--policy smart)")
     ap.add_argument("--out", type=Path, default=None,
                     help="folder for eval-Np.json (default: the package's kwsearch/data)")
     args = ap.parse_args(argv)

@@ -72,9 +72,10 @@ class EvaluationError(KwsearchError):
 
 
 #: The evaluations shipped with the package, by the name a spec or the CLI gives (``eval=NAME``):
-#: "tempo", the default, fitted to games of the tempo playout policy, and "searched", fitted to the
-#: outcomes of ISMCTS games (docs/evaluation.md, "Training").
-SHIPPED = ("tempo", "searched")
+#: "tempo", fitted to games of the tempo playout policy; "searched", fitted to the outcomes of ISMCTS
+#: games; "smart", fitted to games of the smart playout policy, the outcome of the playouts a
+#: ``rollout=smart`` search cuts off (docs/evaluation.md, "Training").
+SHIPPED = ("tempo", "searched", "smart")
 
 
 def shipped_path(players: int, name: str = "tempo") -> Path:
