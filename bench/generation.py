@@ -18,8 +18,9 @@ table)``:
 The search of generation 1 is today's default (``ismcts``); from generation 2 on
 its seats score their playouts' cut-off with the previous generation's weights
 (``eval=<--dir>/gen-<K-1>/eval-searched-<N>p.json``, at the player count's
-default cut-off, 20 decisions at three players where the default has none), so
-each generation learns from games its predecessor played. Games go to
+default cut-off; before issue 32's ninth round three players, whose default had
+none, used 20 decisions), so each generation learns from games its predecessor
+played. Games go to
 ``<--dir>/gen-<K>/games/<N>p-<table>.jsonl`` through ``run_tournament``: locally
 (``--workers`` processes) or as Ray tasks (``--backend ray``, a local Ray
 instance or the cluster at ``--address``), and an interrupted generation resumes
@@ -67,8 +68,6 @@ from trainlib import write_weights  # noqa: E402
 
 FORMAT = "kwsearch-generation/1"
 TABLES = ("heuristic", "strengths", "mixed")
-#: The cut-off of a later generation's search where the player count's default has none (3 players).
-CUTOFF_WITHOUT_DEFAULT = 20
 #: The settings that decide a generation's games and weights (recorded in generation.json).
 SETTINGS = ("gen", "seed", "games", "iterations", "players", "every", "l2", "holdout")
 
@@ -82,7 +81,7 @@ def search_spec(players: int, iterations: int, previous: Path | None) -> str:
     folder ``previous``."""
     if previous is None:
         return f"ismcts:iterations={iterations}"
-    cutoff = SETTING["cutoff"].default_for(players) or CUTOFF_WITHOUT_DEFAULT
+    cutoff = SETTING["cutoff"].default_for(players)  # every player count's default has one (issue 32)
     weights = (previous / shipped_path(players, "searched").name).resolve()
     return f"ismcts:iterations={iterations},cutoff={cutoff},eval={weights}"
 

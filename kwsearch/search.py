@@ -32,13 +32,14 @@ Every iteration
    prior guide the playouts too: each playout decision is, with chance q, an option
    drawn in proportion to P, and the rollout policy's choice otherwise (``q = 0``, the
    default: unguided, draw for draw).
-3. **plays out** the rest of the game at C level. With three players the
-   default is the cheap *tempo* policy to the end of the game
-   (``SearchConfig.rollout = "tempo"``, ``k_playout_tempo``); with two players it is
-   the *smart* policy below, cut off after 15 decisions, and with four the smart
-   policy cut off after 30 decisions and scored by the evaluation fitted to searched
-   games (``DEFAULT_ROLLOUT``, ``DEFAULT_CUTOFF``, ``DEFAULT_EVALUATION``;
-   docs/strength.md). The tempo policy: at a turn, three
+3. **plays out** the rest of the game at C level. With two players the default
+   is the *smart* policy below, cut off after 15 decisions; with three the smart
+   policy cut off after 30 decisions and scored by the evaluation fitted to smart
+   playouts; with four the smart policy cut off after 30 decisions and scored by
+   the evaluation fitted to searched games (``DEFAULT_ROLLOUT``, ``DEFAULT_CUTOFF``,
+   ``DEFAULT_EVALUATION``; docs/strength.md). The former defaults play the cheap
+   *tempo* policy to the end of the game (``SearchConfig.rollout = "tempo"``,
+   ``k_playout_tempo``). The tempo policy: at a turn, three
    times in four the seat takes one of the tiles that let the fewest other
    workers past it, and at the market step it offers a car seven times in eight
    when it can; a new engine not higher than the GP car's goes into the car only

@@ -253,8 +253,9 @@ def _prior_weights_check(c) -> str | None:
 #: four players smart playouts stopped after 30 decisions and scored by the evaluation fitted to
 #: searched games (``searched``) -- 51.7% [47.2, 56.1] against three of the former default over 400
 #: games at 0.2 s (parity 25%), and more search helps it (4x the iterations against three copies
-#: at 1x: docs/strength.md). With three players the tempo playout to the end: no three-player
-#: match has been played for a cut-off search. The former defaults stay reachable by spec
+#: at 1x: docs/strength.md); with three players smart playouts stopped after 30 decisions and scored
+#: by the evaluation fitted to smart playouts (``smart``) -- it passed the opponent panel (issue 32:
+#: docs/strength.md, "Ninth round"). The former defaults stay reachable by spec
 #: (``kwsearch.search.FORMER_DEFAULT``).
 SETTINGS: tuple[Setting, ...] = (
     Setting("c_uct", "float", "Exploration constant c of UCB (mean + c * sqrt(ln(avail) / visits)).",
@@ -277,16 +278,16 @@ SETTINGS: tuple[Setting, ...] = (
             flag="--loop", in_json=_always, in_key=_always),
     Setting("rollout", "choice", "Playout policy: tempo (a cheap policy that keeps tempo and sells), random, "
             "or smart (the heuristic's hand rules, with the knobs of playout).", choices=ROLLOUTS,
-            default={2: "smart", 3: "tempo", 4: "smart"}, spec="rollout", flag="--rollout", in_json=_always,
+            default={2: "smart", 3: "smart", 4: "smart"}, spec="rollout", flag="--rollout", in_json=_always,
             in_key=_always),
     Setting("cutoff", "int", "Stop each playout after this many decisions and score it with the learned "
             "evaluation (docs/evaluation.md); 0 plays every playout to the end.", lo=0, hi=MAX_CUTOFF,
-            default={2: 15, 3: 0, 4: 30}, spec="cutoff", flag="--cutoff", in_json=_always,
+            default={2: 15, 3: 30, 4: 30}, spec="cutoff", flag="--cutoff", in_json=_always,
             in_key=lambda c: bool(c.cutoff)),
     Setting("evaluation", "text", "Weights file of the evaluation that scores a playout stopped at the "
             "cut-off, or a shipped one by name: tempo, searched (fitted to ISMCTS games) or smart (fitted "
             "to smart playouts).",
-            default={2: "tempo", 3: "tempo", 4: "searched"}, active=lambda c: c.cutoff > 0, spec="eval",
+            default={2: "tempo", 3: "smart", 4: "searched"}, active=lambda c: c.cutoff > 0, spec="eval",
             flag="--eval", metavar="FILE|NAME", in_json=_always, in_key=lambda c: bool(c.cutoff),
             check=_evaluation_check, doc="used only with a cut-off"),
     Setting("root", "choice", "How the root spends the budget: uct selects there as everywhere; halving runs "

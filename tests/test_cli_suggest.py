@@ -53,7 +53,7 @@ def check_schema(obj, players):
     assert config["root"] == "uct"  # the default at every player count
     # the player-count defaults filled in (docs/strength.md)
     assert (config["rollout"], config["cutoff"], config["evaluation"]) == \
-        {2: ("smart", 15, "tempo"), 3: ("tempo", 0, None), 4: ("smart", 30, "searched")}[players]
+        {2: ("smart", 15, "tempo"), 3: ("smart", 30, "smart"), 4: ("smart", 30, "searched")}[players]
 
 
 def without_timings(text: str) -> str:
@@ -111,7 +111,7 @@ def test_suggest_on_a_record_at_a_ply():
 
 
 def test_money_is_labelled_as_at_the_cut_off_when_playouts_stop_early():
-    """The two-player default cuts playouts off (docs/strength.md): its money column is the money there."""
+    """The defaults cut playouts off (docs/strength.md): the money column is the money there."""
     r = run("suggest", GAME2, "--ply", 12, "--iterations", 1500)
     assert r.exit_code == 0, r.output
     assert "money@cut ± sd" in r.stdout and "cut off after 15 decisions" in r.stdout
@@ -121,8 +121,9 @@ def test_money_is_labelled_as_at_the_cut_off_when_playouts_stop_early():
     assert "money ± sd" in full.stdout and "money@cut" not in full.stdout and "cut off" not in full.stdout
     four = run("suggest", MID, "--iterations", 800)  # the four-player default cuts off after 30
     assert four.exit_code == 0 and "money@cut ± sd" in four.stdout and "cut off after 30 decisions" in four.stdout
-    three = run("suggest", MID3, "--iterations", 800)  # the three-player default plays playouts out
-    assert three.exit_code == 0 and "money ± sd" in three.stdout and "money@cut" not in three.stdout
+    three = run("suggest", MID3, "--iterations", 800)  # so does the three-player one, scored by `smart`
+    assert three.exit_code == 0 and "money@cut ± sd" in three.stdout
+    assert "cut off after 30 decisions (smart evaluation)" in three.stdout
 
 
 def test_suggest_two_workers_and_closed_loop():

@@ -1,7 +1,7 @@
 """``kwsearch play --teach``: teaching mode in the terminal, with scripted input.
 
-The planted blunder (tests/test_teach.py): three players, seed 0, the human at seat 2 chooses the
-first start tile, and ``start B`` loses about 20 points of win % to ``start C``.
+The planted mistake (tests/test_teach.py, tests/test_web_teach.py): four players, seed 2, the human at
+seat 3 chooses the first start tile, and ``start B`` loses about 12 points of win % to ``start D``.
 """
 
 from __future__ import annotations
@@ -18,39 +18,39 @@ from kwsearch.teach import TeachSettings, check_decision
 
 pytestmark = pytest.mark.one_engine
 
-SEATS = "heuristic,heuristic,human"
+SEATS = "heuristic,heuristic,heuristic,human"
 
 
-def play(tmp_path, *args, input, name="game.json"):
+def play(tmp_path, *args, input, name="game.json", seed=2):
     out = tmp_path / name
-    result = CliRunner().invoke(main, ["play", "--seats", SEATS, "--seed", "0", "--record", str(out), *args],
+    result = CliRunner().invoke(main, ["play", "--seats", SEATS, "--seed", str(seed), "--record", str(out), *args],
                                 input=input)
     return result, out
 
 
 def planted():
-    st = Game(3).new_initial_state(0, engine="reference")
+    st = Game(4).new_initial_state(2, engine="reference")
     return check_decision(st, st.parse_move("start B"), 0, TeachSettings())
 
 
 def test_a_blunder_is_pointed_out_and_undo_takes_it_back(tmp_path):
-    result, out = play(tmp_path, "--teach", input="start B\nundo\nstart C\nquit\n")
+    result, out = play(tmp_path, "--teach", input="start B\nundo\nstart D\nquit\n")
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())  # the message is wrapped at the terminal's width
     assert "Teaching mode: a mistake or a blunder is pointed out" in text and "5,000 iterations, seed 0" in text
     want = planted()
     assert f"{want.message()} Take back? Type 'undo' to take it back, Enter to play on." in text
     assert "took back your last decision" in text
-    assert "start C (gp_engine2+hire) was better" in text
+    assert "start D (gp_start2+research) was better" in text
     assert text.count("was better") == 1  # the best move, played after the take-back, is not pointed out
     events = json.loads(out.read_text())["events"]
-    assert events[0] == "start C"
+    assert events[0] == "start D"
 
 
 @pytest.mark.parametrize("width", [80, 100])
 def test_the_teaching_lines_fit_the_terminal(tmp_path, width):
     out = tmp_path / "g.json"
-    result = CliRunner().invoke(main, ["play", "--seats", SEATS, "--seed", "0", "--record", str(out), "--teach"],
+    result = CliRunner().invoke(main, ["play", "--seats", SEATS, "--seed", "2", "--record", str(out), "--teach"],
                                 input="start B\nundo\nquit\n", env={"COLUMNS": str(width)})
     lines = [line for line in result.output.splitlines() if str(tmp_path) not in line]  # a path cannot wrap
     assert any("was better" in line for line in lines) and any("Teaching mode" in line for line in lines)
@@ -65,12 +65,12 @@ def test_enter_plays_on(tmp_path):
 
 
 def test_the_threshold_is_respected(tmp_path):
-    st = Game(3).new_initial_state(0, engine="reference")
-    cls = check_decision(st, st.parse_move("start D"), 0, TeachSettings("inaccuracy")).cls
-    assert cls == "inaccuracy"  # start D: an inaccuracy, told only at the lowest threshold
-    result, _ = play(tmp_path, "--teach", "inaccuracy", input="start D\n\nquit\n")
+    st = Game(4).new_initial_state(8, engine="reference")
+    cls = check_decision(st, st.parse_move("start C"), 0, TeachSettings("inaccuracy")).cls
+    assert cls == "inaccuracy"  # start C in the game of seed 8: an inaccuracy, told only at the lowest threshold
+    result, _ = play(tmp_path, "--teach", "inaccuracy", input="start C\n\nquit\n", seed=8)
     assert "Inaccuracy (-" in result.output
-    result, _ = play(tmp_path, "--teach", "blunder", input="start D\nquit\n", name="other.json")
+    result, _ = play(tmp_path, "--teach", "blunder", input="start C\nquit\n", name="other.json", seed=8)
     assert result.exit_code == 0 and "was better" not in result.output and "Teaching mode: a blunder" in result.output
 
 
@@ -78,8 +78,8 @@ def test_the_command_and_the_session_agree(tmp_path):
     """The library's session with the same settings says the same thing."""
     said: list[str] = []
     answers = iter(["start B", "undo", "quit"])
-    rec = new_game_record(3, 0, ["heuristic", "heuristic", HUMAN])
-    session = Session(rec, ["heuristic", "heuristic", HUMAN], tmp_path / "lib.json", seed=0,
+    rec = new_game_record(4, 2, ["heuristic", "heuristic", "heuristic", HUMAN])
+    session = Session(rec, ["heuristic", "heuristic", "heuristic", HUMAN], tmp_path / "lib.json", seed=2,
                       ask=lambda prompt: next(answers), say=said.append, teach=TeachSettings())
     with pytest.raises(Quit):
         session.run()

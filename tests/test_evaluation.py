@@ -29,6 +29,7 @@ from kwsearch.engine import convert
 from kwsearch.features import EvaluationError, load_evaluation
 from kwsearch.rules import Game
 from kwsearch.search import SearchConfig, SearchError, SearchLimits, search
+from kwsearch.settings import SETTING
 
 ROOT = Path(__file__).resolve().parent.parent
 MID = str(ROOT / "examples" / "midgame-4p.json")
@@ -225,7 +226,7 @@ def test_search_with_cutoff_is_legal_and_reproducible(players):
 def test_a_cutoff_beyond_the_game_changes_nothing():
     """A playout that ends before its cut-off is scored as without one: the same tree, the same result."""
     st = Game(3, v6=True).new_initial_state(seed=2)
-    plain = search(st, SearchLimits(iterations=800), SearchConfig(), seed=9)
+    plain = search(st, SearchLimits(iterations=800), SearchConfig(cutoff=0), seed=9)
     long = search(st, SearchLimits(iterations=800), SearchConfig(cutoff=100_000), seed=9)
     assert plain.actions == long.actions and plain.nodes == long.nodes and plain.pv == long.pv
 
@@ -251,8 +252,8 @@ def test_bot_spec_with_evaluation_file(tmp_path):
     # without cutoff= the player count's default cut-off applies: 15 decisions with two players...
     bot = from_spec(f"ismcts:iterations=30,eval={path}", seed=1)
     assert bot.step(st) in st.legal_actions()
-    # ...and none with three, where an evaluation would never be used: a clear error, not ignored
-    with pytest.raises(SearchError, match="3-player default has none; give cutoff"):
+    # ...and 30 with three, where these two-player weights are refused
+    with pytest.raises(EvaluationError, match="the game has 3"):
         bot.step(Game(3).new_initial_state(1))
     with pytest.raises(BotSpecError, match="cutoff"):
         from_spec(f"ismcts:iterations=30,cutoff=0,eval={path}")
@@ -311,7 +312,7 @@ def test_an_unknown_key_in_an_evaluation_file_is_refused_wherever_the_file_is_na
     assert not (tmp_path / "t.jsonl").exists()
 
 
-def test_bad_cutoff_settings():
+def test_bad_cutoff_settings(monkeypatch):
     with pytest.raises(SearchError, match="SearchConfig.cutoff"):
         SearchConfig(cutoff=-1)
     with pytest.raises(SearchError, match="SearchConfig.cutoff"):
@@ -320,8 +321,12 @@ def test_bad_cutoff_settings():
         SearchConfig(cutoff=0, evaluation="w.json")  # an evaluation without a cut-off would be ignored
     assert SearchConfig(evaluation="w.json").for_players(2).cutoff == 15  # the two-player default cut-off
     assert SearchConfig(evaluation="w.json").for_players(4).cutoff == 30  # the four-player default cut-off
-    with pytest.raises(SearchError, match="SearchConfig.evaluation: .* the 3-player default has none"):
-        SearchConfig(evaluation="w.json").for_players(3)  # whose default has none
+    assert SearchConfig(evaluation="w.json").for_players(3).cutoff == 30  # the three-player default cut-off
+    # a player count whose default has no cut-off (three players until issue 32) would never use an
+    # evaluation: a clear error, not ignored
+    monkeypatch.setitem(SETTING["cutoff"].default, 3, 0)
+    with pytest.raises(SearchError, match="SearchConfig.evaluation: .* the 3-player default has none; give cutoff"):
+        SearchConfig(evaluation="w.json").for_players(3)
     with pytest.raises(SearchError, match="SearchConfig.evaluation"):
         SearchConfig(cutoff=5, evaluation="")
     with pytest.raises(EvaluationError, match="no such file"):

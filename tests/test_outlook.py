@@ -138,7 +138,7 @@ def test_places_sum_to_one_both_ways(players):
             n, win, _keys, _ = r.accounts[action]
             assert pl.samples == n
             assert pl.seats[r.mover].p[0] == pytest.approx(win / n, abs=1e-9)
-    assert cut == (players != 3)  # the defaults: cut-offs with 2 and 4 players, to the end with 3
+    assert cut  # the defaults cut playouts off at every player count (3 players since issue 32)
 
 
 def test_places_at_the_end_of_the_game_split_ties_evenly():

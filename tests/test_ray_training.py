@@ -256,7 +256,7 @@ def test_a_later_generation_searches_with_the_previous_weights(tmp_path, generat
     with pytest.raises(generation.GenerationError, match="gen-2: no weights for 3 players; run generation 2"):
         generation.run(["--gen", "3", "--seed", "3", "--players", "3", "--dir", str(folder)])
     spec = generation.search_spec(3, 4, folder / "gen-1")
-    assert spec == f"ismcts:iterations=4,cutoff=20,eval={(folder / 'gen-1' / 'eval-searched-3p.json').resolve()}"
+    assert spec == f"ismcts:iterations=4,cutoff=30,eval={(folder / 'gen-1' / 'eval-searched-3p.json').resolve()}"
     assert generation.search_spec(2, 4, None) == "ismcts:iterations=4"
     from kwsearch.bots import BotSpec
     assert BotSpec.parse(spec).get("eval").endswith("eval-searched-3p.json")  # the weights load

@@ -400,7 +400,8 @@ def test_tempo_rollout_policy():
     assert _stats(a) == _stats(b)  # reproducible
     assert _stats(a) != _stats(plain)  # the policy changes the playouts
     assert SearchConfig().rollout is None and from_spec("ismcts").config.rollout is None  # by player count
-    assert SearchConfig().for_players(4).rollout == "smart" and SearchConfig().for_players(3).rollout == "tempo"
+    assert SearchConfig().for_players(4).rollout == "smart" and SearchConfig().for_players(3).rollout == "smart"
+    assert SearchConfig(rollout="tempo").for_players(3).rollout == "tempo"  # an explicit one is kept
     assert a.best_action in st.legal_actions()
     with pytest.raises(ValueError, match="rollout"):
         SearchConfig(rollout="greedy")
@@ -508,11 +509,13 @@ def test_player_count_defaults(players):
     assert bot.config.c_uct == 1.3 and bot.config.money_weight is None and bot.config.cutoff is None
     # Chosen by matches (docs/strength.md): two players, smart playouts cut off after 15 decisions,
     # scored by the tempo evaluation, and money weight 0.2; four players, smart playouts cut off after
-    # 30 decisions, scored by the evaluation fitted to searched games; three players, tempo playouts to
-    # the end (money weight 0.5 with three and four).
+    # 30 decisions, scored by the evaluation fitted to searched games; three players, smart playouts cut
+    # off after 30 decisions, scored by the evaluation fitted to smart playouts (money weight 0.5 with
+    # three and four).
     assert (DEFAULT_C_UCT[2], DEFAULT_MONEY_WEIGHT[2], DEFAULT_ROLLOUT[2], DEFAULT_CUTOFF[2],
             DEFAULT_EVALUATION[2]) == (0.7, 0.2, "smart", 15, "tempo")
-    assert (DEFAULT_C_UCT[3], DEFAULT_MONEY_WEIGHT[3], DEFAULT_ROLLOUT[3], DEFAULT_CUTOFF[3]) == (0.4, 0.5, "tempo", 0)
+    assert (DEFAULT_C_UCT[3], DEFAULT_MONEY_WEIGHT[3], DEFAULT_ROLLOUT[3], DEFAULT_CUTOFF[3],
+            DEFAULT_EVALUATION[3]) == (0.4, 0.5, "smart", 30, "smart")
     assert (DEFAULT_C_UCT[4], DEFAULT_MONEY_WEIGHT[4], DEFAULT_ROLLOUT[4], DEFAULT_CUTOFF[4],
             DEFAULT_EVALUATION[4]) == (0.4, 0.5, "smart", 30, "searched")
     # The evaluation is filled in only where playouts stop early, and an explicit one is kept.
@@ -520,6 +523,7 @@ def test_player_count_defaults(players):
     assert SearchConfig(cutoff=0).for_players(4).evaluation is None
     assert SearchConfig(cutoff=20).for_players(4).evaluation == "searched"
     assert SearchConfig(cutoff=20).for_players(2).evaluation == "tempo"
+    assert SearchConfig(cutoff=20).for_players(3).evaluation == "smart"
     assert SearchConfig(cutoff=20, evaluation="tempo").for_players(4).evaluation == "tempo"
 
 
@@ -534,10 +538,8 @@ def test_former_default_is_reachable_by_a_spec(players):
     assert used.money_weight == (0.0 if players == 2 else 0.5)
     res = search(st, SearchLimits(iterations=200), bot.config, seed=5)
     assert res.config.evaluation is None and res.config.cutoff == 0
-    if players == 3:  # unchanged there: the plain default is the same search, draw for draw
-        assert _stats(res) == _stats(search(st, SearchLimits(iterations=200), seed=5))
-    else:
-        assert _stats(res) != _stats(search(st, SearchLimits(iterations=200), seed=5))
+    # every player count's default has changed since (three players' in issue 32)
+    assert _stats(res) != _stats(search(st, SearchLimits(iterations=200), seed=5))
 
 
 @pytest.mark.parametrize("engine", ["reference", "fast"])

@@ -77,8 +77,9 @@ def test_analysis_json_names_every_setting_in_effect():
     config = SearchConfig(c_opponents=1.5, prior_playout=0.2).for_players(2)
     obj = config_json(config)
     assert obj["c_opponents"] == 1.5 and obj["prior_playout"] == 0.2 and obj["playout"]["rule"] == 0.9
-    plain = config_json(SearchConfig().for_players(3))
+    plain = config_json(SearchConfig(rollout="tempo", cutoff=0).for_players(3))  # the former default
     assert "c_opponents" not in plain and "prior" not in plain and "playout" not in plain
+    assert "playout" in config_json(SearchConfig().for_players(3))  # today's: smart playouts, with knobs
 
 
 
@@ -100,8 +101,10 @@ def test_search_params_carry_every_setting_the_c_loop_reads():
     assert fields == {"c_uct": 0.9, "c_opponents": 1.5, "money_weight": 0.3, "determinize": True,
                       "closed_loop": True, "rollout": "smart", "playout": (0.5, 0.4, 0.3, 2.0, 1.0), "cutoff": 7,
                       "prior": 0.5, "prior_playout": 0.25, "evaluation": 2, "prior_weights": 2}
-    plain = search_params(SearchConfig(), 3).as_dict()
-    assert plain["c_opponents"] == plain["c_uct"] == 0.4 and plain["evaluation"] is None
-    assert plain["prior_weights"] is None and plain["rollout"] == "tempo"
+    plain = search_params(SearchConfig(), 3).as_dict()  # today's three-player default: smart, cut at 30
+    assert plain["c_opponents"] == plain["c_uct"] == 0.4 and plain["evaluation"] == 3 and plain["cutoff"] == 30
+    assert plain["prior_weights"] is None and plain["rollout"] == "smart"
+    former = search_params(SearchConfig(rollout="tempo", cutoff=0), 3).as_dict()  # no cut-off: no evaluation
+    assert former["evaluation"] is None and former["rollout"] == "tempo"
     with pytest.raises(ValueError, match="for_players"):
         _search.Params(SearchConfig())  # the player-count defaults must be filled in first

@@ -152,7 +152,7 @@ def test_smart_rollout_in_search_and_specs():
     assert a.config.as_dict()["playout"] == dict(zip(_search.PLAYOUT_FIELDS, DEFAULT_PLAYOUT))
     assert "playout" not in tempo.config.as_dict()
     assert SearchConfig().for_players(2).rollout == "smart"  # the two-player default (docs/strength.md)
-    assert SearchConfig().for_players(4).rollout == "smart" and SearchConfig().for_players(3).rollout == "tempo"
+    assert SearchConfig().for_players(4).rollout == "smart" and SearchConfig().for_players(3).rollout == "smart"
     spec = BotSpec.parse("ismcts:iterations=50,rollout=smart,rule=0.5,engineer=2")
     assert str(spec) == "ismcts:iterations=50,rollout=smart,rule=0.5,engineer=2"
     bot = spec.build(seed=1)

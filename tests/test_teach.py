@@ -1,8 +1,9 @@
 """Teaching mode (kwsearch.teach): a human decision checked by the review's own valuation.
 
-Planted decisions: the first start tile of a game, where one option loses well over ten points of
-win % to the best (the review's check at its defaults, 5,000 iterations and seed 0), at 2, 3 and 4
-players.
+Planted decisions, where one option loses over ten points of win % to the best (the review's check
+at its defaults, 5,000 iterations and seed 0): the first start tile of a game with 2 and 4 players;
+with 3 players, whose default search (issue 32) finds the start tiles within a few points of each
+other, a price at the market 24 random decisions into a game.
 """
 
 from __future__ import annotations
@@ -22,24 +23,35 @@ from kwsearch.teach import (DEFAULT_ITERATIONS, DEFAULT_SEED, DEFAULT_THRESHOLD,
 
 pytestmark = pytest.mark.one_engine
 
-# (players, seed, a planted mistake, the best option): the first decision of the game
-PLANTED = [(2, 10, "start A", "start D"), (3, 0, "start B", "start C"), (4, 2, "start A", "start D")]
+# (players, seed, plies, a planted mistake, the best option): the decision after ``plies`` random ones
+PLANTED = [(2, 10, 0, "start A", "start D"), (3, 1, 24, "market price 1", "market price 8"),
+           (4, 2, 0, "start A", "start D")]
 
 
 def first_decision(players: int, seed: int):
     return Game(players).new_initial_state(seed, engine="reference")
 
 
-@pytest.mark.parametrize("players, seed, bad, best", PLANTED)
-def test_a_planted_mistake_fires_and_the_best_move_does_not(players, seed, bad, best):
-    st = first_decision(players, seed)
+def decision(players: int, seed: int, plies: int):
+    """The decision after ``plies`` uniformly random ones (drawn from ``random.Random(seed)``) in the game
+    of ``seed``: the first decision with ``plies`` 0."""
+    import random
+    st, rng = first_decision(players, seed), random.Random(seed)
+    for _ in range(plies):
+        st.apply(rng.choice(st.legal_actions()))
+    return st
+
+
+@pytest.mark.parametrize("players, seed, plies, bad, best", PLANTED)
+def test_a_planted_mistake_fires_and_the_best_move_does_not(players, seed, plies, bad, best):
+    st = decision(players, seed, plies)
     v = check_decision(st, st.parse_move(bad), 0)
     assert v.fires and v.cls in ("mistake", "blunder") and v.threshold == DEFAULT_THRESHOLD
     assert v.best == best and v.played == bad and v.seat == st.current_player() and v.ply == 0
     assert v.loss - v.loss_half >= 0.10 and v.loss == pytest.approx(v.best_win - v.played_win)
     assert re.fullmatch(rf"{v.cls.capitalize()} \(-\d+ ± [\d.]+ points of win %\): {re.escape(v.best_label)} "
                         r"was better\.", v.message())
-    assert v.best_label.startswith(best + " (")  # the option by its menu name
+    assert v.best_label == best or v.best_label.startswith(best + " (")  # by its menu name (a tile's content)
     good = check_decision(st, st.parse_move(best), 0)
     assert not good.fires and good.cls is None and good.loss == 0 and good.best == best
     for level in LEVELS:  # the best move never fires, whatever the threshold
@@ -47,7 +59,8 @@ def test_a_planted_mistake_fires_and_the_best_move_does_not(players, seed, bad, 
 
 
 def test_the_threshold_is_respected():
-    st = first_decision(3, 0)
+    players, seed, plies, bad, _ = PLANTED[1]
+    st = decision(players, seed, plies)
     firing = {}
     classes = {}
     for level in LEVELS:
@@ -62,7 +75,7 @@ def test_the_threshold_is_respected():
                 firing[level].add(a)
     assert firing["inaccuracy"] >= firing["mistake"] >= firing["blunder"]
     assert firing["inaccuracy"] > firing["blunder"]  # an inaccuracy told at the lowest threshold only
-    assert st.parse_move("start B") in firing["mistake"]
+    assert st.parse_move(bad) in firing["mistake"]
 
 
 def test_teaching_and_the_review_agree_on_the_same_decision():

@@ -354,23 +354,30 @@ def test_openspiel_bots_in_a_tournament(tmp_path):
 # -- the decision cap (adjudication, a match rule) --------------------------------
 
 
-def game_digest(path) -> str:
+def game_digest(path, renamed: tuple[str, str] | None = None) -> str:
+    """A digest of the games without their timings; ``renamed`` (old, new) writes a bot's spec as it was."""
     import hashlib
     games = games_without_timing(path)
-    return hashlib.sha256(json.dumps([games[i] for i in sorted(games)], sort_keys=True).encode()).hexdigest()
+    text = json.dumps([games[i] for i in sorted(games)], sort_keys=True)
+    if renamed is not None:
+        text = text.replace(renamed[0], renamed[1])
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def test_capped_tournament_games_are_as_before(tmp_path):
     """The default cap never touches a normal game: this seeded tournament's games are byte for byte
-    what kwsearch played before the cap existed (digest taken from that version)."""
+    what kwsearch played before the cap existed (digest taken from that version). The search is that
+    version's three-player default, spelled out since issue 32 changed the default (search.FORMER_DEFAULT),
+    and named in the digest as that version named it."""
     out = tmp_path / "r.jsonl"
-    run_tournament(TournamentSpec(bots=("random", "heuristic", "ismcts:iterations=30"), players=3, games=6,
-                                  seed=5), out)
+    former = "ismcts:iterations=30,rollout=tempo,cutoff=0"
+    run_tournament(TournamentSpec(bots=("random", "heuristic", former), players=3, games=6, seed=5), out)
     header, games, _ = load_results(out)
     from kwsearch.bots import MAX_MATCH_DECISIONS
     assert header["max_decisions"] == MAX_MATCH_DECISIONS
     assert not any("adjudicated" in g for g in games.values())
-    assert game_digest(out) == "84f34af895ce9282064841f7354bb5c2496bf142ff4c0299b44507d22308975b"
+    assert game_digest(out, (former, "ismcts:iterations=30")) == \
+        "84f34af895ce9282064841f7354bb5c2496bf142ff4c0299b44507d22308975b"
     assert "Adjudicated" not in run("report", out).output
 
 
