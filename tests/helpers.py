@@ -154,6 +154,30 @@ def options(st: State) -> list[str]:
     return [st.action_to_text(a) for a in st.legal_actions()]
 
 
+def after_random_decisions(players: int, seed: int, steps: int) -> State:
+    """The reference state of the game of ``seed`` after ``steps`` uniformly random decisions drawn
+    from ``random.Random(seed)`` (fewer if the game ends)."""
+    import random
+    from kwsearch.rules import Game
+    rng = random.Random(seed)
+    st = Game(players).new_initial_state(seed)
+    for _ in range(steps):
+        if st.is_terminal():
+            break
+        st.apply(rng.choice(st.legal_actions()))
+    return st
+
+
+#: A planted teaching mistake, checked by tests/test_teach.py and played in the terminal
+#: (tests/test_cli_teach.py) and on the web board (tests/test_web_teach.py, test_web_e2e_teach.py):
+#: four players, seed 2, the human at seat 3 chooses the first start tile; ``start B`` loses about 12
+#: points of win % to ``start D`` at the review's defaults, and a bot moves next, while after
+#: ``start D`` seat 3 moves again (it orders the tile's actions). Three players, seed 0, served until
+#: issue 32 changed their default search, under which no first start tile is a mistake.
+TEACH_SEATS, TEACH_PLAYERS, TEACH_SEED, TEACH_SEAT = "heuristic,heuristic,heuristic,human", 4, 2, 3
+TEACH_BAD, TEACH_BEST = "start B", "start D"
+
+
 def play(st: State, *moves: str) -> State:
     """Play ``moves`` (text notation, each checked) and return the state."""
     for m in moves:

@@ -1,7 +1,7 @@
 """``kwsearch play --teach``: teaching mode in the terminal, with scripted input.
 
-The planted mistake (tests/test_teach.py, tests/test_web_teach.py): four players, seed 2, the human at
-seat 3 chooses the first start tile, and ``start B`` loses about 12 points of win % to ``start D``.
+The planted mistake is tests/helpers.py's TEACH_*: four players, seed 2, the human at seat 3 chooses
+the first start tile, and ``start B`` loses about 12 points of win % to ``start D``.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from helpers import TEACH_BAD, TEACH_BEST, TEACH_PLAYERS, TEACH_SEATS, TEACH_SEED
 from kwsearch.cli import main
 from kwsearch.game import Game
 from kwsearch.play import HUMAN, Quit, Session, new_game_record
@@ -18,23 +19,20 @@ from kwsearch.teach import TeachSettings, check_decision
 
 pytestmark = pytest.mark.one_engine
 
-SEATS = "heuristic,heuristic,heuristic,human"
-
-
-def play(tmp_path, *args, input, name="game.json", seed=2):
+def play(tmp_path, *args, input, name="game.json", seed=TEACH_SEED, env=None):
     out = tmp_path / name
-    result = CliRunner().invoke(main, ["play", "--seats", SEATS, "--seed", str(seed), "--record", str(out), *args],
-                                input=input)
+    result = CliRunner().invoke(main, ["play", "--seats", TEACH_SEATS, "--seed", str(seed), "--record", str(out),
+                                       *args], input=input, env=env)
     return result, out
 
 
 def planted():
-    st = Game(4).new_initial_state(2, engine="reference")
-    return check_decision(st, st.parse_move("start B"), 0, TeachSettings())
+    st = Game(TEACH_PLAYERS).new_initial_state(TEACH_SEED, engine="reference")
+    return check_decision(st, st.parse_move(TEACH_BAD), 0, TeachSettings())
 
 
 def test_a_blunder_is_pointed_out_and_undo_takes_it_back(tmp_path):
-    result, out = play(tmp_path, "--teach", input="start B\nundo\nstart D\nquit\n")
+    result, out = play(tmp_path, "--teach", input=f"{TEACH_BAD}\nundo\n{TEACH_BEST}\nquit\n")
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())  # the message is wrapped at the terminal's width
     assert "Teaching mode: a mistake or a blunder is pointed out" in text and "5,000 iterations, seed 0" in text
@@ -44,24 +42,22 @@ def test_a_blunder_is_pointed_out_and_undo_takes_it_back(tmp_path):
     assert "start D (gp_start2+research) was better" in text
     assert text.count("was better") == 1  # the best move, played after the take-back, is not pointed out
     events = json.loads(out.read_text())["events"]
-    assert events[0] == "start D"
+    assert events[0] == TEACH_BEST
 
 
 @pytest.mark.parametrize("width", [80, 100])
 def test_the_teaching_lines_fit_the_terminal(tmp_path, width):
-    out = tmp_path / "g.json"
-    result = CliRunner().invoke(main, ["play", "--seats", SEATS, "--seed", "2", "--record", str(out), "--teach"],
-                                input="start B\nundo\nquit\n", env={"COLUMNS": str(width)})
+    result, _ = play(tmp_path, "--teach", input=f"{TEACH_BAD}\nundo\nquit\n", env={"COLUMNS": str(width)})
     lines = [line for line in result.output.splitlines() if str(tmp_path) not in line]  # a path cannot wrap
     assert any("was better" in line for line in lines) and any("Teaching mode" in line for line in lines)
     assert all(len(line) <= width for line in lines), [line for line in lines if len(line) > width]
 
 
 def test_enter_plays_on(tmp_path):
-    result, out = play(tmp_path, "--teach", input="start B\n\nquit\n")
+    result, out = play(tmp_path, "--teach", input=f"{TEACH_BAD}\n\nquit\n")
     assert result.exit_code == 0, result.output
     assert "was better" in result.output
-    assert json.loads(out.read_text())["events"][0] == "start B"
+    assert json.loads(out.read_text())["events"][0] == TEACH_BAD
 
 
 def test_the_threshold_is_respected(tmp_path):
@@ -77,9 +73,11 @@ def test_the_threshold_is_respected(tmp_path):
 def test_the_command_and_the_session_agree(tmp_path):
     """The library's session with the same settings says the same thing."""
     said: list[str] = []
-    answers = iter(["start B", "undo", "quit"])
-    rec = new_game_record(4, 2, ["heuristic", "heuristic", "heuristic", HUMAN])
-    session = Session(rec, ["heuristic", "heuristic", "heuristic", HUMAN], tmp_path / "lib.json", seed=2,
+    answers = iter([TEACH_BAD, "undo", "quit"])
+    seats = TEACH_SEATS.split(",")
+    assert seats[-1] == HUMAN
+    rec = new_game_record(TEACH_PLAYERS, TEACH_SEED, seats)
+    session = Session(rec, seats, tmp_path / "lib.json", seed=TEACH_SEED,
                       ask=lambda prompt: next(answers), say=said.append, teach=TeachSettings())
     with pytest.raises(Quit):
         session.run()

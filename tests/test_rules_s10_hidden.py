@@ -11,23 +11,15 @@ from collections import Counter
 
 import pytest
 
+from helpers import after_random_decisions
 from kwsearch.engine import reference, state_from_json
-from kwsearch.rules import Game, State
+from kwsearch.rules import State
 
 
 def _names(st: State, cards: list[int]) -> list[str]:
     return [st.game.components.card_types[t].name for t in cards]
 
 
-def _midgame(players: int, seed: int, steps: int) -> State:
-    """The state after ``steps`` uniformly random decisions (fewer if the game ends)."""
-    rng = random.Random(seed)
-    st = Game(players).new_initial_state(seed)
-    for _ in range(steps):
-        if st.is_terminal():
-            break
-        st.apply(rng.choice(st.legal_actions()))
-    return st
 
 
 STATES = [(n, seed, steps) for n in (2, 3, 4) for seed, steps in ((1, 0), (2, 25), (3, 70), (4, 140))]
@@ -44,7 +36,7 @@ def _without_hidden(obj: dict) -> dict:
 
 @pytest.mark.parametrize("players, seed, steps", STATES)
 def test_every_seat_observes_the_same(players, seed, steps):
-    st = _midgame(players, seed, steps)
+    st = after_random_decisions(players, seed, steps)
     views = [st.observation(seat) for seat in range(players)]
     for v in views[1:]:
         assert v == views[0]
@@ -53,7 +45,7 @@ def test_every_seat_observes_the_same(players, seed, steps):
 
 @pytest.mark.parametrize("players, seed, steps", STATES)
 def test_the_observation_holds_the_undrawn_cards_as_counts_not_as_an_order(players, seed, steps):
-    st = _midgame(players, seed, steps)
+    st = after_random_decisions(players, seed, steps)
     obs = st.observation(0)
     assert "hidden" not in obs
     assert obs["research"]["undrawn"] == dict(Counter(_names(st, reference(st).deck)))
@@ -66,7 +58,7 @@ def test_the_observation_holds_the_undrawn_cards_as_counts_not_as_an_order(playe
 
 @pytest.mark.parametrize("players, seed, steps", STATES)
 def test_states_differing_only_in_deck_order_look_the_same(players, seed, steps):
-    st = _midgame(players, seed, steps)
+    st = after_random_decisions(players, seed, steps)
     obj = st.to_json()
     deck = obj["hidden"]["deck"]
     other = deck[1:] + deck[:1]
@@ -81,7 +73,7 @@ def test_states_differing_only_in_deck_order_look_the_same(players, seed, steps)
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_money_is_public(players):
     """[decision] RULES.md §10: money (face-down markers) is observed by everyone (perfect recall)."""
-    st = _midgame(players, 5, 200)
+    st = after_random_decisions(players, 5, 200)
     assert any(st.money())
     for seat in range(players):
         assert [s["money"] for s in st.observation(seat)["seats"]] == st.money()
@@ -94,7 +86,7 @@ def test_money_is_public(players):
 
 @pytest.mark.parametrize("players, seed, steps", STATES)
 def test_determinize_only_permutes_the_undrawn_cards(players, seed, steps):
-    st = _midgame(players, seed, steps)
+    st = after_random_decisions(players, seed, steps)
     before_obs = [st.observation(s) for s in range(players)]
     before_full = _without_hidden(st.to_json())
     legal, player = st.legal_actions(), st.current_player()
@@ -117,7 +109,7 @@ def test_determinize_only_permutes_the_undrawn_cards(players, seed, steps):
 
 @pytest.mark.parametrize("players, seed, steps", STATES)
 def test_determinize_with_the_same_rng_gives_the_same_state(players, seed, steps):
-    st = _midgame(players, seed, steps)
+    st = after_random_decisions(players, seed, steps)
     a, b = st.copy(), st.copy()
     a.determinize(random.Random(1234))
     b.determinize(random.Random(1234))
@@ -131,7 +123,7 @@ def test_determinize_with_the_same_rng_gives_the_same_state(players, seed, steps
 
 def test_determinized_copies_with_the_same_rng_play_on_identically():
     """Same determinization, same moves: the same draws and reshuffles, to the end of the game."""
-    st = _midgame(3, 6, 30)
+    st = after_random_decisions(3, 6, 30)
     a, b = st.copy(), st.copy()
     a.determinize(random.Random(7))
     b.determinize(random.Random(7))
@@ -146,7 +138,7 @@ def test_determinized_copies_with_the_same_rng_play_on_identically():
 
 
 def test_determinize_redraws_the_generator_of_later_reshuffles():
-    st = _midgame(4, 2, 25)
+    st = after_random_decisions(4, 2, 25)
     rngs = set()
     for k in range(4):
         d = st.copy()

@@ -12,6 +12,7 @@ import re
 
 import pytest
 
+from helpers import TEACH_BAD, TEACH_BEST, TEACH_PLAYERS, TEACH_SEED, after_random_decisions
 from kwsearch.formats import position_to_state
 from kwsearch.game import Game
 from kwsearch.play import new_game_record
@@ -23,28 +24,21 @@ from kwsearch.teach import (DEFAULT_ITERATIONS, DEFAULT_SEED, DEFAULT_THRESHOLD,
 
 pytestmark = pytest.mark.one_engine
 
-# (players, seed, plies, a planted mistake, the best option): the decision after ``plies`` random ones
+# (players, seed, plies, a planted mistake, the best option): the decision after ``plies`` random ones;
+# the last is the one the terminal and web tests play (tests/helpers.py, TEACH_*)
 PLANTED = [(2, 10, 0, "start A", "start D"), (3, 1, 24, "market price 1", "market price 8"),
-           (4, 2, 0, "start A", "start D")]
+           (4, 2, 0, "start A", "start D"), (TEACH_PLAYERS, TEACH_SEED, 0, TEACH_BAD, TEACH_BEST)]
 
 
 def first_decision(players: int, seed: int):
     return Game(players).new_initial_state(seed, engine="reference")
 
 
-def decision(players: int, seed: int, plies: int):
-    """The decision after ``plies`` uniformly random ones (drawn from ``random.Random(seed)``) in the game
-    of ``seed``: the first decision with ``plies`` 0."""
-    import random
-    st, rng = first_decision(players, seed), random.Random(seed)
-    for _ in range(plies):
-        st.apply(rng.choice(st.legal_actions()))
-    return st
 
 
 @pytest.mark.parametrize("players, seed, plies, bad, best", PLANTED)
 def test_a_planted_mistake_fires_and_the_best_move_does_not(players, seed, plies, bad, best):
-    st = decision(players, seed, plies)
+    st = after_random_decisions(players, seed, plies)
     v = check_decision(st, st.parse_move(bad), 0)
     assert v.fires and v.cls in ("mistake", "blunder") and v.threshold == DEFAULT_THRESHOLD
     assert v.best == best and v.played == bad and v.seat == st.current_player() and v.ply == 0
@@ -60,7 +54,7 @@ def test_a_planted_mistake_fires_and_the_best_move_does_not(players, seed, plies
 
 def test_the_threshold_is_respected():
     players, seed, plies, bad, _ = PLANTED[1]
-    st = decision(players, seed, plies)
+    st = after_random_decisions(players, seed, plies)
     firing = {}
     classes = {}
     for level in LEVELS:

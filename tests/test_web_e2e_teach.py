@@ -1,10 +1,10 @@
 """Teaching mode and the level picker on the web board (issue 31), in headless Chromium (the fixtures of
 ``tests/test_web_e2e.py``).
 
-The planted mistake: four players, seed 2, the human at seat 3, which chooses the first start tile;
-``start B`` loses about 12 points of win % to ``start D`` (the review's check, 5,000 iterations,
-seed 0: tests/test_teach.py and tests/test_web_teach.py), and ``start D`` brings an engine that the
-human places next. Set ``KWS_TEACH_PNG=path.png`` to keep the screenshot of the banner.
+The planted mistake is tests/helpers.py's TEACH_*: four players, seed 2, the human at seat 3, which
+chooses the first start tile; ``start B`` loses about 12 points of win % to ``start D`` (the review's
+check, 5,000 iterations, seed 0: tests/test_teach.py), after which the human orders the tile's
+actions. Set ``KWS_TEACH_PNG=path.png`` to keep the screenshot of the banner.
 """
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from helpers import TEACH_BAD, TEACH_BEST, TEACH_PLAYERS, TEACH_SEAT, TEACH_SEATS, TEACH_SEED
 from test_web_e2e import board, js, new_game_from_form, open_board, pytestmark, wait  # noqa: F401
 from kwsearch.bots import LEVELS
 from kwsearch.game import Game
 from kwsearch.teach import TeachSettings, check_decision
 
-SEATS, SEED, BLUNDER, BEST = "heuristic,heuristic,heuristic,human", 2, "start B", "start D"
+SEATS, SEED, BLUNDER, BEST = TEACH_SEATS, TEACH_SEED, TEACH_BAD, TEACH_BEST
 
 
 def click_option(driver, text):
@@ -41,7 +42,7 @@ def test_teaching_mode_fires_on_a_planted_mistake_and_take_back_restores_the_pos
     new_game_from_form(board, SEATS, SEED, teach="mistake")
     view = wait(board, lambda d: js(d, "return !S.busy && S.view.human_to_move && S.view"), what="the human's turn")
     assert view["teach"]["threshold"] == "mistake" and view["teach"]["iterations"] == 5000
-    assert view["to_move"] == 3 and view["moves"] == []
+    assert view["to_move"] == TEACH_SEAT and view["moves"] == []
     assert board.find_element("id", "teach-about").is_displayed()
     start = screen(board)
     assert BLUNDER in start["options"] and BEST in start["options"]
@@ -50,7 +51,7 @@ def test_teaching_mode_fires_on_a_planted_mistake_and_take_back_restores_the_pos
     flag = wait(board, lambda d: d.find_element("id", "teach-flag"), timeout=60, what="the teaching banner")
     message = board.find_element("id", "teach-message").text
     # the library's check of the same decision, same settings: the same words and numbers
-    st = Game(4).new_initial_state(SEED, engine="reference")
+    st = Game(TEACH_PLAYERS).new_initial_state(SEED, engine="reference")
     want = check_decision(st, st.parse_move(BLUNDER), 0, TeachSettings())
     assert want.fires and want.best == BEST
     assert message == want.message() + " Take back?"

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import web_test_client  # noqa: E402
+from helpers import (TEACH_BAD, TEACH_BEST, TEACH_PLAYERS, TEACH_SEAT, TEACH_SEATS, TEACH_SEED,  # noqa: E402
+                     web_test_client)
 
 TestClient = web_test_client()
 
@@ -20,11 +21,8 @@ from kwsearch.web.app import WebConfig, create_app  # noqa: E402
 
 pytestmark = pytest.mark.one_engine
 
-# four players, seed 2: seat 3 chooses the first start tile; start B is a mistake (about 12 points of
-# win %), after which a bot moves, and start D is the best, after which seat 3 moves again (the engine
-# it brings goes somewhere). Three players, seed 0, served until issue 32 changed their default search,
-# under which no first start tile is a mistake.
-SEATS, SEED, SEAT, PLAYERS, BAD, BEST = "heuristic,heuristic,heuristic,human", 2, 3, 4, "start B", "start D"
+# the planted mistake of tests/helpers.py: after BAD a bot moves, after BEST the human moves again
+SEATS, SEED, SEAT, PLAYERS, BAD, BEST = TEACH_SEATS, TEACH_SEED, TEACH_SEAT, TEACH_PLAYERS, TEACH_BAD, TEACH_BEST
 
 
 @pytest.fixture
