@@ -359,3 +359,46 @@ def test_search_cost_times_every_spec_on_the_same_positions(tmp_path, capsys):
             sc.main(args)
         last = capsys.readouterr().err.strip().splitlines()[-1]  # after argparse's usage lines
         assert exc.value.code == 2 and "error: " in last and said in last
+
+
+# ---------------------------------------------------------------------------
+# bench/blend_eval.py: a blend of two evaluations' weights (issue 32, tenth round)
+# ---------------------------------------------------------------------------
+
+
+def test_blend_eval_writes_the_weighted_mean_of_two_evaluations(tmp_path, capsys):
+    from kwsearch import features
+    be = _load("blend_eval")
+    out = tmp_path / "blend.json"
+    assert be.main(["--a", "searched", "--a-share", "0.25", "--b", "smart", "--players", "3", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    a = json.loads(features.shipped_path(3, "searched").read_text())
+    b = json.loads(features.shipped_path(3, "smart").read_text())
+    assert doc["weights"] == pytest.approx([0.25 * x + 0.75 * y for x, y in zip(a["weights"], b["weights"])])
+    assert [s["source"] for s in doc["training"]["blend"]] == ["searched", "smart"]
+    assert doc["training"]["command"].endswith(f"--players 3 --out {out}")
+    # a product of experts: the blend's shares are the normalised geometric mean of the two models' shares
+    rows = doc["test"]["features"]
+    pa, pb = features.shares(rows, a["weights"]), features.shares(rows, b["weights"])
+    geo = [x ** 0.25 * y ** 0.75 for x, y in zip(pa, pb)]
+    assert doc["test"]["prediction"] == pytest.approx([g / sum(geo) for g in geo])
+    loaded = features.load_evaluation(str(out), 3)
+    assert loaded.nplayers == 3 and loaded.predict(rows) == pytest.approx(doc["test"]["prediction"])
+    # a blend of an evaluation with itself is that evaluation, at any share
+    same = tmp_path / "same.json"
+    assert be.main(["--a", "smart", "--a-share", "0.7", "--b", "smart", "--players", "3", "--out", str(same)]) == 0
+    assert json.loads(same.read_text())["weights"] == pytest.approx(b["weights"])
+    # the file is never overwritten; a share outside [0, 1], another player count or a missing file: one line, exit 2
+    before = out.read_bytes()
+    for args, said in ((["--a", "searched", "--b", "smart", "--players", "3", "--out", str(out)], "is not overwritten"),
+                       (["--a", "searched", "--a-share", "1.5", "--b", "smart", "--players", "3",
+                         "--out", str(tmp_path / "x.json")], "expected a number from 0 to 1"),
+                       (["--a", str(out), "--b", "smart", "--players", "4", "--out", str(tmp_path / "y.json")], "players"),
+                       (["--a", str(tmp_path / "none.json"), "--b", "smart", "--players", "3",
+                         "--out", str(tmp_path / "z.json")], "none.json: no such file")):
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exc:
+            be.main(args)
+        last = capsys.readouterr().err.strip().splitlines()[-1]
+        assert exc.value.code == 2 and "error: " in last and said in last
+    assert out.read_bytes() == before and not list(tmp_path.glob("[xyz].json"))
