@@ -13,11 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import after_random_decisions
 from kwsearch.components import AWARDS, DEFAULTS, default_components, load_components
 from kwsearch.engine import reference
 from kwsearch.errors import InvalidPositionError, KwsearchError
 from kwsearch.formats import POSITION_FORMAT, check_position, load_position_file, position_to_state
-from kwsearch.rules import TASKS, Game, State
+from kwsearch.rules import TASKS, Game
 
 pytestmark = pytest.mark.one_engine  # engine-independent (see conftest.py)
 
@@ -70,16 +71,6 @@ def problem(obj, path: str) -> str:
     found = [m for p, m in check_position(obj) if p == path]
     assert found, f"no problem at {path}; got {check_position(obj)}"
     return found[0]
-
-
-def play_random(n: int, seed: int, moves: int) -> State:
-    rng = random.Random(seed)
-    state = Game(n).new_initial_state(seed)
-    for _ in range(moves):
-        if state.is_terminal():
-            break
-        state.apply(rng.choice(state.legal_actions()))
-    return state
 
 
 def assert_invalid(obj, path: str, *fragments: str) -> None:
@@ -223,7 +214,7 @@ def test_observation_of_random_states_is_a_valid_position():
 
 
 def test_observation_is_the_same_for_every_seat():
-    state = play_random(3, 5, 40)
+    state = after_random_decisions(3, 5, 40)
     assert state.observation(0) == state.observation(1) == state.observation(2) == state.observation()
 
 
@@ -268,7 +259,7 @@ def test_doc_lists_every_task_kind():
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32 - 1), moves=st.integers(0, 260))
 def test_round_trip_parse_print_parse(n, seed, moves):
-    state = play_random(n, seed, moves)
+    state = after_random_decisions(n, seed, moves)
     obj = state.to_json()
     text = json.dumps(obj)
     again = position_to_state(json.loads(text))
@@ -303,7 +294,7 @@ def test_loaded_state_has_the_same_player_to_move():
 
 
 def test_to_json_hidden_part():
-    state = play_random(4, 9, 30)
+    state = after_random_decisions(4, 9, 30)
     obj = state.to_json()
     hidden = obj.pop("hidden")
     assert obj == state.observation()
