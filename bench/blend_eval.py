@@ -28,37 +28,24 @@ if str(ROOT) not in sys.path:
 from kwsearch import features  # noqa: E402
 
 
-def _source(name: str, players: int) -> tuple[dict, str]:
-    """The checked weights named ``name`` (a shipped name or a path) and the name to record."""
-    if name in features.SHIPPED:
-        path = features.shipped_path(players, name)
-        shown = name
-    else:
-        path = Path(name)
-        shown = str(path)
-    try:
-        obj = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise features.EvaluationError(f"{path}: no such file (expected a weights file or one of "
-                                       f"{', '.join(features.SHIPPED)})") from None
-    except (OSError, ValueError) as exc:
-        raise features.EvaluationError(f"{path}: not a readable JSON weights file ({exc})") from None
-    return features.check_weights(obj, str(path), players), shown
+def _source(name: str, players: int):
+    """The evaluation named ``name`` (a shipped name or a weights file), read and checked as a search
+    reads it (:func:`kwsearch.features.load_evaluation`)."""
+    return features.load_evaluation(name, players)
 
 
-def blend(a: dict, b: dict, share: float) -> list[float]:
+def blend(a, b, share: float) -> list[float]:
     """The blended weights: ``share`` of ``a``'s and ``1 - share`` of ``b``'s, feature by feature."""
-    return [share * x + (1.0 - share) * y for x, y in zip(a["weights"], b["weights"])]
+    return [share * x + (1.0 - share) * y for x, y in zip(a.weights, b.weights)]
 
 
 def document(a_name: str, b_name: str, share: float, players: int, command: str) -> dict:
-    a, a_shown = _source(a_name, players)
-    b, b_shown = _source(b_name, players)
+    a, b = _source(a_name, players), _source(b_name, players)
     training = {"script": "bench/blend_eval.py", "policy": "blend",
-                "blend": [{"source": a_shown, "share": share, "training": a["training"]},
-                          {"source": b_shown, "share": 1.0 - share, "training": b["training"]}],
+                "blend": [{"source": a_name, "share": share, "training": a.meta["training"]},
+                          {"source": b_name, "share": 1.0 - share, "training": b.meta["training"]}],
                 "command": command}
-    return features.weights_document(players, blend(a, b, share), training, a["test_features"])
+    return features.weights_document(players, blend(a, b, share), training, a.meta["test_features"])
 
 
 def main(argv: list[str] | None = None) -> int:
