@@ -191,19 +191,29 @@ class Verification:
         return f"open: {len(self.equal)} options cannot be told apart yet ({rounds}{why})"
 
 
-def forced_halves(fast, params, max_nodes: int, action: int, n: int, seed: int) -> list:
+def forced_halves(fast, params, max_nodes: int, action: int, n: int, seed: int, shares: bool = False) -> list:
     """``action`` searched alone (the forced root option) for ``n`` iterations from ``seed``, with the C
     parameters ``params`` of the main search (:func:`kwsearch.search.search_params`) and a pool of
     ``max_nodes``, in two halves: the forced child's row of ``Tree.children`` after n/2 and after n
-    (None while it has no visits). The one re-search behind the hints' and the review's values."""
+    (None while it has no visits). The one re-search behind the hints' and the review's values.
+
+    With ``shares`` the tree also counts the finishing places (``Tree.accounting``, which draws no
+    random number: the same iterations), and each row ends with every seat's win share under the
+    option, its share of first places: the node keeps only its mover's win share, and with a money
+    weight above 0 its rewards are not win shares."""
     from . import _search
     tree = _search.Tree(max_nodes)
+    tree.accounting = shares
     rng, done, rows = seed, 0, []
     for stop in (n // 2, n):
         _, rng = _search.run_slice(tree, fast, params, stop - done, 0.0, rng, action)
         done = stop
         kid = [c for c in tree.children(0) if c[0] == action]
-        rows.append(kid[0] if kid and kid[0][2] else None)
+        row = kid[0] if kid and kid[0][2] else None
+        if row is not None and shares:
+            samples, _, _, places = tree.card_stats()[action]
+            row = row + ([places[4 * i] / samples for i in range(4)],)
+        rows.append(row)
     return rows
 
 

@@ -15,8 +15,9 @@ decision by verified, equally deep searches; this module adds, as GNU Backgammon
   biased, as below the move the next seat cannot see what came up (docs/luck.md). ``method="sampled"``
   draws the outcomes independently, as many chunks before as after. The set-up deal has no decision
   before it: its expectation is a search over freshly drawn set-ups (one per chunk). A "win %" is a
-  seat's mean reward at the search's root: with the review's ``money_weight = 0`` every seat's reward
-  is its win share (ties split), exactly the review's win %.
+  seat's share of first places over a search's iterations (ties split), exactly the review's win %;
+  the searches steer by the settings' money weight, as the review's re-searches
+  (:func:`kwsearch.review.verify_config`).
 * **skill lost**: the sum of a seat's verified losses (the review's ``loss``).
 * **accuracy**: lichess's accuracy of a game, from the verified losses (:func:`game_accuracy`).
 
@@ -291,10 +292,12 @@ def _drawn(before, after) -> str:
 
 
 def root_rows(state, config, chunk: int, seeds: Sequence[int], action: int = -1) -> list[list[float]]:
-    """Every seat's mean reward at the root of a search of ``state`` (either engine) with ``config``
-    (:func:`kwsearch.review.review_config`: ``money_weight = 0``, so the reward is the win share) of
+    """Every seat's win share at the root of a search of ``state`` (either engine) with ``config``
+    (:func:`kwsearch.review.verify_config`: the settings' money weight, as the review's re-searches) of
     ``chunk`` iterations, one row per seed; with ``action >= 0`` that option alone (as the review's
-    re-search of an option). A finished game's rows are its result."""
+    re-search of an option). The shares are the seats' shares of first places over the search's
+    iterations (``Tree.accounting``), win shares whatever the money weight. A finished game's rows
+    are its result."""
     from . import _search
     from .engine import convert, reference
     from .search import search_params
@@ -306,10 +309,11 @@ def root_rows(state, config, chunk: int, seeds: Sequence[int], action: int = -1)
     rows = []
     for sd in seeds:
         tree = _search.Tree(config.max_nodes)
+        tree.accounting = True
         _search.run_slice(tree, fast, params, chunk, 0.0, sd, action)
-        kids = [c for c in tree.children(0) if action < 0 or c[0] == action]
-        v = sum(c[2] for c in kids)
-        rows.append([sum(c[5][s] for c in kids) / v if v else 0.0 for s in range(n)])
+        stats = [v for a, v in tree.card_stats().items() if action < 0 or a == action]
+        samples = sum(v[0] for v in stats)
+        rows.append([sum(v[3][4 * s] for v in stats) / samples if samples else 0.0 for s in range(n)])
     return rows
 
 

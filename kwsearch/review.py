@@ -38,9 +38,13 @@ seat moved, nothing hidden revealed: :func:`follows_directly`), its best verifie
 equally deep valuation of the move played, combined with the move's own by inverse variance
 (:func:`with_next_position`, a second pass over the reviewed decisions).
 
-The review searches with ``money_weight = 0``: each seat's reward is then its
-win share, so the best option's mean reward per seat is every seat's win
-probability — the review's graph draws all seats from one search per decision.
+The main search runs with ``money_weight = 0`` (:func:`review_config`): each seat's reward is then
+its win share, so the best option's mean reward per seat is every seat's win probability — the
+review's graph draws all seats from one search per decision. The re-searches (and the chance events'
+searches of :mod:`kwsearch.luck`) search with the settings' money weight, as the hints' re-searches
+do (:func:`verify_config`; docs/review.md, "Re-searches that search as the hints do"), and read every
+seat's win share from the finishing places they count (``Tree.accounting``): the reward only guides
+their tree, the values are win shares either way.
 
 Each decision's seed is ``derive_seed(seed, "review", ply)``, so a decision's
 result depends only on the game, the settings and the seed: the same in one
@@ -249,10 +253,20 @@ class Review:
 
 
 def review_config(config: SearchConfig | None = None) -> SearchConfig:
-    """The search settings of a review: the given ones with ``money_weight = 0`` (see the module
-    docstring) and one worker per decision (the review spreads decisions over processes)."""
+    """The settings of a review's main search: the given ones with ``money_weight = 0`` (see the
+    module docstring) and one worker per decision (the review spreads decisions over processes)."""
     from dataclasses import replace
     return replace(config or SearchConfig(), money_weight=0.0, workers=1)
+
+
+def verify_config(config: SearchConfig | None = None) -> SearchConfig:
+    """The settings of a review's re-searches and of its chance events' searches: the given ones with
+    their money weight (by player count when not given, as a hint's re-searches) and one worker.
+    Their values are win shares read from the finishing places (:func:`_chunk_row`), whatever the
+    weight; the weight only steers the search, which a pure win share leaves adrift in a decided
+    position (docs/review.md, "Re-searches that search as the hints do")."""
+    from dataclasses import replace
+    return replace(config or SearchConfig(), workers=1)
 
 
 def review_decision(state, action: int, limits: SearchLimits, seed: int,
@@ -270,6 +284,7 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     from .engine import convert, reference
     from .render import menu_label
     from .search import search_params
+    chunk_config = verify_config(config)
     config = review_config(config)
     ref = reference(state)
     seat = ref.current_player()
@@ -286,7 +301,7 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     ranked, options = options, options[:VERIFY_OPTIONS]
     order = {c.action: i for i, c in enumerate(an.candidates)}
     fast = convert(state, "fast")
-    params = search_params(an.result.config, n)
+    params = search_params(chunk_config, n)
 
     def extend(a: int, count: int) -> None:
         """Option ``a``'s chunks up to ``count``: chunk j seeded ``derive_seed(seed, "verify", 0, a, j)``."""
@@ -363,10 +378,12 @@ def _verify_seed(seed: int, rnd: int, option: int, j: int) -> int:
 
 def _chunk_row(fast, params, max_nodes: int, action: int, length: int, n: int, seed: int):
     """One re-search of ``action`` alone (:func:`kwsearch.confidence.forced_halves`): ``(after length/2,
-    after length)``, each ``(every seat's mean win share, every seat's mean money)``."""
+    after length)``, each ``(every seat's win share, every seat's mean money)``; the win shares are the
+    seats' shares of first places (``forced_halves(..., shares=True)``), win shares whatever
+    ``params``' money weight."""
     from .confidence import forced_halves
-    return [([x / c[2] for x in c[5][:n]], [x / c[2] for x in c[6][:n]]) if c else ([0.0] * n, [0.0] * n)
-            for c in forced_halves(fast, params, max_nodes, action, length, seed)]
+    return [(list(c[9][:n]), [x / c[2] for x in c[6][:n]]) if c else ([0.0] * n, [0.0] * n)
+            for c in forced_halves(fast, params, max_nodes, action, length, seed, shares=True)]
 
 
 def _option_value(rows: list, seat: int) -> tuple[float, list[float], list[float]]:
@@ -406,20 +423,23 @@ def _mean(xs: list[float]) -> float:
     return sum(xs) / len(xs)
 
 
-def verify_options(state, result, options: list[int], chunk: int, seed: int, chunks: int = VERIFY_CHUNKS):
+def verify_options(state, options: list[int], chunk: int, seed: int, chunks: int = VERIFY_CHUNKS,
+                   config: SearchConfig | None = None):
     """Each of ``options`` re-searched alone in ``chunks`` independent searches of ``chunk`` iterations
     (seeds ``derive_seed(seed, "verify", 0, option, j)``, as :func:`kwsearch.confidence.estimate`), with
-    ``result``'s settings: ``{option: (Estimate, every seat's mean win share, every seat's mean money)}``."""
+    a review's re-search settings (:func:`verify_config` of ``config``): ``{option: (Estimate, every
+    seat's mean win share, every seat's mean money)}``."""
     from .confidence import EXTRAPOLATION, Estimate
     from .engine import convert
     from .search import search_params
     fast = convert(state, "fast")
     n = fast.game.num_players
     mover = fast.current_player()
-    params = search_params(result.config, n)
+    vconfig = verify_config(config)
+    params = search_params(vconfig, n)
     out = {}
     for a in options:
-        rows = [_chunk_row(fast, params, result.config.max_nodes, a, chunk, n, _verify_seed(seed, 0, a, j))
+        rows = [_chunk_row(fast, params, vconfig.max_nodes, a, chunk, n, _verify_seed(seed, 0, a, j))
                 for j in range(chunks)]
         w = [r[1][0][mover] for r in rows]
         m = [r[1][1][mover] for r in rows]
@@ -824,7 +844,7 @@ def check_review(obj: Any, source: str, *, steps: Sequence[tuple[Any, int]] | No
     names = ck.items(obj["names"], "names", n, n, f"{n} names (one per seat)")
     for i, name in enumerate(names):
         ck.text(name, f"names[{i}]")
-    st = ck.obj(obj["settings"], "settings", SETTINGS_KEYS, ("cutoff",))
+    st = ck.obj(obj["settings"], "settings", SETTINGS_KEYS, ("cutoff", "verify_money_weight"))
     if st["iterations"] is not None:
         ck.integer(st["iterations"], "settings.iterations", 1, MAX_COUNT, "a positive integer or null")
     if st["seconds"] is not None:
@@ -839,6 +859,8 @@ def check_review(obj: Any, source: str, *, steps: Sequence[tuple[Any, int]] | No
     ck.text(st["rollout"], "settings.rollout")
     if st.get("cutoff") is not None:
         ck.integer(st["cutoff"], "settings.cutoff", 0, 100_000, "a number of decisions (0 to 100000) or null")
+    if st.get("verify_money_weight") is not None:
+        ck.number(st["verify_money_weight"], "settings.verify_money_weight", 0.0, 1.0)
     th = ck.obj(obj["thresholds"], "thresholds", CLASSES)
     for name in CLASSES:
         ck.number(th[name], f"thresholds.{name}", 0.0, 1.0, "a loss of win probability from 0 to 1")
@@ -931,8 +953,9 @@ def game_decisions(record: Mapping[str, Any], source: str | None = None) -> list
 
 
 def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchConfig, seed: int) -> str:
-    """What a cached decision depends on: the game (options, set-up, events) and the settings (with
-    the player-count defaults filled in, so a changed default never reuses an old decision)."""
+    """What a cached decision depends on: the game (options, set-up, events) and the settings as given
+    (:func:`verify_config`: their money weight steers the re-searches; the main search's is always 0),
+    with the player-count defaults filled in, so a changed default never reuses an old decision."""
     game = {k: record.get(k) for k in ("players", "v6", "components", "seed", "setup", "events")}
     game["setup"] = {k: v for k, v in (game["setup"] or {}).items() if k not in ("seats", "names")}
     players = record.get("players")
@@ -943,8 +966,10 @@ def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchCon
     # version 2: the verified method (the move played and the best re-searched alone, with its constants);
     # version 3: 3 chunks of N/5, up to 3 options, the best the highest verified value, the loss's interval
     # from the chunks' variance pooled over the options; version 4: no third option in a decided position,
-    # sequential rounds (more chunks, one more option) while a mark is in doubt, the pooled spread kept
-    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed, "version": 4,
+    # sequential rounds (more chunks, one more option) while a mark is in doubt, the pooled spread kept;
+    # version 5: the re-searches (and the chance events' searches) with the settings' money weight, their
+    # win shares read from the finishing places (``config`` is the settings as given, not the main search's)
+    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed, "version": 5,
                 "verify": [VERIFY_CHUNKS, VERIFY_DIVISOR, VERIFY_OPTIONS, MIN_VERIFY_CHUNK, EQUAL_MARGIN,
                            VERIFY_ROUNDS, list(DOUBT_LINES), "pooled"],
                 **cache_settings(config)}
@@ -1025,7 +1050,8 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     from .luck import METHODS
     if luck_method not in METHODS:
         raise ReviewError(f"--luck-method: expected {' or '.join(METHODS)}, got {luck_method!r}")
-    config = review_config(config)
+    given = verify_config(config)  # the settings as given: the re-searches' and the cache key's
+    config = review_config(config)  # the main search's
     items = game_decisions(record, source)
     final = replay(record) if items else None
     n = record["players"]
@@ -1035,7 +1061,7 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
             raise ReviewError(f"--seat: expected seats 0 to {n - 1}, got {bad[0]}")
     chosen = sorted(set(seats)) if seats is not None else list(range(n))
     todo = [(ply, st, a) for ply, (st, a) in enumerate(items) if st.current_player() in chosen]
-    key = cache_key(record, limits, config, seed)
+    key = cache_key(record, limits, given, seed)
     cache_path = Path(cache) if cache is not None else None
     # every decision of the cache (other seats' too: the cache keeps them), and those of this review
     cached, ours, luck_obj = _load_cache(cache_path, key, items, n) if cache_path else ({}, False, {})
@@ -1064,12 +1090,12 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     try:
         if workers <= 1 or len(pending) <= 1:
             for ply, st, a in pending:
-                d = review_decision(st, a, limits, derive_seed(seed, "review", ply), config, ply)
+                d = review_decision(st, a, limits, derive_seed(seed, "review", ply), given, ply)
                 if d is None:
                     raise KeyboardInterrupt
                 finish(ply, asdict(d))
         else:
-            _parallel(pending, limits, config, seed, workers, finish)
+            _parallel(pending, limits, given, seed, workers, finish)
     except KeyboardInterrupt:
         complete = False
     # the second pass: a move played valued by the seat's next position too, where nothing came between
@@ -1079,14 +1105,15 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     used = config.for_players(n)
     settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed,
                 "c_uct": used.c_uct, "money_weight": used.money_weight,
-                "closed_loop": used.closed_loop, "rollout": used.rollout, "cutoff": used.cutoff}
+                "closed_loop": used.closed_loop, "rollout": used.rollout, "cutoff": used.cutoff,
+                "verify_money_weight": given.for_players(n).money_weight}
     review = Review(source, n, names, settings, decisions, len(todo), chosen,
                     final.money() if final is not None and final.is_terminal() else None,
                     complete and len(decisions) == len(todo), cache_file=written)
     review.summary = summarise(review)
     if luck and review.complete:
         try:
-            review.luck = _review_luck(record, items, final, review, limits, config, seed, workers, cached_luck,
+            review.luck = _review_luck(record, items, final, review, limits, given, seed, workers, cached_luck,
                                        lambda: _save_cache(cache_path, key, cached, cached_luck, luck_method)
                                        if cache_path is not None else None, luck_progress, luck_method)
         except KeyboardInterrupt:

@@ -98,3 +98,35 @@ def test_the_new_fields_are_in_the_json_and_documented(review):
     for s in former["summary"]:
         s["counts"] = {c: 0 for c in s["counts"]}
     check_review(former, "former.json", steps=steps)
+
+
+def test_the_re_searches_steer_by_the_settings_money_weight_and_value_win_shares():
+    """The main search runs at money weight 0; the re-searches with the settings' weight (as a hint's),
+    every seat's value read from the finishing places: win shares, the mover's equal to the forced
+    option's own win share (docs/review.md, "Re-searches that search as the hints do")."""
+    from kwsearch.confidence import forced_halves
+    from kwsearch.engine import convert
+    from kwsearch.review import _chunk_row, _verify_seed, verify_config
+    from kwsearch.search import SearchConfig, search_params
+    rec = json.loads((ROOT / "examples" / "game-4p.json").read_text())
+    state, action = game_decisions(rec)[40]
+    fast = convert(state, "fast")
+    mover = fast.current_player()
+    values = {}
+    for weight in (0.0, 0.5):
+        params = search_params(verify_config(SearchConfig(money_weight=weight)), 4)
+        for seed in (1, 2):
+            half, full = _chunk_row(fast, params, 100_000, action, 400, 4, seed)
+            kid = forced_halves(fast, params, 100_000, action, 400, seed)[1]
+            assert sum(full[0]) == pytest.approx(1.0) and all(0 <= x <= 1 for x in full[0])
+            assert full[0][mover] == pytest.approx(kid[4] / kid[2], abs=1e-6)  # the node's own win share
+            if weight == 0.0:  # a pure win-share reward: the rewards are the same shares
+                assert full[0] == pytest.approx([x / kid[2] for x in kid[5][:4]], abs=1e-6)
+        # the review's value of the move played: the mean of its chunks, searched with this weight
+        d = review_decision(state, action, SearchLimits(iterations=500), seed=3,
+                            config=SearchConfig(money_weight=weight))
+        chunks = [_chunk_row(fast, params, 4_000_000, action, verify_iterations(500), 4, _verify_seed(3, 0, action, j))
+                  for j in range(d.verify_chunks)]
+        assert d.played_forced_win == pytest.approx(sum(c[1][0][mover] for c in chunks) / len(chunks))
+        values[weight] = d.played_forced_win
+    assert values[0.0] != values[0.5]  # the setting reaches the re-searches
