@@ -6,10 +6,12 @@
 1. **Games.** ``--games`` games per player count (2, 3, 4) played by a seeded field of mixed bots
    (random, heuristic, ismcts at 200 and 1,000 iterations), written to
    ``bench/results/review-trust/game-{N}p-{i}.json`` (kept; reused when present).
-2. **Replication.** Each game is reviewed twice (``--seed`` 1 and 2) at ``--iterations`` per decision,
+2. **Replication.** Each game is reviewed twice (``--seed`` 1 and 2; with ``--pairs K`` by seeds 1 to
+   2K, in pairs (1, 2), (3, 4), ...) at ``--iterations`` per decision,
    by the verified review (``kwsearch.review``) and by the former one (git 8af865b, the merge before it, or ``--old-rev``'s
    ``kwsearch/review.py`` loaded beside the package: the main search's figures, the classes of the raw
-   loss). Jaccard of the plies marked mistake or worse, per game.
+   loss). Jaccard of the plies marked mistake or worse, per game and pair, and pooled over the pairs
+   (plies both marked over plies either marked, summed).
 3. **Contradictions.** A mark (mistake or worse) followed by another decision of the same seat in the
    same round with nobody else moving between (the game's next decision is the same seat's; choices
    with a single option are made by the rules, never decisions) is *contradicted* when that next position's own value for the seat (its best option's
@@ -160,7 +162,7 @@ def planted(records, iterations: int, want: int, seeds=(1, 2)) -> dict:
         if worst is None or best.win_prob - worst.win_prob < 0.2:
             continue
         # the confirmation: each of the two searched alone for 20x the review's iterations, one search each
-        v = verify_options(st, an.result, [best.action, worst.action], 20 * iterations, 12345, chunks=1)
+        v = verify_options(st, [best.action, worst.action], 20 * iterations, 12345, chunks=1)
         loss = v[best.action][0].win - v[worst.action][0].win
         if loss <= 0.2:
             continue
@@ -187,6 +189,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-old", action="store_true", help="skip the former review (no Jaccard/cost comparison)")
     ap.add_argument("--main-only", action="store_true",
                     help="run the former review only as 'old-main' (without its unused verification)")
+    ap.add_argument("--pairs", type=int, default=1,
+                    help="pairs of seeds per game: (1, 2), (3, 4), ... (Jaccard per pair; cost over all)")
     ap.add_argument("--show", action="store_true", help="print each contradicted mark and its next position")
     ap.add_argument("--name", default=None, help="the summary's file name (default summary-DATE.json)")
     args = ap.parse_args(argv)
@@ -204,16 +208,20 @@ def main(argv=None) -> int:
             row = {"players": n, "game": i, "decisions": None}
             for method, mod in [("new", None)] + list(olds.items()):
                 fn = review_game if mod is None else mod.review_game
-                r1, t1 = timed(lambda: fn(rec, limits, seed=1))
-                r2, t2 = timed(lambda: fn(rec, limits, seed=2))
-                row["decisions"] = len(r1.decisions)
+                runs = [timed(lambda: fn(rec, limits, seed=s)) for s in range(1, 2 * args.pairs + 1)]
+                reviews = [r for r, _ in runs]
+                row["decisions"] = len(reviews[0].decisions)
                 ver = mod is None
-                c1, c2 = contradictions(r1, ver, args.show), contradictions(r2, ver, args.show)
+                cs = [contradictions(r, ver, args.show) for r in reviews]
                 graph = (lambda d: d.graph_win) if ver else (lambda d: d.win_all)
-                row[method] = {"cpu": round(t1 + t2, 2), "marks": [len(marks(r1)), len(marks(r2))],
-                               "jaccard": round(jaccard(marks(r1), marks(r2)), 3),
-                               "followed": c1[0] + c2[0], "contradicted": c1[1] + c2[1],
-                               "saw": [round(x, 4) for x in saw(r1, graph)] if n == 2 else None}
+                ms = [marks(r) for r in reviews]
+                pairs = [(ms[k], ms[k + 1]) for k in range(0, len(ms), 2)]
+                row[method] = {"cpu": round(sum(t for _, t in runs), 2), "marks": [len(m) for m in ms],
+                               "jaccard": round(jaccard(*pairs[0]), 3),
+                               "jaccards": [round(jaccard(a, b), 3) for a, b in pairs],
+                               "pooled": [sum(len(a & b) for a, b in pairs), sum(len(a | b) for a, b in pairs)],
+                               "followed": sum(c[0] for c in cs), "contradicted": sum(c[1] for c in cs),
+                               "saw": [round(x, 4) for x in saw(reviews[0], graph)] if n == 2 else None}
             out["games"].append(row)
             print(json.dumps(row), flush=True)
     out["planted"] = planted(games, args.iterations, args.planted)
@@ -225,8 +233,11 @@ def main(argv=None) -> int:
         f = sum(r[method]["followed"] for r in g)
         c = sum(r[method]["contradicted"] for r in g)
         cpu = sum(r[method]["cpu"] for r in g)
-        print(f"{method:9s} jaccard {[r[method]['jaccard'] for r in g]}  contradicted {c}/{f} "
-              f"({100 * c / max(1, f):.0f}%)  cpu {cpu:.1f} s  marks {[r[method]['marks'] for r in g]}")
+        js = [j for r in g for j in r[method]["jaccards"]]
+        both, either = (sum(r[method]["pooled"][k] for r in g) for k in (0, 1))
+        print(f"{method:9s} jaccard {[r[method]['jaccards'] for r in g]}  at least 0.8: {sum(j >= 0.8 for j in js)}"
+              f"/{len(js)}  pooled {both}/{either}  contradicted {c}/{f} ({100 * c / max(1, f):.0f}%)  "
+              f"cpu {cpu:.1f} s  marks {[r[method]['marks'] for r in g]}")
     if olds:
         new = sum(r["new"]["cpu"] for r in out["games"])
         for m in olds:
