@@ -116,7 +116,7 @@ def test_the_re_searches_steer_by_the_settings_money_weight_and_value_win_shares
     for weight in (0.0, 0.5):
         params = search_params(verify_config(SearchConfig(money_weight=weight)), 4)
         for seed in (1, 2):
-            half, full = _chunk_row(fast, params, 100_000, action, 400, 4, seed)
+            _, full = _chunk_row(fast, params, 100_000, action, 400, 4, seed)
             kid = forced_halves(fast, params, 100_000, action, 400, seed)[1]
             assert sum(full[0]) == pytest.approx(1.0) and all(0 <= x <= 1 for x in full[0])
             assert full[0][mover] == pytest.approx(kid[4] / kid[2], abs=1e-6)  # the node's own win share
