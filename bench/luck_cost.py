@@ -24,7 +24,7 @@ from pathlib import Path
 from kwsearch.luck import DEFAULT_METHOD, METHODS, review_luck
 from kwsearch.records import replay
 from kwsearch.review import (MIN_VERIFY_CHUNK, VERIFY_CHUNKS, VERIFY_OPTIONS, game_decisions,
-                             review_game, verify_config, verify_iterations)
+                             review_config, review_game, verify_iterations)
 from kwsearch.search import SearchLimits
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +43,7 @@ def main() -> None:
     review = review_game(record, limits, seed=a.seed, luck=False)
     t1 = time.process_time()
     steps = game_decisions(record)
-    config = verify_config().for_players(record["players"])
+    config = review_config().for_players(record["players"])
     chunk = verify_iterations(a.iterations)
     events = review_luck(record, steps, replay(record), {d.ply: d for d in review.decisions}, config=config,
                          seed=a.seed, chunk=chunk, chunks=VERIFY_CHUNKS, method=a.method)

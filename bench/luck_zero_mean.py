@@ -27,7 +27,7 @@ from pathlib import Path
 
 from kwsearch.luck import DRAWN_SPLIT, chance_outcomes, find_events, root_rows, sample_outcome, stratified_outcomes
 from kwsearch.records import replay
-from kwsearch.review import game_decisions, verify_config
+from kwsearch.review import game_decisions, review_config
 from kwsearch.seeds import derive_seed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,7 +50,7 @@ def main() -> None:
         rec = json.loads((ROOT / "examples" / name).read_text())
         n = rec["players"]
         steps = game_decisions(rec)
-        config = verify_config().for_players(n)
+        config = review_config().for_players(n)
         diffs, sdiffs, ddiffs, spreads = [], [], [], []
         for ev in find_events(steps, replay(rec)):
             if ev.ply < 0:

@@ -16,8 +16,8 @@ decision by verified, equally deep searches; this module adds, as GNU Backgammon
   draws the outcomes independently, as many chunks before as after. The set-up deal has no decision
   before it: its expectation is a search over freshly drawn set-ups (one per chunk). A "win %" is a
   seat's share of first places over a search's iterations (ties split), exactly the review's win %;
-  the searches steer by the settings' money weight, as the review's re-searches
-  (:func:`kwsearch.review.verify_config`).
+  the searches steer by the settings' money weight, as the review's others
+  (:func:`kwsearch.review.review_config`).
 * **skill lost**: the sum of a seat's verified losses (the review's ``loss``).
 * **accuracy**: lichess's accuracy of a game, from the verified losses (:func:`game_accuracy`).
 
@@ -293,7 +293,7 @@ def _drawn(before, after) -> str:
 
 def root_rows(state, config, chunk: int, seeds: Sequence[int], action: int = -1) -> list[list[float]]:
     """Every seat's win share at the root of a search of ``state`` (either engine) with ``config``
-    (:func:`kwsearch.review.verify_config`: the settings' money weight, as the review's re-searches) of
+    (:func:`kwsearch.review.review_config`: the settings' money weight, as the review's other searches) of
     ``chunk`` iterations, one row per seed; with ``action >= 0`` that option alone (as the review's
     re-search of an option). The shares are the seats' shares of first places over the search's
     iterations (``Tree.accounting``), win shares whatever the money weight. A finished game's rows

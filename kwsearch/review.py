@@ -38,13 +38,12 @@ seat moved, nothing hidden revealed: :func:`follows_directly`), its best verifie
 equally deep valuation of the move played, combined with the move's own by inverse variance
 (:func:`with_next_position`, a second pass over the reviewed decisions).
 
-The main search runs with ``money_weight = 0`` (:func:`review_config`): each seat's reward is then
-its win share, so the best option's mean reward per seat is every seat's win probability — the
-review's graph draws all seats from one search per decision. The re-searches (and the chance events'
-searches of :mod:`kwsearch.luck`) search with the settings' money weight, as the hints' re-searches
-do (:func:`verify_config`; docs/review.md, "Re-searches that search as the hints do"), and read every
-seat's win share from the finishing places they count (``Tree.accounting``): the reward only guides
-their tree, the values are win shares either way.
+Every search of a review (the main search, the re-searches, and the chance events' searches of
+:mod:`kwsearch.luck`) steers by the settings' money weight, as the hints' searches do
+(:func:`review_config`; docs/review.md, "Searches that steer as the hints do"). What a review reads
+is win shares either way: the main search's win share of the mover per option (it only ranks the
+options), and every seat's win share from the finishing places the re-searches count
+(``Tree.accounting``). The reward only guides the trees.
 
 Each decision's seed is ``derive_seed(seed, "review", ply)``, so a decision's
 result depends only on the game, the settings and the seed: the same in one
@@ -253,18 +252,11 @@ class Review:
 
 
 def review_config(config: SearchConfig | None = None) -> SearchConfig:
-    """The settings of a review's main search: the given ones with ``money_weight = 0`` (see the
-    module docstring) and one worker per decision (the review spreads decisions over processes)."""
-    from dataclasses import replace
-    return replace(config or SearchConfig(), money_weight=0.0, workers=1)
-
-
-def verify_config(config: SearchConfig | None = None) -> SearchConfig:
-    """The settings of a review's re-searches and of its chance events' searches: the given ones with
-    their money weight (by player count when not given, as a hint's re-searches) and one worker.
-    Their values are win shares read from the finishing places (:func:`_chunk_row`), whatever the
-    weight; the weight only steers the search, which a pure win share leaves adrift in a decided
-    position (docs/review.md, "Re-searches that search as the hints do")."""
+    """The settings of a review's searches: the given ones (their money weight by player count when
+    not given, as a hint's) with one worker per decision (the review spreads decisions over
+    processes). The values a review reads are win shares whatever the weight (:func:`_chunk_row`);
+    the weight only steers the searches, which a pure win share leaves adrift in a decided position
+    (docs/review.md, "Searches that steer as the hints do")."""
     from dataclasses import replace
     return replace(config or SearchConfig(), workers=1)
 
@@ -284,7 +276,6 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     from .engine import convert, reference
     from .render import menu_label
     from .search import search_params
-    chunk_config = verify_config(config)
     config = review_config(config)
     ref = reference(state)
     seat = ref.current_player()
@@ -301,7 +292,7 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     ranked, options = options, options[:VERIFY_OPTIONS]
     order = {c.action: i for i, c in enumerate(an.candidates)}
     fast = convert(state, "fast")
-    params = search_params(chunk_config, n)
+    params = search_params(config, n)
 
     def extend(a: int, count: int) -> None:
         """Option ``a``'s chunks up to ``count``: chunk j seeded ``derive_seed(seed, "verify", 0, a, j)``."""
@@ -315,7 +306,7 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     # a settled decision: the options the main search visited, and the two verified, all lie within the
     # mistake line of each other (a decided position, or options of one value), so no loss can reach it:
     # the third option is not verified (docs/review.md, "Sequential verification and the next position")
-    values = [i.mean_reward[seat] for i in an.result.actions if i.visits > 0] + [
+    values = [i.win_prob for i in an.result.actions if i.visits > 0] + [
         _option_value(rows[a], seat)[0] for a in rows]
     if max(values) - min(values) >= DOUBT_LINES[0]:
         for a in options[2:]:
@@ -347,9 +338,8 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
         loss, loss_half = v["loss"], v["loss_half"]
         money_loss = max(0.0, bmoney[seat] - pmoney[seat])
         equal = loss <= max(EQUAL_MARGIN, loss_half)
-    # every seat's win % at the best option: the main search's, or its re-searches' when it has no visit there
-    info = next((i for i in an.result.actions if i.action == top and i.visits > 0), None)
-    win_all = list(_rewards(info, n)) if info is not None else list(_option_value(rows[top], seat)[1])
+    # every seat's win % at the best option: its re-searches' (the main search's rewards blend in money)
+    win_all = list(_option_value(rows[top], seat)[1])
     played_places = by_action[action].places if action in by_action else None
     t = _t(v["df"])
     return DecisionReview(
@@ -427,15 +417,15 @@ def verify_options(state, options: list[int], chunk: int, seed: int, chunks: int
                    config: SearchConfig | None = None):
     """Each of ``options`` re-searched alone in ``chunks`` independent searches of ``chunk`` iterations
     (seeds ``derive_seed(seed, "verify", 0, option, j)``, as :func:`kwsearch.confidence.estimate`), with
-    a review's re-search settings (:func:`verify_config` of ``config``): ``{option: (Estimate, every
-    seat's mean win share, every seat's mean money)}``."""
+    a review's settings (:func:`review_config` of ``config``): ``{option: (Estimate, every seat's mean
+    win share, every seat's mean money)}``."""
     from .confidence import EXTRAPOLATION, Estimate
     from .engine import convert
     from .search import search_params
     fast = convert(state, "fast")
     n = fast.game.num_players
     mover = fast.current_player()
-    vconfig = verify_config(config)
+    vconfig = review_config(config)
     params = search_params(vconfig, n)
     out = {}
     for a in options:
@@ -459,10 +449,6 @@ def verify_options(state, options: list[int], chunk: int, seed: int, chunks: int
 def _mean_sd(xs: list[float]) -> tuple[float, float]:
     m = sum(xs) / len(xs)
     return m, (math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1)) if len(xs) > 1 else 0.0)
-
-
-def _rewards(info, n: int) -> tuple[float, ...]:
-    return tuple(float(x) for x in info.mean_reward[:n])
 
 
 def _job(args) -> tuple[int, dict[str, Any] | None]:
@@ -844,7 +830,7 @@ def check_review(obj: Any, source: str, *, steps: Sequence[tuple[Any, int]] | No
     names = ck.items(obj["names"], "names", n, n, f"{n} names (one per seat)")
     for i, name in enumerate(names):
         ck.text(name, f"names[{i}]")
-    st = ck.obj(obj["settings"], "settings", SETTINGS_KEYS, ("cutoff", "verify_money_weight"))
+    st = ck.obj(obj["settings"], "settings", SETTINGS_KEYS, ("cutoff",))
     if st["iterations"] is not None:
         ck.integer(st["iterations"], "settings.iterations", 1, MAX_COUNT, "a positive integer or null")
     if st["seconds"] is not None:
@@ -859,8 +845,6 @@ def check_review(obj: Any, source: str, *, steps: Sequence[tuple[Any, int]] | No
     ck.text(st["rollout"], "settings.rollout")
     if st.get("cutoff") is not None:
         ck.integer(st["cutoff"], "settings.cutoff", 0, 100_000, "a number of decisions (0 to 100000) or null")
-    if st.get("verify_money_weight") is not None:
-        ck.number(st["verify_money_weight"], "settings.verify_money_weight", 0.0, 1.0)
     th = ck.obj(obj["thresholds"], "thresholds", CLASSES)
     for name in CLASSES:
         ck.number(th[name], f"thresholds.{name}", 0.0, 1.0, "a loss of win probability from 0 to 1")
@@ -953,9 +937,8 @@ def game_decisions(record: Mapping[str, Any], source: str | None = None) -> list
 
 
 def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchConfig, seed: int) -> str:
-    """What a cached decision depends on: the game (options, set-up, events) and the settings as given
-    (:func:`verify_config`: their money weight steers the re-searches; the main search's is always 0),
-    with the player-count defaults filled in, so a changed default never reuses an old decision."""
+    """What a cached decision depends on: the game (options, set-up, events) and the settings (with
+    the player-count defaults filled in, so a changed default never reuses an old decision)."""
     game = {k: record.get(k) for k in ("players", "v6", "components", "seed", "setup", "events")}
     game["setup"] = {k: v for k, v in (game["setup"] or {}).items() if k not in ("seats", "names")}
     players = record.get("players")
@@ -967,8 +950,8 @@ def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchCon
     # version 3: 3 chunks of N/5, up to 3 options, the best the highest verified value, the loss's interval
     # from the chunks' variance pooled over the options; version 4: no third option in a decided position,
     # sequential rounds (more chunks, one more option) while a mark is in doubt, the pooled spread kept;
-    # version 5: the re-searches (and the chance events' searches) with the settings' money weight, their
-    # win shares read from the finishing places (``config`` is the settings as given, not the main search's)
+    # version 5: every search with the settings' money weight (it was 0), the win shares read from the
+    # mover's win share (the main search) and the finishing places (the re-searches, the chance events)
     settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed, "version": 5,
                 "verify": [VERIFY_CHUNKS, VERIFY_DIVISOR, VERIFY_OPTIONS, MIN_VERIFY_CHUNK, EQUAL_MARGIN,
                            VERIFY_ROUNDS, list(DOUBT_LINES), "pooled"],
@@ -1050,8 +1033,7 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     from .luck import METHODS
     if luck_method not in METHODS:
         raise ReviewError(f"--luck-method: expected {' or '.join(METHODS)}, got {luck_method!r}")
-    given = verify_config(config)  # the settings as given: the re-searches' and the cache key's
-    config = review_config(config)  # the main search's
+    config = review_config(config)
     items = game_decisions(record, source)
     final = replay(record) if items else None
     n = record["players"]
@@ -1061,7 +1043,7 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
             raise ReviewError(f"--seat: expected seats 0 to {n - 1}, got {bad[0]}")
     chosen = sorted(set(seats)) if seats is not None else list(range(n))
     todo = [(ply, st, a) for ply, (st, a) in enumerate(items) if st.current_player() in chosen]
-    key = cache_key(record, limits, given, seed)
+    key = cache_key(record, limits, config, seed)
     cache_path = Path(cache) if cache is not None else None
     # every decision of the cache (other seats' too: the cache keeps them), and those of this review
     cached, ours, luck_obj = _load_cache(cache_path, key, items, n) if cache_path else ({}, False, {})
@@ -1090,12 +1072,12 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     try:
         if workers <= 1 or len(pending) <= 1:
             for ply, st, a in pending:
-                d = review_decision(st, a, limits, derive_seed(seed, "review", ply), given, ply)
+                d = review_decision(st, a, limits, derive_seed(seed, "review", ply), config, ply)
                 if d is None:
                     raise KeyboardInterrupt
                 finish(ply, asdict(d))
         else:
-            _parallel(pending, limits, given, seed, workers, finish)
+            _parallel(pending, limits, config, seed, workers, finish)
     except KeyboardInterrupt:
         complete = False
     # the second pass: a move played valued by the seat's next position too, where nothing came between
@@ -1105,15 +1087,14 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     used = config.for_players(n)
     settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed,
                 "c_uct": used.c_uct, "money_weight": used.money_weight,
-                "closed_loop": used.closed_loop, "rollout": used.rollout, "cutoff": used.cutoff,
-                "verify_money_weight": given.for_players(n).money_weight}
+                "closed_loop": used.closed_loop, "rollout": used.rollout, "cutoff": used.cutoff}
     review = Review(source, n, names, settings, decisions, len(todo), chosen,
                     final.money() if final is not None and final.is_terminal() else None,
                     complete and len(decisions) == len(todo), cache_file=written)
     review.summary = summarise(review)
     if luck and review.complete:
         try:
-            review.luck = _review_luck(record, items, final, review, limits, given, seed, workers, cached_luck,
+            review.luck = _review_luck(record, items, final, review, limits, config, seed, workers, cached_luck,
                                        lambda: _save_cache(cache_path, key, cached, cached_luck, luck_method)
                                        if cache_path is not None else None, luck_progress, luck_method)
         except KeyboardInterrupt:

@@ -26,7 +26,7 @@ from click.testing import CliRunner
 from helpers import ctrl_c, proc_alive as _alive, proc_children, start_cli, subprocess_env
 from kwsearch.cli import main
 from kwsearch.review import (CACHE_FORMAT, ReviewError, cache_key, check_cache, check_review, game_decisions,
-                             review_game, verify_config)
+                             review_config, review_game)
 from kwsearch.search import SearchConfig, SearchLimits
 from kwsearch.worker_procs import max_workers
 
@@ -229,7 +229,7 @@ def test_a_valid_cache_is_used_and_kept_whole(cached, tmp_path):
     after = json.loads(cache.read_text())
     steps = game_decisions(rec)
     assert len(after["decisions"]) == len(steps) and set(good["decisions"]) < set(after["decisions"])
-    key = cache_key(rec, SearchLimits(iterations=ITERATIONS), verify_config(SearchConfig()), 0)
+    key = cache_key(rec, SearchLimits(iterations=ITERATIONS), review_config(SearchConfig()), 0)
     assert check_cache(after, "c.json", key=key, steps=steps, players=2)
     assert after["format"] == CACHE_FORMAT
 
@@ -461,7 +461,7 @@ def test_ctrl_c_keeps_the_cache_and_names_it(tmp_path):
                     "to continue")
     assert 0 < len(done) < 70
     rec = json.loads(GAME.read_text())
-    key = cache_key(rec, SearchLimits(iterations=30000), verify_config(SearchConfig()), 0)
+    key = cache_key(rec, SearchLimits(iterations=30000), review_config(SearchConfig()), 0)
     assert check_cache(json.loads(cache.read_text()), str(cache), key=key, steps=game_decisions(rec), players=2)
     deadline = time.time() + 5
     while time.time() < deadline and any(_alive(w) for w in workers):

@@ -101,12 +101,12 @@ def test_the_new_fields_are_in_the_json_and_documented(review):
 
 
 def test_the_re_searches_steer_by_the_settings_money_weight_and_value_win_shares():
-    """The main search runs at money weight 0; the re-searches with the settings' weight (as a hint's),
-    every seat's value read from the finishing places: win shares, the mover's equal to the forced
-    option's own win share (docs/review.md, "Re-searches that search as the hints do")."""
+    """A review's searches steer by the settings' money weight (as a hint's); the re-searches' values
+    are every seat's win share, read from the finishing places, the mover's equal to the forced
+    option's own win share (docs/review.md, "Searches that steer as the hints do")."""
     from kwsearch.confidence import forced_halves
     from kwsearch.engine import convert
-    from kwsearch.review import _chunk_row, _verify_seed, verify_config
+    from kwsearch.review import _chunk_row, _verify_seed, review_config
     from kwsearch.search import SearchConfig, search_params
     rec = json.loads((ROOT / "examples" / "game-4p.json").read_text())
     state, action = game_decisions(rec)[40]
@@ -114,7 +114,7 @@ def test_the_re_searches_steer_by_the_settings_money_weight_and_value_win_shares
     mover = fast.current_player()
     values = {}
     for weight in (0.0, 0.5):
-        params = search_params(verify_config(SearchConfig(money_weight=weight)), 4)
+        params = search_params(review_config(SearchConfig(money_weight=weight)), 4)
         for seed in (1, 2):
             _, full = _chunk_row(fast, params, 100_000, action, 400, 4, seed)
             kid = forced_halves(fast, params, 100_000, action, 400, seed)[1]

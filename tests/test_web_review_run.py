@@ -20,7 +20,7 @@ from helpers import proc_alive, subprocess_env, web_test_client  # noqa: E402
 TestClient = web_test_client()
 
 from kwsearch.records import replay  # noqa: E402
-from kwsearch.review import cache_key, review_game, verify_config  # noqa: E402
+from kwsearch.review import cache_key, review_config, review_game  # noqa: E402
 from kwsearch.search import SearchConfig, SearchLimits  # noqa: E402
 from kwsearch.web.app import WebConfig, create_app  # noqa: E402
 from kwsearch.web.reviews import MAX_ITERATIONS  # noqa: E402
@@ -167,7 +167,7 @@ def test_same_json_and_same_cache_as_kwsearch_review(client):
     # the cache: kwsearch review's default for the file, with the key the command computes
     cache = json.loads((client.folder / s["cache"]).read_text())
     record = json.loads(game_file.read_text())
-    assert cache["key"] == cache_key(record, SearchLimits(iterations=100), verify_config(SearchConfig()), 11)
+    assert cache["key"] == cache_key(record, SearchLimits(iterations=100), review_config(SearchConfig()), 11)
     assert len(cache["decisions"]) == web["total"]
     assert _cli_review(client.folder, game_file.name, "-i", 100, "--seed", 11) == cli  # reads it
     # the cache file is not offered as a game to resume

@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 
 from fuzzing import FUZZ, clean, mutate
 from kwsearch.jsonload import load_json_file
-from kwsearch.review import ReviewError, cache_key, check_cache, check_review, game_decisions, review_game, \
-    verify_config
+from kwsearch.review import ReviewError, cache_key, check_cache, check_review, game_decisions, review_config, \
+    review_game
 from kwsearch.search import SearchConfig, SearchLimits
 
 pytestmark = pytest.mark.one_engine
@@ -85,7 +85,7 @@ def _cache_behaves(path: Path, record: dict, steps) -> None:
         return
     assert review.complete and len(review.decisions) == len(steps)
     check_review(json.loads(json.dumps(review.to_json(), allow_nan=False)), "review", steps=steps, players=2)
-    key = cache_key(record, LIMITS, verify_config(SearchConfig()), 0)
+    key = cache_key(record, LIMITS, review_config(SearchConfig()), 0)
     assert check_cache(json.loads(path.read_text()), str(path), key=key, steps=steps, players=2)
 
 
