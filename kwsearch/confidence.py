@@ -202,6 +202,7 @@ def forced_halves(fast, params, max_nodes: int, action: int, n: int, seed: int, 
     option, its share of first places: the node keeps only its mover's win share, and with a money
     weight above 0 its rewards are not win shares."""
     from . import _search
+    from .outlook import places
     tree = _search.Tree(max_nodes)
     tree.accounting = shares
     rng, done, rows = seed, 0, []
@@ -211,8 +212,8 @@ def forced_halves(fast, params, max_nodes: int, action: int, n: int, seed: int, 
         kid = [c for c in tree.children(0) if c[0] == action]
         row = kid[0] if kid and kid[0][2] else None
         if row is not None and shares:
-            samples, _, _, places = tree.card_stats()[action]
-            row = row + ([places[4 * i] / samples for i in range(4)],)
+            pl = places(tree.card_stats(), fast.game.num_players, action)
+            row = row + ([s.p[0] for s in pl.seats],)
         rows.append(row)
     return rows
 

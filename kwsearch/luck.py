@@ -300,6 +300,7 @@ def root_rows(state, config, chunk: int, seeds: Sequence[int], action: int = -1)
     are its result."""
     from . import _search
     from .engine import convert, reference
+    from .outlook import places
     from .search import search_params
     if state.is_terminal():  # no search: the game's result, exactly
         return [[float(x) for x in reference(state).returns()] for _ in seeds]
@@ -311,9 +312,8 @@ def root_rows(state, config, chunk: int, seeds: Sequence[int], action: int = -1)
         tree = _search.Tree(config.max_nodes)
         tree.accounting = True
         _search.run_slice(tree, fast, params, chunk, 0.0, sd, action)
-        stats = [v for a, v in tree.card_stats().items() if action < 0 or a == action]
-        samples = sum(v[0] for v in stats)
-        rows.append([sum(v[3][4 * s] for v in stats) / samples if samples else 0.0 for s in range(n)])
+        pl = places(tree.card_stats(), n, action if action >= 0 else None)
+        rows.append([x.p[0] for x in pl.seats] if pl is not None else [0.0] * n)
     return rows
 
 
