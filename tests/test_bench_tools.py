@@ -402,3 +402,40 @@ def test_blend_eval_writes_the_weighted_mean_of_two_evaluations(tmp_path, capsys
         last = capsys.readouterr().err.strip().splitlines()[-1]
         assert exc.value.code == 2 and "error: " in last and said in last
     assert out.read_bytes() == before and not list(tmp_path.glob("[xyz].json"))
+
+
+def test_blend_eval_scales_the_weights_of_the_features_named(tmp_path, capsys):
+    from kwsearch import features
+    be = _load("blend_eval")
+    out = tmp_path / "devcost.json"
+    assert be.main(["--a", "searched", "--players", "4", "--scale", "research=-0.5",
+                    "--scale", "research*progress=0", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    src = json.loads(features.shipped_path(4, "searched").read_text())["weights"]
+    i, j = features.FEATURES.index("research"), features.FEATURES.index("research*progress")
+    want = [(-0.5 * w if k == i else 0.0 if k == j else w) for k, w in enumerate(src)]
+    assert doc["weights"] == pytest.approx(want) and doc["weights"][i] == pytest.approx(-0.5 * src[i])
+    assert doc["training"]["policy"] == "scaled" and doc["training"]["source"] == "searched"
+    assert doc["training"]["scale"] == {"research": -0.5, "research*progress": 0.0}
+    # it loads as a search loads it: the stored test prediction is the scaled weights' own
+    loaded = features.load_evaluation(str(out), 4)
+    assert loaded.predict(doc["test"]["features"]) == pytest.approx(doc["test"]["prediction"])
+    assert doc["test"]["prediction"] != pytest.approx(features.shares(doc["test"]["features"], src))
+    # a blend scaled: the blend first, then the factor
+    both = tmp_path / "both.json"
+    assert be.main(["--a", "searched", "--b", "smart", "--players", "4", "--scale", "money=2", "--out", str(both)]) == 0
+    smart = json.loads(features.shipped_path(4, "smart").read_text())["weights"]
+    m = features.FEATURES.index("money")
+    assert json.loads(both.read_text())["weights"][m] == pytest.approx(src[m] + smart[m])
+    # an unknown feature, a factor that is no number, a share without --b, nothing to do: one line, exit 2
+    for args, said in ((["--scale", "resarch=1"], "'resarch' is not a feature"),
+                       (["--scale", "research=x"], "expected FEATURE=FACTOR"),
+                       (["--scale", "research=nan"], "expected FEATURE=FACTOR"),
+                       (["--a-share", "0.5", "--scale", "research=1"], "needs --b"),
+                       ([], "expected a second evaluation to blend with, or features to scale")):
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exc:
+            be.main(["--a", "searched", "--players", "4", *args, "--out", str(tmp_path / "x.json")])
+        last = capsys.readouterr().err.strip().splitlines()[-1]
+        assert exc.value.code == 2 and "error: " in last and said in last, last
+    assert not (tmp_path / "x.json").exists()
