@@ -17,7 +17,7 @@ own training records and this command (issue 32, docs/strength.md "Tenth round")
 ``--scale FEATURE=FACTOR`` (repeatable) multiplies that feature's weight of the result (the blend, or
 ``--a`` alone when ``--b`` is not given): a hand-set variant, not a fit, recorded under
 ``training.scale`` (docs/strength.md, "Twelfth round": the developments' weights of the four-player
-searched evaluation scaled by 0.5, 0, -0.5 and -1).
+searched evaluation scaled by 0.5, 0, -0.5 and -1, and the late one alone by 4).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def document(a_name: str, b_name: str | None, share: float, players: int, comman
 
 
 def _factor(item: str) -> tuple[str, float]:
-    """``FEATURE=FACTOR`` of ``--scale``, checked (argparse turns the ValueError into a one-line error)."""
+    """``FEATURE=FACTOR`` of ``--scale``, checked (argparse reports an ArgumentTypeError in one line)."""
     name, sep, value = item.partition("=")
     if name not in features.FEATURES:
         raise argparse.ArgumentTypeError(f"{name!r} is not a feature (expected one of {', '.join(features.FEATURES)})")
@@ -103,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--a-share: a share of a blend needs --b")
     if args.a_share is None:
         args.a_share = 0.5
+    names = [name for name, _ in args.scale]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        ap.error(f"--scale: {', '.join(twice)} given twice (one factor per feature)")
     if args.b is None and not args.scale:
         ap.error("--b or --scale: expected a second evaluation to blend with, or features to scale")
     if not 0.0 <= args.a_share <= 1.0:

@@ -432,6 +432,7 @@ def test_blend_eval_scales_the_weights_of_the_features_named(tmp_path, capsys):
                        (["--scale", "research=x"], "expected FEATURE=FACTOR"),
                        (["--scale", "research=nan"], "expected FEATURE=FACTOR"),
                        (["--a-share", "0.5", "--scale", "research=1"], "needs --b"),
+                       (["--scale", "research=1", "--scale", "research=2"], "research given twice"),
                        ([], "expected a second evaluation to blend with, or features to scale")):
         capsys.readouterr()
         with pytest.raises(SystemExit) as exc:
