@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shlex
 import sys
 from pathlib import Path
@@ -81,10 +82,10 @@ def _factor(item: str) -> tuple[str, float]:
     if name not in features.FEATURES:
         raise argparse.ArgumentTypeError(f"{name!r} is not a feature (expected one of {', '.join(features.FEATURES)})")
     try:
-        factor = float(value) if sep else float("nan")
+        factor = float(value)
     except ValueError:
-        factor = float("nan")
-    if factor != factor or factor in (float("inf"), float("-inf")):
+        factor = math.nan
+    if not sep or not math.isfinite(factor):
         raise argparse.ArgumentTypeError(f"expected FEATURE=FACTOR with a finite number, e.g. research=-0.5; got {item!r}")
     return name, factor
 
