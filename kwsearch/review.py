@@ -29,10 +29,12 @@ threshold, and never when it is in the best's equal band (within :data:`EQUAL_MA
 apart). The graph draws every seat's win share after the move played (``played_win_all``, from the
 same re-searches), so a seat's point does not jump on its own turns.
 
-**Sequential verification** (issue 29 item 5). While the loss's interval straddles the mistake line
-(:func:`in_doubt`), the move played and the best get :data:`VERIFY_CHUNKS` more chunks and
-the next option by the main search's visits is verified too, up to :data:`VERIFY_ROUNDS` rounds; in a
-settled decision (every option within the mistake line of the others) the third option is not verified.
+**Sequential verification** (issue 29 item 5). While the mark is in doubt (:func:`in_doubt`: the loss's
+interval straddles the mistake line, or clears it upwards by less than :data:`DOUBT_ZONE` over the
+square root of the rounds), the move played and the best get :data:`VERIFY_CHUNKS` more chunks, up to
+:data:`VERIFY_ROUNDS` rounds, and in the first :data:`WIDER_ROUNDS` the next option by the main search's
+visits is verified too; in a settled decision (every option within the mistake line of the others) the
+third option is not verified.
 **The next position**: where the game's next decision is the same seat's with nothing between (no other
 seat moved, nothing hidden revealed: :func:`follows_directly`), its best verified value is a second,
 equally deep valuation of the move played, combined with the move's own by inverse variance
@@ -90,9 +92,18 @@ VERIFY_DIVISOR = 5
 VERIFY_OPTIONS = 3
 #: The shortest chunk (a tiny review still gets a spread).
 MIN_VERIFY_CHUNK = 20
-#: Rounds of verification at most: a decision whose loss interval straddles one of DOUBT_LINES after a round gets
-#: VERIFY_CHUNKS more chunks (of the same length) for the move played and the best, then is judged again.
-VERIFY_ROUNDS = 3
+#: Rounds of verification at most: a decision in doubt after a round (:func:`in_doubt`) gets VERIFY_CHUNKS more
+#: chunks (of the same length) for the move played and the best, then is judged again. A loss that sits on the
+#: mistake line needs many rounds to fall on one side of it (docs/review.md, "Sequential verification").
+VERIFY_ROUNDS = 20
+#: The rounds (the first ones) in which a decision in doubt also verifies the next option by the main search's
+#: visits not yet verified (a better option the main search ranked lower).
+WIDER_ROUNDS = 3
+#: A mark is concluded only when the loss's interval clears the mistake line by this much over the square root of
+#: the rounds (1 point after the first round): the first rounds' intervals rest on few chunks, and a round whose
+#: chunks happen to agree gives an interval too narrow, ending the verification with a mark another seed does
+#: not repeat.
+DOUBT_ZONE = 0.01
 #: The lines a mark's doubt is about: the mistake line, which decides whether a move is marked "mistake or
 #: worse" (the blunder line gets the first round's interval only: extra rounds there cost more than they told).
 DOUBT_LINES = (0.10,)
@@ -315,14 +326,14 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     rounds = 1
     while True:
         v = _judge(rows, options, action, seat, order)
-        if v["top"] == action or rounds >= VERIFY_ROUNDS or not in_doubt(v["loss"], v["loss_half"]):
+        if v["top"] == action or rounds >= VERIFY_ROUNDS or not in_doubt(v["loss"], v["loss_half"], rounds):
             break
         # in doubt: more chunks of the same length for the move played and the best (sequential verification),
         # and the next option by the main search's visits not yet verified (a better option it ranked lower)
         more = len(rows[action]) + k
         extend(action, more)
         extend(v["top"], more)
-        wider = next((a for a in ranked if a not in rows), None)
+        wider = next((a for a in ranked if a not in rows), None) if rounds < WIDER_ROUNDS else None
         if wider is not None:
             extend(wider, k)
             options.append(wider)
@@ -403,10 +414,17 @@ def _t(df: int) -> float:
     return t975(max(1, df))
 
 
-def in_doubt(loss: float, half: float) -> bool:
-    """The loss's 95% interval straddles the mistake line (:data:`DOUBT_LINES`): the class of
-    "mistake or worse" is in doubt, and the review verifies the decision further."""
-    return any(loss - half < line - 1e-12 <= loss + half for line in DOUBT_LINES)
+def in_doubt(loss: float, half: float, rounds: int = 1) -> bool:
+    """Whether the class of "mistake or worse" is still in doubt after ``rounds`` rounds, so the review
+    verifies the decision further: the loss's 95% interval reaches a line of :data:`DOUBT_LINES`, and its
+    lower end does not clear that line by :data:`DOUBT_ZONE` / sqrt(``rounds``). A loss below the line
+    is settled as soon as its interval is.
+
+        >>> in_doubt(0.12, 0.03), in_doubt(0.12, 0.015), in_doubt(0.12, 0.015, rounds=9)
+        (True, True, False)
+    """
+    zone = DOUBT_ZONE / math.sqrt(rounds)
+    return any(loss - half - zone < line - 1e-12 <= loss + half for line in DOUBT_LINES)
 
 
 def _mean(xs: list[float]) -> float:
@@ -951,10 +969,11 @@ def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchCon
     # from the chunks' variance pooled over the options; version 4: no third option in a decided position,
     # sequential rounds (more chunks, one more option) while a mark is in doubt, the pooled spread kept;
     # version 5: every search with the settings' money weight (it was 0), the win shares read from the
-    # mover's win share (the main search) and the finishing places (the re-searches, the chance events)
-    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed, "version": 5,
+    # mover's win share (the main search) and the finishing places (the re-searches, the chance events);
+    # version 6: up to 20 rounds, a mark concluded only beyond the doubt zone, the wider option in the first rounds
+    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed, "version": 6,
                 "verify": [VERIFY_CHUNKS, VERIFY_DIVISOR, VERIFY_OPTIONS, MIN_VERIFY_CHUNK, EQUAL_MARGIN,
-                           VERIFY_ROUNDS, list(DOUBT_LINES), "pooled"],
+                           VERIFY_ROUNDS, list(DOUBT_LINES), "pooled", DOUBT_ZONE, WIDER_ROUNDS],
                 **cache_settings(config)}
     blob = json.dumps({"game": game, "settings": settings}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from kwsearch.engine import state_from_json
-from kwsearch.review import (ROUND_KEYS, VERIFY_CHUNKS, VERIFY_ROUNDS, ReviewError, check_review, follows_directly,
-                             game_decisions, in_doubt, review_decision, review_game, verified_class,
-                             with_next_position)
+from kwsearch.review import (ROUND_KEYS, VERIFY_CHUNKS, VERIFY_OPTIONS, VERIFY_ROUNDS, WIDER_ROUNDS, ReviewError,
+                             check_review, follows_directly, game_decisions, in_doubt, review_decision, review_game,
+                             verified_class, with_next_position)
 from kwsearch.search import SearchLimits
 
 pytestmark = pytest.mark.one_engine
@@ -128,8 +128,12 @@ def test_a_move_in_the_equal_band_is_never_marked(review):
 
 def test_only_a_decision_in_doubt_gets_more_chunks(review):
     assert in_doubt(0.12, 0.03) and in_doubt(0.05, 0.06) and in_doubt(0.0999, 0.001)
-    assert not in_doubt(0.3, 0.05) and not in_doubt(0.02, 0.03) and not in_doubt(0.12, 0.01)
+    assert not in_doubt(0.3, 0.05) and not in_doubt(0.02, 0.03) and not in_doubt(0.13, 0.01)
     assert not in_doubt(0.16, 0.02)  # the blunder line alone: the first round's interval decides
+    # the doubt zone: a mark is concluded only when the interval clears the line by DOUBT_ZONE / sqrt(rounds)
+    # (1 point after the first round), a loss below the line as soon as its interval is below it
+    assert in_doubt(0.115, 0.01) and in_doubt(0.115, 0.01, rounds=2) and not in_doubt(0.115, 0.01, rounds=9)
+    assert not in_doubt(0.085, 0.01) and not in_doubt(0.085, 0.01, rounds=20)
     # a clear decision: the move played is the best (tile 5 wins), or far behind it (tile 6 loses)
     pos = json.loads((ROOT / "tests" / "data" / "tactics" / "race_gp_2p.json").read_text())
     state = state_from_json(pos, seed=1)
@@ -141,7 +145,7 @@ def test_only_a_decision_in_doubt_gets_more_chunks(review):
     for d in review.decisions:
         assert 1 <= d.verify_rounds <= VERIFY_ROUNDS and d.verify_chunks == VERIFY_CHUNKS * d.verify_rounds
         if d.verify_rounds < VERIFY_ROUNDS and d.played != d.best and d.played_next is None:
-            assert not in_doubt(d.loss, d.loss_half)  # it stopped because the class was clear
+            assert not in_doubt(d.loss, d.loss_half, d.verify_rounds)  # it stopped because the class was clear
 
 
 @pytest.mark.parametrize("path", TACTICS, ids=lambda p: p.stem)
@@ -186,3 +190,29 @@ def test_a_settled_decision_verifies_two_options_only(monkeypatch):
             open_ += 1
             assert len(verified) == min(3, d.options)
     assert decided and open_
+
+
+def test_a_decision_in_doubt_stops_at_the_round_cap_with_the_wider_options_of_the_first_rounds(monkeypatch):
+    """A decision that stays in doubt gets VERIFY_CHUNKS more chunks of the move played and the best per round up
+    to VERIFY_ROUNDS, and one more option only in the first WIDER_ROUNDS rounds."""
+    import kwsearch.review as review_module
+    seen: list[int] = []
+    real = review_module._chunk_row
+
+    def counting(fast, params, max_nodes, action, length, n, seed):
+        seen.append(action)
+        return real(fast, params, max_nodes, action, length, n, seed)
+
+    monkeypatch.setattr(review_module, "_chunk_row", counting)
+    monkeypatch.setattr(review_module, "in_doubt", lambda loss, half, rounds=1: True)
+    # 9 options, one wins (proved): the move played loses, so the rounds go on to the cap
+    state = state_from_json(json.loads((ROOT / "tests" / "data" / "tactics" / "daimler_marker_4p.json").read_text()),
+                            seed=1)
+    assert len(state.legal_actions()) > VERIFY_OPTIONS + WIDER_ROUNDS
+    played = state.parse_move("daimler +4 buyer 1")
+    d = review_decision(state, played, SearchLimits(iterations=300), seed=1)
+    assert d.best == "daimler +4 buyer 2" and d.played != d.best
+    assert d.verify_rounds == VERIFY_ROUNDS and d.verify_chunks == VERIFY_CHUNKS * VERIFY_ROUNDS
+    assert seen.count(played) == VERIFY_CHUNKS * VERIFY_ROUNDS
+    # the options verified: VERIFY_OPTIONS in the first round, one more in each later round of the first WIDER_ROUNDS
+    assert len(set(seen)) == VERIFY_OPTIONS + WIDER_ROUNDS - 1
