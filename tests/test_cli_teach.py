@@ -61,12 +61,12 @@ def test_enter_plays_on(tmp_path):
 
 
 def test_the_threshold_is_respected(tmp_path):
-    st = Game(4).new_initial_state(8, engine="reference")
-    cls = check_decision(st, st.parse_move("start C"), 0, TeachSettings("inaccuracy")).cls
-    assert cls == "inaccuracy"  # start C in the game of seed 8: an inaccuracy, told only at the lowest threshold
-    result, _ = play(tmp_path, "--teach", "inaccuracy", input="start C\n\nquit\n", seed=8)
+    st = Game(4).new_initial_state(11, engine="reference")
+    cls = check_decision(st, st.parse_move("start B"), 0, TeachSettings("inaccuracy")).cls
+    assert cls == "inaccuracy"  # start B in the game of seed 11: an inaccuracy, told only at the lowest threshold
+    result, _ = play(tmp_path, "--teach", "inaccuracy", input="start B\n\nquit\n", seed=11)
     assert "Inaccuracy (-" in result.output
-    result, _ = play(tmp_path, "--teach", "blunder", input="start C\nquit\n", name="other.json", seed=8)
+    result, _ = play(tmp_path, "--teach", "blunder", input="start B\nquit\n", name="other.json", seed=11)
     assert result.exit_code == 0 and "was better" not in result.output and "Teaching mode: a blunder" in result.output
 
 
