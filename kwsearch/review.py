@@ -279,9 +279,8 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     The main search ranks the options; the move played and the most visited others (up to
     :data:`VERIFY_OPTIONS` in all) are then re-searched alone in chunks; the best is the highest verified
     value, and the verified values give the win %, the loss, its interval, the equal band and the class.
-    While the loss's interval straddles the mistake line (:func:`in_doubt`), the move
-    played and the best get :data:`VERIFY_CHUNKS` more chunks each, up to :data:`VERIFY_ROUNDS` rounds
-    (docs/review.md). Returns None when the search was interrupted (Ctrl-C) before it finished.
+    While the mark is in doubt (:func:`in_doubt`), the move played and the best get :data:`VERIFY_CHUNKS`
+    more chunks each, up to :data:`VERIFY_ROUNDS` rounds (docs/review.md). Returns None when the search was interrupted (Ctrl-C) before it finished.
     """
     from .analysis import analyse
     from .engine import convert, reference
@@ -329,7 +328,8 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
         if v["top"] == action or rounds >= VERIFY_ROUNDS or not in_doubt(v["loss"], v["loss_half"], rounds):
             break
         # in doubt: more chunks of the same length for the move played and the best (sequential verification),
-        # and the next option by the main search's visits not yet verified (a better option it ranked lower)
+        # and in the first WIDER_ROUNDS rounds the next option by the main search's visits not yet verified (a better
+        # option it ranked lower)
         more = len(rows[action]) + k
         extend(action, more)
         extend(v["top"], more)

@@ -164,9 +164,9 @@ def test_reproducible_with_any_worker_count(review):
     assert [asdict(d) for d in again.decisions] == [asdict(d) for d in review.decisions]
 
 
-def test_a_settled_decision_verifies_two_options_only(monkeypatch):
-    """Every option within the mistake line of the others (here: seats that have all but lost, no option
-    worth 10%): no loss can reach a mark, the third option is not verified."""
+@pytest.fixture
+def chunked(monkeypatch) -> list[int]:
+    """The option of every re-search (chunk) a review makes, in order (kwsearch.review._chunk_row counted)."""
     import kwsearch.review as review_module
     seen: list[int] = []
     real = review_module._chunk_row
@@ -176,6 +176,13 @@ def test_a_settled_decision_verifies_two_options_only(monkeypatch):
         return real(fast, params, max_nodes, action, length, n, seed)
 
     monkeypatch.setattr(review_module, "_chunk_row", counting)
+    return seen
+
+
+def test_a_settled_decision_verifies_two_options_only(chunked):
+    """Every option within the mistake line of the others (here: seats that have all but lost, no option
+    worth 10%): no loss can reach a mark, the third option is not verified."""
+    seen = chunked
     items = game_decisions(json.loads((ROOT / "examples" / "game-4p.json").read_text()))
     decided = open_ = 0
     for ply in (114, 116, 118, 124, 125, 127, 135):  # late in the game: seats 2 and 3 have all but lost
@@ -192,18 +199,11 @@ def test_a_settled_decision_verifies_two_options_only(monkeypatch):
     assert decided and open_
 
 
-def test_a_decision_in_doubt_stops_at_the_round_cap_with_the_wider_options_of_the_first_rounds(monkeypatch):
+def test_a_decision_in_doubt_stops_at_the_round_cap_with_the_wider_options_of_the_first_rounds(chunked, monkeypatch):
     """A decision that stays in doubt gets VERIFY_CHUNKS more chunks of the move played and the best per round up
     to VERIFY_ROUNDS, and one more option only in the first WIDER_ROUNDS rounds."""
     import kwsearch.review as review_module
-    seen: list[int] = []
-    real = review_module._chunk_row
-
-    def counting(fast, params, max_nodes, action, length, n, seed):
-        seen.append(action)
-        return real(fast, params, max_nodes, action, length, n, seed)
-
-    monkeypatch.setattr(review_module, "_chunk_row", counting)
+    seen = chunked
     monkeypatch.setattr(review_module, "in_doubt", lambda loss, half, rounds=1: True)
     # 9 options, one wins (proved): the move played loses, so the rounds go on to the cap
     state = state_from_json(json.loads((ROOT / "tests" / "data" / "tactics" / "daimler_marker_4p.json").read_text()),
