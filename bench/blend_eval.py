@@ -86,7 +86,8 @@ def _factor(item: str) -> tuple[str, float]:
     except ValueError:
         factor = math.nan
     if not sep or not math.isfinite(factor):
-        raise argparse.ArgumentTypeError(f"expected FEATURE=FACTOR with a finite number, e.g. research=-0.5; got {item!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected FEATURE=FACTOR with a finite number, e.g. research=-0.5; got {item!r}")
     return name, factor
 
 

@@ -280,7 +280,8 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     :data:`VERIFY_OPTIONS` in all) are then re-searched alone in chunks; the best is the highest verified
     value, and the verified values give the win %, the loss, its interval, the equal band and the class.
     While the mark is in doubt (:func:`in_doubt`), the move played and the best get :data:`VERIFY_CHUNKS`
-    more chunks each, up to :data:`VERIFY_ROUNDS` rounds (docs/review.md). Returns None when the search was interrupted (Ctrl-C) before it finished.
+    more chunks each, up to :data:`VERIFY_ROUNDS` rounds (docs/review.md). Returns None when the search
+    was interrupted (Ctrl-C) before it finished.
     """
     from .analysis import analyse
     from .engine import convert, reference

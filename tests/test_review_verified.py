@@ -125,7 +125,8 @@ def test_the_re_searches_steer_by_the_settings_money_weight_and_value_win_shares
         # the review's value of the move played: the mean of its chunks, searched with this weight
         d = review_decision(state, action, SearchLimits(iterations=500), seed=3,
                             config=SearchConfig(money_weight=weight))
-        chunks = [_chunk_row(fast, params, review_config().max_nodes, action, verify_iterations(500), 4, _verify_seed(3, 0, action, j))
+        chunks = [_chunk_row(fast, params, review_config().max_nodes, action, verify_iterations(500), 4,
+                             _verify_seed(3, 0, action, j))
                   for j in range(d.verify_chunks)]
         assert d.played_forced_win == pytest.approx(sum(c[1][0][mover] for c in chunks) / len(chunks))
         values[weight] = d.played_forced_win
