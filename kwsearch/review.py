@@ -35,10 +35,9 @@ square root of the rounds), the move played and the best get :data:`VERIFY_CHUNK
 :data:`VERIFY_ROUNDS` rounds, and in the first :data:`WIDER_ROUNDS` the next option by the main search's
 visits is verified too; in a settled decision (every option within the mistake line of the others) the
 third option is not verified.
-**The next position**: where the game's next decision is the same seat's with nothing between (no other
-seat moved, nothing hidden revealed: :func:`follows_directly`), its best verified value is a second,
-equally deep valuation of the move played, combined with the move's own by inverse variance
-(:func:`with_next_position`, a second pass over the reviewed decisions).
+The move played is valued by its own re-searches alone: reviews made before 2026-11-27 also combined
+them with the seat's next position where nothing came between (``played_next``; docs/review.md, "The
+next position, no longer combined", gives the measurements that ended it); the checker still reads them.
 
 Every search of a review (the main search, the re-searches, and the chance events' searches of
 :mod:`kwsearch.luck`) steers by the settings' money weight, as the hints' searches do
@@ -107,8 +106,6 @@ DOUBT_ZONE = 0.01
 #: The lines a mark's doubt is about: the mistake line, which decides whether a move is marked "mistake or
 #: worse" (the blunder line gets the first round's interval only: extra rounds there cost more than they told).
 DOUBT_LINES = (0.10,)
-#: Variance floor of a value when two are combined by inverse variance (chunks that all agree).
-MIN_VARIANCE = 1e-6
 #: The review's equal band: within this many points of win share of the best (0..1), or not told apart
 #: (kwsearch.confidence.band). The review's own constant (recorded in the cache key), not the hints'.
 EQUAL_MARGIN = 0.02
@@ -180,8 +177,8 @@ class DecisionReview:
     verify_rounds: int | None = None       # rounds of verification (2: in doubt, verified again deeper)
     verify_sd: float | None = None         # one chunk's standard deviation of win share, pooled over the options
     verify_df: int | None = None           # its degrees of freedom
-    played_forced_win: float | None = None  # the move played's own re-searches' value (before played_next)
-    played_next: int | None = None         # the ply whose position also valued the move played, or None
+    played_forced_win: float | None = None  # the move played's own re-searches' value (= played_win since 2026-11-27)
+    played_next: int | None = None         # None; before 2026-11-27 the ply whose position also valued the move played
 
     @property
     def mark(self) -> str:
@@ -1100,9 +1097,7 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
             _parallel(pending, limits, config, seed, workers, finish)
     except KeyboardInterrupt:
         complete = False
-    # the second pass: a move played valued by the seat's next position too, where nothing came between
-    decisions = [DecisionReview.from_json(with_next_position(done[p], done.get(p + 1), items, p))
-                 for p, _, _ in todo if p in done]
+    decisions = [DecisionReview.from_json(done[p]) for p, _, _ in todo if p in done]
     names = list(names) if names else seat_names([f"P{i + 1}" for i in range(n)])
     used = config.for_players(n)
     settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed,
@@ -1135,35 +1130,13 @@ def _hidden(state) -> tuple:
 def follows_directly(items: Sequence[tuple[Any, int]], ply: int) -> bool:
     """The game's next decision after ``ply`` is the same seat's, in the same round, and the move played
     revealed nothing hidden (no card or tile drawn): its position is the position after the move played,
-    seen by the same seat with nothing between (``items``: :func:`game_decisions`)."""
+    seen by the same seat with nothing between (``items``: :func:`game_decisions`). The checker reads a
+    ``played_next`` of a review made before 2026-11-27 by it."""
     if ply + 1 >= len(items):
         return False
     (before, _), (after, _) = items[ply], items[ply + 1]
     return (before.current_player() == after.current_player() and before.round == after.round
             and _hidden(before) == _hidden(after))
-
-
-def with_next_position(d: dict[str, Any], nxt: dict[str, Any] | None, items: Sequence[tuple[Any, int]],
-               ply: int) -> dict[str, Any]:
-    """Decision ``d`` with its move played valued by the next position too (docs/review.md, "The next
-    position"): when the game's next decision ``nxt`` (reviewed) is the same seat's with nothing between
-    (:func:`follows_directly`), its best verified value is a second valuation of the move played, as deep as
-    the best's; the two are combined by inverse variance, and the loss, its interval and the class follow.
-    ``d`` unchanged otherwise (and when the move played is the best)."""
-    if (nxt is None or d.get("verify_sd") is None or nxt.get("verify_sd") is None or d["played"] == d["best"]
-            or not follows_directly(items, ply)):
-        return d
-    t = _t(d["verify_df"])
-    vf = max(MIN_VARIANCE, (d["played_win_half"] / t) ** 2)   # the variances of the means, from the half-widths
-    vb = (d["best_win_half"] / t) ** 2
-    vn = max(MIN_VARIANCE, (nxt["best_win_half"] / _t(nxt["verify_df"])) ** 2)
-    vc = 1 / (1 / vf + 1 / vn)
-    win = min(1.0, max(0.0, (d["played_forced_win"] / vf + nxt["best_win"] / vn) * vc))
-    loss = max(0.0, d["best_win"] - win)
-    loss_half = t * math.sqrt(vb + vc)
-    equal = loss <= max(EQUAL_MARGIN, loss_half)
-    return dict(d, played_win=win, played_win_half=t * math.sqrt(vc), loss=loss, loss_half=loss_half,
-                equal=equal, cls=verified_class(loss, loss_half, equal), played_next=ply + 1)
 
 
 def _review_luck(record, items, final, review: Review, limits: SearchLimits, config: SearchConfig, seed: int,

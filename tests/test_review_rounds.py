@@ -1,5 +1,5 @@
-"""Reviews, issue 29 item 5: the move played valued by the seat's next position where nothing came between,
-and the sequential verification of a decision whose mark is in doubt (docs/review.md)."""
+"""Reviews, issue 29 item 5: the sequential verification of a decision whose mark is in doubt, and the move
+played valued by its own re-searches (docs/review.md)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from kwsearch.engine import state_from_json
 from kwsearch.review import (ROUND_KEYS, VERIFY_CHUNKS, VERIFY_OPTIONS, VERIFY_ROUNDS, WIDER_ROUNDS, ReviewError,
                              check_review, follows_directly, game_decisions, in_doubt, review_decision, review_game,
-                             verified_class, with_next_position)
+                             verified_class)
 from kwsearch.search import SearchLimits
 
 pytestmark = pytest.mark.one_engine
@@ -33,87 +33,58 @@ def review():
 
 @pytest.fixture(scope="module")
 def cached(tmp_path_factory):
-    """The first pass's decisions, as the cache holds them (before the next positions are used)."""
+    """The decisions as the review's cache holds them."""
     path = tmp_path_factory.mktemp("rounds") / "c.json"
     review_game(_record(), SearchLimits(iterations=300), seed=5, cache=path)
     return {int(k): v for k, v in json.loads(path.read_text())["decisions"].items()}
 
 
-def test_a_move_is_valued_by_the_next_same_seat_position(review, cached):
+def test_the_move_played_is_valued_by_its_own_re_searches(review, cached):
+    """Not combined with the seat's next position (docs/review.md, "The next position, no longer combined"):
+    the review's decisions are the cache's, the move played's value its forced re-searches', even where the
+    next decision is the same seat's with nothing between."""
     items = game_decisions(_record())
-    by_ply = {d.ply: d for d in review.decisions}
-    valued = [d for d in review.decisions if d.played_next is not None]
-    assert valued  # multi-step turns: the next decision is often the same seat's
+    assert any(follows_directly(items, d.ply) and d.played != d.best for d in review.decisions)
     for d in review.decisions:
-        first = cached[d.ply]
-        assert d.played_forced_win == first["played_win"] and first["played_next"] is None
-        if d.played_next is None:
-            assert d.played_win == d.played_forced_win
-            assert d.played == d.best or not follows_directly(items, d.ply)
-            continue
-        nxt = by_ply[d.played_next]
-        assert d.played_next == d.ply + 1 and follows_directly(items, d.ply) and nxt.seat == d.seat
-        # inverse-variance combination: between the move's own re-searches and the next position's best value
-        lo, hi = sorted((d.played_forced_win, nxt.best_win))
-        assert lo - 1e-9 <= d.played_win <= hi + 1e-9
-        assert d.played_win_half <= first["played_win_half"] + 1e-12  # two valuations: a narrower interval
+        assert asdict(d) == cached[d.ply]
+        assert d.played_next is None and d.played_win == d.played_forced_win
         assert d.loss == pytest.approx(max(0.0, d.best_win - d.played_win), abs=1e-12)
         assert d.cls == verified_class(d.loss, d.loss_half, d.equal)
     check_review(review.to_json(), "r.json", steps=items)
 
 
-def test_a_next_position_as_good_as_the_best_removes_the_mark(review, cached):
-    items = game_decisions(_record())
-    ply = next(p for p in sorted(cached) if follows_directly(items, p) and cached[p]["played"] != cached[p]["best"])
-    d = dict(cached[ply], best_win=0.8, played_win=0.5, played_forced_win=0.5, loss=0.3, cls="blunder",
-             equal=False, played_win_half=0.02, best_win_half=0.02, loss_half=0.03, verify_df=6)
-    # the next position puts the seat at the best's value: the move lost nothing, it is equal, never marked
-    good = dict(cached[ply + 1], best_win=0.8, best_win_half=0.02, verify_df=6)
-    out = with_next_position(d, good, items, ply)
-    assert out["played_next"] == ply + 1 and out["played_win"] == pytest.approx(0.65)
-    assert out["cls"] is None or out["loss"] - out["loss_half"] < 0.15
-    exact = with_next_position(d, dict(good, best_win_half=0.0), items, ply)  # a sure next value dominates
-    assert exact["played_win"] == pytest.approx(0.8, abs=0.01) and exact["equal"] and exact["cls"] is None
-    # a next position as bad as the forced search keeps the blunder
-    bad = with_next_position(d, dict(good, best_win=0.5), items, ply)
-    assert bad["played_win"] == pytest.approx(0.5) and bad["cls"] == "blunder"
-    # not the same seat's next position with nothing between: unchanged
-    other = next(p for p in sorted(cached) if p + 1 in cached and not follows_directly(items, p))
-    assert with_next_position(cached[other], cached[other + 1], items, other) is cached[other]
-
-
-def test_the_checker_refuses_a_next_position_that_does_not_follow(review):
+def test_the_checker_reads_older_reviews(review):
+    """A review made before 2026-11-27 may carry ``played_next`` where the next decision is the same seat's
+    with nothing between, and one made before the sequential verification has none of its fields
+    (docs/formats.md): the checker still reads both, and refuses a ``played_next`` anywhere else."""
     items = game_decisions(_record())
     obj = review.to_json()
-    i = next(i for i, d in enumerate(obj["decisions"])
+    i = next(i for i, d in enumerate(obj["decisions"]) if d["played"] != d["best"] and follows_directly(items, d["ply"]))
+    older = json.loads(json.dumps(obj))
+    older["decisions"][i]["played_next"] = older["decisions"][i]["ply"] + 1
+    check_review(older, "older.json", steps=items)
+    older["decisions"][i]["played_next"] = older["decisions"][i]["ply"] + 2
+    with pytest.raises(ReviewError, match=r"played_next: expected null or \d+ \(the next ply"):
+        check_review(older, "older.json", steps=items)
+    k = next(k for k, d in enumerate(obj["decisions"])
              if d["played"] != d["best"] and not follows_directly(items, d["ply"]))
     bad = json.loads(json.dumps(obj))
-    bad["decisions"][i]["played_next"] = bad["decisions"][i]["ply"] + 1
+    bad["decisions"][k]["played_next"] = bad["decisions"][k]["ply"] + 1
     with pytest.raises(ReviewError, match=r"played_next: expected null \(ply \d+ is not the same seat's next"):
         check_review(bad, "r.json", steps=items)
     bad = json.loads(json.dumps(obj))
-    j = next(j for j, d in enumerate(obj["decisions"]) if d["played_next"] is None and d["played_win"] > 0.01)
+    j = next(j for j, d in enumerate(obj["decisions"]) if d["played_win"] > 0.01)
     bad["decisions"][j]["played_forced_win"] = bad["decisions"][j]["played_win"] - 0.01
     with pytest.raises(ReviewError, match=r"played_win: expected played_forced_win"):
         check_review(bad, "r.json", steps=items)
     # the fields are documented, and a review without them (before item 5) still reads
     doc = (ROOT / "docs" / "formats.md").read_text()
+    assert all(f"`{k}`" in doc for k in ROUND_KEYS)
     former = json.loads(json.dumps(obj))
     del former["figures"], former["luck"]  # issue 30's fields (kwsearch.luck) are recomputed from the decisions
     for d in former["decisions"]:
-        assert all(f"`{k}`" in doc for k in ROUND_KEYS)
-        if d["played_next"] is None:
-            for k in ROUND_KEYS:
-                del d[k]
-    former["decisions"] = [d for d in former["decisions"] if "played_next" not in d]
-    former["reviewed"] = len(former["decisions"])
-    former["complete"] = False
-    kept = {d["ply"] for d in former["decisions"]}
-    for s in former["summary"]:
-        s["worst"] = [p for p in s["worst"] if p in kept]
-        s["decisions"] = sum(1 for d in former["decisions"] if d["seat"] == s["seat"])
-        s["counts"] = {c: sum(1 for d in former["decisions"] if d["seat"] == s["seat"] and d["cls"] == c)
-                       for c in s["counts"]}
+        for k in ROUND_KEYS:
+            del d[k]
     check_review(former, "former.json", steps=items)
 
 
@@ -144,7 +115,7 @@ def test_only_a_decision_in_doubt_gets_more_chunks(review):
     assert extra  # some decisions of the game were in doubt after the first round
     for d in review.decisions:
         assert 1 <= d.verify_rounds <= VERIFY_ROUNDS and d.verify_chunks == VERIFY_CHUNKS * d.verify_rounds
-        if d.verify_rounds < VERIFY_ROUNDS and d.played != d.best and d.played_next is None:
+        if d.verify_rounds < VERIFY_ROUNDS and d.played != d.best:
             assert not in_doubt(d.loss, d.loss_half, d.verify_rounds)  # it stopped because the class was clear
 
 
