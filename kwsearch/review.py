@@ -1234,7 +1234,7 @@ def review_text(review: Review) -> str:
     if v is not None:
         out += wrap(f"  verified: the move played and the best each re-searched alone ({VERIFY_CHUNKS} x "
                     f"{v.verify_iterations:,} iterations, up to {VERIFY_CHUNKS * VERIFY_ROUNDS} x when a mark is in "
-                    "doubt; a move followed by the same seat's next decision valued by that position too); "
+                    "doubt); "
                     f"win% ± its 95% interval; a move is classed by its loss "
                     f"beyond the loss's interval, never when in the best's equal band (=, within "
                     f"{100 * EQUAL_MARGIN:g} points or not told apart); visits: the main search's (docs/review.md)")
