@@ -34,7 +34,10 @@ interval straddles the mistake line, or clears it upwards by less than :data:`DO
 square root of the rounds), the move played and the best get :data:`VERIFY_CHUNKS` more chunks, up to
 :data:`VERIFY_ROUNDS` rounds, and in the first :data:`WIDER_ROUNDS` the next option by the main search's
 visits is verified too; in a settled decision (every option within the mistake line of the others) the
-third option is not verified.
+third option is not verified. **The screen**: in a decision not settled, every option the first round did not
+verify gets one re-search of a chunk's length over :data:`SCREEN_DIVISOR`, and one within :data:`SCREEN_MARGIN`
+of the best verified value (or above it) is verified in full: the main search can lock onto one option and
+leave a better one with a hundred visits or fewer.
 The move played is valued by its own re-searches alone: reviews made before 2026-11-27 also combined
 them with the seat's next position where nothing came between (``played_next``; docs/review.md, "The
 next position, no longer combined", gives the measurements that ended it); the checker still reads them.
@@ -95,6 +98,12 @@ MIN_VERIFY_CHUNK = 20
 #: chunks (of the same length) for the move played and the best, then is judged again. A loss that sits on the
 #: mistake line needs many rounds to fall on one side of it (docs/review.md, "Sequential verification").
 VERIFY_ROUNDS = 20
+#: The screen (docs/review.md, "The screen"): in a decision not settled, every option the first round did not
+#: verify gets one re-search of a chunk's length over SCREEN_DIVISOR (400 iterations at 4,000); one whose value
+#: comes within SCREEN_MARGIN of the best verified value, or above it, is verified in full (VERIFY_CHUNKS chunks).
+#: The main search can lock onto one option and value a better one from a hundred visits or fewer.
+SCREEN_DIVISOR = 2
+SCREEN_MARGIN = 0.05
 #: The rounds (the first ones) in which a decision in doubt also verifies the next option by the main search's
 #: visits not yet verified (a better option the main search ranked lower).
 WIDER_ROUNDS = 3
@@ -274,8 +283,10 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     """Analyse one decision: ``state`` before it (either engine), ``action`` the move played.
 
     The main search ranks the options; the move played and the most visited others (up to
-    :data:`VERIFY_OPTIONS` in all) are then re-searched alone in chunks; the best is the highest verified
-    value, and the verified values give the win %, the loss, its interval, the equal band and the class.
+    :data:`VERIFY_OPTIONS` in all) are then re-searched alone in chunks, and in a decision not settled every
+    other option is screened by one shorter re-search (those near the best verified in full); the best is
+    the highest verified value, and the verified values give the win %, the loss, its interval, the equal
+    band and the class.
     While the mark is in doubt (:func:`in_doubt`), the move played and the best get :data:`VERIFY_CHUNKS`
     more chunks each, up to :data:`VERIFY_ROUNDS` rounds (docs/review.md). Returns None when the search
     was interrupted (Ctrl-C) before it finished.
@@ -320,6 +331,15 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
         for a in options[2:]:
             extend(a, k)
     options = [a for a in options if a in rows]
+    if len(options) > 2:
+        # not settled: the screen of every option not verified (the main search's order; docs/review.md)
+        top_value = _option_value(rows[_judge(rows, options, action, seat, order)["top"]], seat)[0]
+        short = max(MIN_VERIFY_CHUNK, chunk // SCREEN_DIVISOR)
+        for a in [a for a in ranked if a not in rows]:
+            screen = _chunk_row(fast, params, an.result.config.max_nodes, a, short, n, _screen_seed(seed, a))
+            if screen[1][0][seat] >= top_value - SCREEN_MARGIN:
+                extend(a, k)
+                options.append(a)
     rounds = 1
     while True:
         v = _judge(rows, options, action, seat, order)
@@ -373,6 +393,11 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
 def _verify_seed(seed: int, rnd: int, option: int, j: int) -> int:
     from .seeds import derive_seed
     return derive_seed(seed, "verify", rnd, option, j)
+
+
+def _screen_seed(seed: int, option: int) -> int:
+    from .seeds import derive_seed
+    return derive_seed(seed, "screen", option)
 
 
 def _chunk_row(fast, params, max_nodes: int, action: int, length: int, n: int, seed: int):
@@ -968,10 +993,12 @@ def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchCon
     # sequential rounds (more chunks, one more option) while a mark is in doubt, the pooled spread kept;
     # version 5: every search with the settings' money weight (it was 0), the win shares read from the
     # mover's win share (the main search) and the finishing places (the re-searches, the chance events);
-    # version 6: up to 20 rounds, a mark concluded only beyond the doubt zone, the wider option in the first rounds
-    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed, "version": 6,
+    # version 6: up to 20 rounds, a mark concluded only beyond the doubt zone, the wider option in the first rounds;
+    # version 7: the screen of the options not verified in a decision not settled
+    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed, "version": 7,
                 "verify": [VERIFY_CHUNKS, VERIFY_DIVISOR, VERIFY_OPTIONS, MIN_VERIFY_CHUNK, EQUAL_MARGIN,
-                           VERIFY_ROUNDS, list(DOUBT_LINES), "pooled", DOUBT_ZONE, WIDER_ROUNDS],
+                           VERIFY_ROUNDS, list(DOUBT_LINES), "pooled", DOUBT_ZONE, WIDER_ROUNDS,
+                           SCREEN_DIVISOR, SCREEN_MARGIN],
                 **cache_settings(config)}
     blob = json.dumps({"game": game, "settings": settings}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
@@ -1234,7 +1261,7 @@ def review_text(review: Review) -> str:
     if v is not None:
         out += wrap(f"  verified: the move played and the best each re-searched alone ({VERIFY_CHUNKS} x "
                     f"{v.verify_iterations:,} iterations, up to {VERIFY_CHUNKS * VERIFY_ROUNDS} x when a mark is in "
-                    "doubt); "
+                    "doubt; the other options screened, those near the best verified too); "
                     f"win% ± its 95% interval; a move is classed by its loss "
                     f"beyond the loss's interval, never when in the best's equal band (=, within "
                     f"{100 * EQUAL_MARGIN:g} points or not told apart); visits: the main search's (docs/review.md)")

@@ -4,15 +4,16 @@ played valued by its own re-searches (docs/review.md)."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 
 from kwsearch.engine import state_from_json
-from kwsearch.review import (ROUND_KEYS, VERIFY_CHUNKS, VERIFY_OPTIONS, VERIFY_ROUNDS, WIDER_ROUNDS, ReviewError,
-                             check_review, follows_directly, game_decisions, in_doubt, review_decision, review_game,
-                             verified_class)
+from kwsearch.review import (ROUND_KEYS, SCREEN_DIVISOR, VERIFY_CHUNKS, VERIFY_OPTIONS, VERIFY_ROUNDS, WIDER_ROUNDS,
+                             ReviewError, check_review, follows_directly, game_decisions, in_doubt, review_decision,
+                             review_game, verified_class)
 from kwsearch.search import SearchLimits
 
 pytestmark = pytest.mark.one_engine
@@ -136,14 +137,15 @@ def test_reproducible_with_any_worker_count(review):
 
 
 @pytest.fixture
-def chunked(monkeypatch) -> list[int]:
-    """The option of every re-search (chunk) a review makes, in order (kwsearch.review._chunk_row counted)."""
+def chunked(monkeypatch) -> list[tuple[int, int]]:
+    """The option and the length of every re-search a review makes, in order (kwsearch.review._chunk_row
+    counted): the verification's chunks and the screen's shorter ones."""
     import kwsearch.review as review_module
-    seen: list[int] = []
+    seen: list[tuple[int, int]] = []
     real = review_module._chunk_row
 
     def counting(fast, params, max_nodes, action, length, n, seed):
-        seen.append(action)
+        seen.append((action, length))
         return real(fast, params, max_nodes, action, length, n, seed)
 
     monkeypatch.setattr(review_module, "_chunk_row", counting)
@@ -160,13 +162,15 @@ def test_a_settled_decision_verifies_two_options_only(chunked):
         state, action = items[ply]
         seen.clear()
         d = review_decision(state, action, SearchLimits(iterations=300), seed=1, ply=ply)
-        verified = set(seen)
+        verified = {a for a, length in seen if length == d.verify_iterations}
+        screened = [a for a, length in seen if length != d.verify_iterations]
         if d.verify_rounds == 1 and len(verified) == 2 and d.options > 2:
             decided += 1
             assert d.loss < 0.10 and d.cls in (None, "inaccuracy")  # within the line: never a mistake
+            assert not screened  # nor any other option screened
         elif d.verify_rounds == 1:
             open_ += 1
-            assert len(verified) == min(3, d.options)
+            assert len(verified) >= min(3, d.options)
     assert decided and open_
 
 
@@ -181,9 +185,45 @@ def test_a_decision_in_doubt_stops_at_the_round_cap_with_the_wider_options_of_th
                             seed=1)
     assert len(state.legal_actions()) > VERIFY_OPTIONS + WIDER_ROUNDS
     played = state.parse_move("daimler +4 buyer 1")
+    monkeypatch.setattr(review_module, "SCREEN_MARGIN", -math.inf)  # no option passes the screen: the rounds alone
     d = review_decision(state, played, SearchLimits(iterations=300), seed=1)
     assert d.best == "daimler +4 buyer 2" and d.played != d.best
     assert d.verify_rounds == VERIFY_ROUNDS and d.verify_chunks == VERIFY_CHUNKS * VERIFY_ROUNDS
-    assert seen.count(played) == VERIFY_CHUNKS * VERIFY_ROUNDS
+    assert seen.count((played, d.verify_iterations)) == VERIFY_CHUNKS * VERIFY_ROUNDS
     # the options verified: VERIFY_OPTIONS in the first round, one more in each later round of the first WIDER_ROUNDS
-    assert len(set(seen)) == VERIFY_OPTIONS + WIDER_ROUNDS - 1
+    assert len({a for a, length in seen if length == d.verify_iterations}) == VERIFY_OPTIONS + WIDER_ROUNDS - 1
+
+
+def test_the_screen_finds_a_better_option_the_main_search_ranked_last(chunked, monkeypatch):
+    """In a decision not settled, every option the first round did not verify gets one short re-search
+    (the screen); one within SCREEN_MARGIN of the best verified value, or above it, is verified in full, so a
+    winning option the main search ranked last is still the best (docs/review.md, "The screen")."""
+    import kwsearch.analysis as analysis_module
+    import kwsearch.review as review_module
+    state = state_from_json(json.loads((ROOT / "tests" / "data" / "tactics" / "daimler_marker_4p.json").read_text()),
+                            seed=1)
+    winner, played = state.parse_move("daimler +4 buyer 2"), state.parse_move("daimler +4 buyer 1")
+    real = analysis_module.analyse
+
+    def winner_last(*args, **kwargs):
+        from dataclasses import replace
+        an = real(*args, **kwargs)
+        return replace(an, candidates=[c for c in an.candidates if c.action != winner] + [
+            c for c in an.candidates if c.action == winner])
+
+    monkeypatch.setattr(analysis_module, "analyse", winner_last)
+    seen = chunked
+    d = review_decision(state, played, SearchLimits(iterations=300), seed=1)
+    full = [a for a, length in seen if length == d.verify_iterations]
+    short = [a for a, length in seen if length != d.verify_iterations]
+    first = list(dict.fromkeys(full))[:VERIFY_OPTIONS]
+    assert played in first and winner not in first
+    # every option not verified in the first round screened once, at half a chunk's length
+    assert sorted(short) == sorted(set(state.legal_actions()) - set(first))
+    assert {length for _, length in seen} == {d.verify_iterations, d.verify_iterations // SCREEN_DIVISOR}
+    assert d.best == "daimler +4 buyer 2" and d.cls == "blunder" and full.count(winner) >= VERIFY_CHUNKS
+    # without the screen's verification the main search's order hides the winner
+    seen.clear()
+    monkeypatch.setattr(review_module, "SCREEN_MARGIN", -math.inf)
+    d = review_decision(state, played, SearchLimits(iterations=300), seed=1)
+    assert d.best != "daimler +4 buyer 2" and winner not in [a for a, length in seen if length == d.verify_iterations]
