@@ -28,7 +28,9 @@
 
 Prints the figures and writes them to ``bench/results/review-trust/summary-{date}.json`` (``--name``
 another file). ``--main-only`` runs the former review without its unused verification only (the cost
-target's comparison); ``--show`` prints each contradicted mark beside its next position.
+target's comparison); ``--luck-split`` also runs the new review without the chance events' luck, so
+the decisions' cost and the luck's are seen apart; ``--show`` prints each contradicted mark beside its
+next position.
 """
 
 from __future__ import annotations
@@ -191,6 +193,8 @@ def main(argv=None) -> int:
                     help="run the former review only as 'old-main' (without its unused verification)")
     ap.add_argument("--pairs", type=int, default=1,
                     help="pairs of seeds per game: (1, 2), (3, 4), ... (Jaccard per pair; cost over all)")
+    ap.add_argument("--luck-split", action="store_true",
+                    help="also run the new review without the chance events' luck ('new-noluck'): its cost apart")
     ap.add_argument("--show", action="store_true", help="print each contradicted mark and its next position")
     ap.add_argument("--name", default=None, help="the summary's file name (default summary-DATE.json)")
     args = ap.parse_args(argv)
@@ -200,18 +204,20 @@ def main(argv=None) -> int:
     olds = {} if args.no_old else {"old": old_review(args.old_rev, True), "old-main": old_review(args.old_rev, False)}
     if args.main_only:
         olds.pop("old", None)
+    methods = [("new", review_game, True)]
+    if args.luck_split:
+        methods.append(("new-noluck", lambda rec, limits, seed: review_game(rec, limits, seed=seed, luck=False), True))
+    methods += [(m, mod.review_game, False) for m, mod in olds.items()]
     games, out = [], {"iterations": args.iterations, "machine": _machine(), "games": []}
     for n in args.players:
         for i in range(args.games):
             rec = make_game(n, i)
             games.append(rec)
             row = {"players": n, "game": i, "decisions": None}
-            for method, mod in [("new", None)] + list(olds.items()):
-                fn = review_game if mod is None else mod.review_game
+            for method, fn, ver in methods:
                 runs = [timed(lambda: fn(rec, limits, seed=s)) for s in range(1, 2 * args.pairs + 1)]
                 reviews = [r for r, _ in runs]
                 row["decisions"] = len(reviews[0].decisions)
-                ver = mod is None
                 cs = [contradictions(r, ver, args.show) for r in reviews]
                 graph = (lambda d: d.graph_win) if ver else (lambda d: d.win_all)
                 ms = [marks(r) for r in reviews]
@@ -228,7 +234,7 @@ def main(argv=None) -> int:
     p = out["planted"]
     print(f"planted: {p['planted']} found in {p['positions_tried']} positions; marked mistake or worse "
           f"{p['marked_mistake_or_worse']}, any mark {p['marked_any']} ({p['cpu_seconds']} s)")
-    for method in ["new"] + list(olds):
+    for method, _, _ in methods:
         g = out["games"]
         f = sum(r[method]["followed"] for r in g)
         c = sum(r[method]["contradicted"] for r in g)
@@ -238,10 +244,10 @@ def main(argv=None) -> int:
         print(f"{method:9s} jaccard {[r[method]['jaccards'] for r in g]}  at least 0.8: {sum(j >= 0.8 for j in js)}"
               f"/{len(js)}  pooled {both}/{either}  contradicted {c}/{f} ({100 * c / max(1, f):.0f}%)  "
               f"cpu {cpu:.1f} s  marks {[r[method]['marks'] for r in g]}")
-    if olds:
-        new = sum(r["new"]["cpu"] for r in out["games"])
-        for m in olds:
-            print(f"cpu new / {m}: {new / sum(r[m]['cpu'] for r in out['games']):.2f}")
+    for m in olds:
+        for method, _, _ in methods[:2 if args.luck_split else 1]:
+            new = sum(r[method]["cpu"] for r in out["games"])
+            print(f"cpu {method} / {m}: {new / sum(r[m]['cpu'] for r in out['games']):.2f}")
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / (args.name or f"summary-{datetime.date.today()}.json")).write_text(json.dumps(out, indent=1) + "\n")
     return 0
