@@ -1261,7 +1261,8 @@ def review_text(review: Review) -> str:
     if v is not None:
         out += wrap(f"  verified: the move played and the best each re-searched alone ({VERIFY_CHUNKS} x "
                     f"{v.verify_iterations:,} iterations, up to {VERIFY_CHUNKS * VERIFY_ROUNDS} x when a mark is in "
-                    "doubt; the other options screened, those near the best verified too); "
+                    "doubt; where the options differ, every other one screened and those near the best verified "
+                    "too); "
                     f"win% ± its 95% interval; a move is classed by its loss "
                     f"beyond the loss's interval, never when in the best's equal band (=, within "
                     f"{100 * EQUAL_MARGIN:g} points or not told apart); visits: the main search's (docs/review.md)")
