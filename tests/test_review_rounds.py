@@ -60,7 +60,8 @@ def test_the_checker_reads_older_reviews(review):
     (docs/formats.md): the checker still reads both, and refuses a ``played_next`` anywhere else."""
     items = game_decisions(_record())
     obj = review.to_json()
-    i = next(i for i, d in enumerate(obj["decisions"]) if d["played"] != d["best"] and follows_directly(items, d["ply"]))
+    i = next(i for i, d in enumerate(obj["decisions"])
+             if d["played"] != d["best"] and follows_directly(items, d["ply"]))
     older = json.loads(json.dumps(obj))
     older["decisions"][i]["played_next"] = older["decisions"][i]["ply"] + 1
     check_review(older, "older.json", steps=items)
