@@ -324,22 +324,21 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
         extend(a, k)
     # a settled decision: the options the main search visited, and the two verified, all lie within the
     # mistake line of each other (a decided position, or options of one value), so no loss can reach it:
-    # the third option is not verified (docs/review.md, "Sequential verification and the next position")
+    # the third option is not verified, nor the others screened (docs/review.md, "Sequential verification and
+    # the next position")
     values = [i.win_prob for i in an.result.actions if i.visits > 0] + [
         _option_value(rows[a], seat)[0] for a in rows]
     if max(values) - min(values) >= DOUBT_LINES[0]:
         for a in options[2:]:
             extend(a, k)
-    options = [a for a in options if a in rows]
-    if len(options) > 2:
         # not settled: the screen of every option not verified (the main search's order; docs/review.md)
-        top_value = _option_value(rows[_judge(rows, options, action, seat, order)["top"]], seat)[0]
+        top_value = max(_option_value(got, seat)[0] for got in rows.values())
         short = max(MIN_VERIFY_CHUNK, chunk // SCREEN_DIVISOR)
         for a in [a for a in ranked if a not in rows]:
             screen = _chunk_row(fast, params, an.result.config.max_nodes, a, short, n, _screen_seed(seed, a))
             if screen[1][0][seat] >= top_value - SCREEN_MARGIN:
                 extend(a, k)
-                options.append(a)
+    options = [a for a in ranked if a in rows]
     rounds = 1
     while True:
         v = _judge(rows, options, action, seat, order)
