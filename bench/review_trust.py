@@ -245,7 +245,7 @@ def main(argv=None) -> int:
               f"/{len(js)}  pooled {both}/{either}  contradicted {c}/{f} ({100 * c / max(1, f):.0f}%)  "
               f"cpu {cpu:.1f} s  marks {[r[method]['marks'] for r in g]}")
     for m in olds:
-        for method, _, _ in methods[:2 if args.luck_split else 1]:
+        for method in (method for method, _, verified in methods if verified):
             new = sum(r[method]["cpu"] for r in out["games"])
             print(f"cpu {method} / {m}: {new / sum(r[m]['cpu'] for r in out['games']):.2f}")
     OUT.mkdir(parents=True, exist_ok=True)
