@@ -27,6 +27,12 @@ def _record() -> dict:
     return json.loads(GAME.read_text())
 
 
+def _daimler():
+    """tests/data/tactics/daimler_marker_4p.json: 9 options, one wins (proved), every other loses."""
+    return state_from_json(json.loads((ROOT / "tests" / "data" / "tactics" / "daimler_marker_4p.json").read_text()),
+                           seed=1)
+
+
 @pytest.fixture(scope="module")
 def review():
     return review_game(_record(), SearchLimits(iterations=300), seed=5, source="game-2p.json")
@@ -182,8 +188,7 @@ def test_a_decision_in_doubt_stops_at_the_round_cap_with_the_wider_options_of_th
     seen = chunked
     monkeypatch.setattr(review_module, "in_doubt", lambda loss, half, rounds=1: True)
     # 9 options, one wins (proved): the move played loses, so the rounds go on to the cap
-    state = state_from_json(json.loads((ROOT / "tests" / "data" / "tactics" / "daimler_marker_4p.json").read_text()),
-                            seed=1)
+    state = _daimler()
     assert len(state.legal_actions()) > VERIFY_OPTIONS + WIDER_ROUNDS
     played = state.parse_move("daimler +4 buyer 1")
     monkeypatch.setattr(review_module, "SCREEN_MARGIN", -math.inf)  # no option passes the screen: the rounds alone
@@ -201,8 +206,7 @@ def test_the_screen_finds_a_better_option_the_main_search_ranked_last(chunked, m
     winning option the main search ranked last is still the best (docs/review.md, "The screen")."""
     import kwsearch.analysis as analysis_module
     import kwsearch.review as review_module
-    state = state_from_json(json.loads((ROOT / "tests" / "data" / "tactics" / "daimler_marker_4p.json").read_text()),
-                            seed=1)
+    state = _daimler()
     winner, played = state.parse_move("daimler +4 buyer 2"), state.parse_move("daimler +4 buyer 1")
     real = analysis_module.analyse
 
