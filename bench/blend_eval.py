@@ -39,8 +39,13 @@ from kwsearch import features  # noqa: E402
 
 def _source(name: str, players: int):
     """The evaluation named ``name`` (a shipped name or a weights file), read and checked as a search
-    reads it (:func:`kwsearch.features.load_evaluation`)."""
-    return features.load_evaluation(name, players)
+    reads it (:func:`kwsearch.features.load_evaluation`). One with a hidden layer is refused: a blend of
+    weights is the blend of the scores only for the linear model."""
+    ev = features.load_evaluation(name, players)
+    if ev.hidden_units:
+        raise features.EvaluationError(f"{name}: an evaluation with a hidden layer ({ev.hidden_units} units) "
+                                       "cannot be blended or scaled: only linear ones can")
+    return ev
 
 
 def blend(a, b, share: float) -> list[float]:

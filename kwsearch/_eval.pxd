@@ -3,7 +3,7 @@
 
 ``k_features`` writes ``NFEAT`` numbers per seat (the order of ``kwsearch.features.FEATURES``);
 ``k_evaluate`` turns them into each seat's modelled win share (a softmax over the seats of the
-linear scores ``w . f``, so the shares sum to 1).
+scores ``w . f``, plus, with a hidden layer, ``W2 . relu(W1 . f + b1)``; the shares sum to 1).
 """
 
 from libc.stdint cimport int16_t
@@ -13,10 +13,15 @@ from kwsearch._fast cimport MAXP, Comp, KState
 cdef enum:
     NBASE = 14              # base features of a seat
     NFEAT = 28              # the base features, then each of them times the game's progress
+    MAXH = 32               # hidden units at most (kwsearch.features.MAX_HIDDEN)
 
 ctypedef struct EvalModel:
     int nplayers            # the player count the weights were fitted for
     double w[NFEAT]         # one weight per feature (the same for every seat)
+    int hidden              # hidden units, 0 to MAXH (0: the linear model alone)
+    double W1[NFEAT * MAXH] # a hidden unit's input weights: W1[k * MAXH + h], feature k to unit h
+    double b1[MAXH]         # its bias
+    double W2[MAXH]         # its output weight (the units are ReLUs: max(0, W1 . f + b1))
 
 cdef void k_features(const KState* s, const Comp* c, double* out) noexcept nogil
 cdef void k_evaluate(const KState* s, const Comp* c, const EvalModel* m, double* share) noexcept nogil

@@ -107,8 +107,29 @@ cdef void k_features(const KState* s, const Comp* c, double* out) noexcept nogil
             f[NBASE + k] = f[k] * progress
 
 
+cdef inline double _hidden(const double* f, const EvalModel* m) noexcept nogil:
+    """The hidden layer's part of a seat's score, ``W2 . relu(W1 . f + b1)``: the units' sums run side by
+    side over the features (``W1[k * MAXH + h]``), and a feature of 0 (often: no engineer, no award, and
+    every ``*progress`` feature in round 1) is skipped."""
+    cdef double acc[MAXH]
+    cdef double fk, out = 0
+    cdef int k, h, nh = m.hidden
+    for h in range(nh):
+        acc[h] = m.b1[h]
+    for k in range(NFEAT):
+        fk = f[k]
+        if fk != 0:
+            for h in range(nh):
+                acc[h] += m.W1[k * MAXH + h] * fk
+    for h in range(nh):
+        if acc[h] > 0:
+            out += m.W2[h] * acc[h]
+    return out
+
+
 cdef void k_shares(const double* feats, int nplayers, const EvalModel* m, double* share) noexcept nogil:
-    """The softmax over the seats of ``w . f`` (per seat features ``feats[seat * NFEAT + k]``)."""
+    """The softmax over the seats of their scores (per seat features ``feats[seat * NFEAT + k]``): ``w . f``,
+    plus the hidden layer's ``W2 . relu(W1 . f + b1)`` when the model has one."""
     cdef double z[MAXP]
     cdef double top = -1e300, total = 0
     cdef int i, k
@@ -116,6 +137,8 @@ cdef void k_shares(const double* feats, int nplayers, const EvalModel* m, double
         z[i] = 0
         for k in range(NFEAT):
             z[i] += m.w[k] * feats[i * NFEAT + k]
+        if m.hidden > 0:
+            z[i] += _hidden(feats + i * NFEAT, m)
         if z[i] > top:
             top = z[i]
     for i in range(nplayers):
@@ -161,8 +184,25 @@ cdef class Evaluator:
     """A fitted model in C form; build it with :func:`kwsearch.features.load_evaluation`, which checks
     the weights file (the constructor only checks the shapes)."""
 
-    def __init__(self, int nplayers, weights, names, source="", meta=None):
+    def __init__(self, int nplayers, weights, names, source="", meta=None, hidden=None):
+        """``hidden``: None (the linear model), or ``(W1, b1, W2)`` of H units (1 to MAXH): ``W1`` NFEAT
+        rows of H numbers (``W1[k][h]``, feature k to unit h), ``b1`` and ``W2`` H numbers each."""
+        cdef int k, h, nh
         _set_model(nplayers, weights, names, NFEAT, &self.model.nplayers, self.model.w)
+        self.model.hidden = 0
+        if hidden is not None:
+            W1, b1, W2 = hidden
+            nh = len(W2)
+            if not 1 <= nh <= MAXH or len(b1) != nh or len(W1) != NFEAT or any(len(row) != nh for row in W1):
+                raise ValueError(f"hidden: expected 1 to {MAXH} units: {NFEAT} rows of them, a bias and an "
+                                 "output weight each")
+            for k in range(NFEAT):
+                for h in range(nh):
+                    self.model.W1[k * MAXH + h] = float(W1[k][h])
+            for h in range(nh):
+                self.model.b1[h] = float(b1[h])
+                self.model.W2[h] = float(W2[h])
+            self.model.hidden = nh
         self.names = tuple(names)
         self.source = source
         self.meta = meta or {}
@@ -174,6 +214,11 @@ cdef class Evaluator:
     @property
     def weights(self):
         return [self.model.w[k] for k in range(NFEAT)]
+
+    @property
+    def hidden_units(self):
+        """The hidden layer's units (0 for the linear model)."""
+        return self.model.hidden
 
     def predict(self, features):
         """Win shares from per-seat feature rows (``features[seat][k]``), as the search computes them."""
@@ -196,6 +241,11 @@ cdef class Evaluator:
 def feature_count():
     """(NBASE, NFEAT) of the compiled module (checked against kwsearch.features.FEATURES)."""
     return NBASE, NFEAT
+
+
+def max_hidden():
+    """MAXH, the most hidden units an evaluation may have (kwsearch.features.MAX_HIDDEN)."""
+    return MAXH
 
 
 def features(FastState state):

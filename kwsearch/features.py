@@ -38,7 +38,10 @@ Model: a seat's score is ``z = w . f`` with one weight vector for every seat of
 a player count; the win shares are the softmax of the scores over the seats
 (a conditional logit), so they sum to 1 and only differences between seats
 count. It is fitted by ``bench/train_eval.py`` to the final win shares of
-self-play games.
+self-play games. A weights file may add a **hidden layer** (``hidden``: H ReLU
+units on the seat's own features, 1 to :data:`MAX_HIDDEN`), whose output joins
+the score: ``z = w . f + W2 . relu(W1 . f + b1)``, the same units for every seat;
+``bench/train_eval_mlp.py`` fits one (docs/evaluation.md, "The hidden layer").
 """
 
 from __future__ import annotations
@@ -49,7 +52,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import KwsearchError
-from .weights import check_frame, distribution, feature_rows, load_model
+from .jsonload import key_path
+from .weights import check_frame, distribution, feature_rows, load_model, number
 
 BASE_FEATURES = ("money", "lead", "sales", "race", "laps", "gp_engine", "cars", "workshop", "research",
                  "inactive", "workers", "engineers", "awards", "tempo")
@@ -65,6 +69,11 @@ FORMAT, VERSION = "kwsearch-eval", 1
 MAX_WEIGHT = 1e6
 #: How closely the loaded weights must reproduce the file's stored test prediction.
 PREDICTION_TOLERANCE = 1e-9
+#: The most hidden units a weights file may give (kwsearch/_eval.pxd MAXH).
+MAX_HIDDEN = 32
+#: The keys of a weights file's ``hidden`` object: ``weights`` (NFEAT rows of H numbers, feature k to
+#: unit h), ``bias`` and ``output`` (H numbers each), and ``activation`` (``"relu"``, the only one).
+HIDDEN_KEYS = ("activation", "weights", "bias", "output")
 
 
 class EvaluationError(KwsearchError):
@@ -75,7 +84,10 @@ class EvaluationError(KwsearchError):
 #: "tempo", fitted to games of the tempo playout policy; "searched", fitted to the outcomes of ISMCTS
 #: games; "smart", fitted to games of the smart playout policy, the outcome of the playouts a
 #: ``rollout=smart`` search cuts off (docs/evaluation.md, "Training").
-SHIPPED = ("tempo", "searched", "smart")
+SHIPPED = ("tempo", "searched", "smart", "mlp")
+#: The player counts a shipped evaluation exists for, where not every one: "mlp", the searched games'
+#: outcomes fitted with a hidden layer (docs/evaluation.md, "The hidden layer"), is four-player only.
+SHIPPED_PLAYERS = {"mlp": (4,)}
 
 
 def shipped_path(players: int, name: str = "tempo") -> Path:
@@ -149,9 +161,16 @@ def features(state) -> list[list[float]]:
     return out
 
 
-def shares(rows: list[list[float]], weights: list[float]) -> list[float]:
-    """The model's win shares from feature rows: the softmax over the seats of ``w . f``."""
+def shares(rows: list[list[float]], weights: list[float], hidden: dict[str, Any] | None = None) -> list[float]:
+    """The model's win shares from feature rows: the softmax over the seats of ``w . f``, plus
+    ``W2 . relu(W1 . f + b1)`` with a ``hidden`` layer (a weights file's ``hidden`` object)."""
     z = [sum(w * x for w, x in zip(weights, row)) for row in rows]
+    if hidden is not None:
+        w1, b1, w2 = hidden["weights"], hidden["bias"], hidden["output"]
+        for i, row in enumerate(rows):
+            for h in range(len(w2)):
+                a = b1[h] + sum(w1[k][h] * x for k, x in enumerate(row))
+                z[i] += w2[h] * max(0.0, a)
     top = max(z)
     e = [math.exp(v - top) for v in z]
     total = sum(e)
@@ -168,13 +187,50 @@ def check_weights(obj: Any, source: str, players: int | None = None) -> dict[str
     file and the field of the first problem. The stored test prediction must be reproduced."""
     n, weights, training, test = check_frame(
         obj, source, players, error=EvaluationError, kind="an evaluation weights file", format=FORMAT,
-        version=VERSION, features=FEATURES, ours="this kwsearch's features", max_weight=MAX_WEIGHT)
+        version=VERSION, features=FEATURES, ours="this kwsearch's features", max_weight=MAX_WEIGHT,
+        optional=("hidden",))
+    hidden = check_hidden(obj["hidden"], source) if "hidden" in obj else None
     rows = feature_rows(test["features"], "test.features", source, EvaluationError, rows=(n, n), width=NFEAT,
                         what="one per seat")
     stored = distribution(test["prediction"], "test.prediction", source, EvaluationError, size=n,
                           what="win shares, one per seat")
-    return {"players": n, "weights": weights, "training": training, "test_features": rows,
+    return {"players": n, "weights": weights, "hidden": hidden, "training": training, "test_features": rows,
             "test_prediction": stored}
+
+
+def check_hidden(obj: Any, source: str) -> dict[str, Any]:
+    """A weights file's checked ``hidden`` object (numbers as floats); :class:`EvaluationError` names
+    the file and the field of the first problem."""
+    keys = ", ".join(HIDDEN_KEYS[:-1]) + " and " + HIDDEN_KEYS[-1]
+    if not isinstance(obj, dict):
+        raise EvaluationError(f"{source}: hidden: expected an object with {keys}")
+    for key in HIDDEN_KEYS:
+        if key not in obj:
+            raise EvaluationError(f"{source}: hidden.{key}: missing (hidden has {keys})")
+    unknown = [k for k in obj if k not in HIDDEN_KEYS]
+    if unknown:
+        raise EvaluationError(f"{source}: {key_path('hidden', unknown[0])}: unknown key (hidden has {keys})")
+    if obj["activation"] != "relu":
+        raise EvaluationError(f"{source}: hidden.activation: expected 'relu', got {obj['activation']!r}")
+    out = obj["output"]
+    if not isinstance(out, list) or not 1 <= len(out) <= MAX_HIDDEN:
+        raise EvaluationError(f"{source}: hidden.output: expected a list of 1 to {MAX_HIDDEN} numbers (one per unit)")
+    units = len(out)
+
+    def row(value: Any, where: str) -> list[float]:
+        if not isinstance(value, list) or len(value) != units:
+            raise EvaluationError(f"{source}: {where}: expected a list of {units} numbers (one per unit)")
+        vals = [number(v, f"{where}[{h}]", source, EvaluationError) for h, v in enumerate(value)]
+        for h, v in enumerate(vals):
+            if abs(v) > MAX_WEIGHT:
+                raise EvaluationError(f"{source}: {where}[{h}]: expected at most {MAX_WEIGHT:g} in size, got {v!r}")
+        return vals
+
+    w1 = obj["weights"]
+    if not isinstance(w1, list) or len(w1) != NFEAT:
+        raise EvaluationError(f"{source}: hidden.weights: expected a list of {NFEAT} rows (one per feature)")
+    return {"activation": "relu", "weights": [row(r, f"hidden.weights[{k}]") for k, r in enumerate(w1)],
+            "bias": row(obj["bias"], "hidden.bias"), "output": row(out, "hidden.output")}
 
 
 _CACHE: dict[int, Any] = {}
@@ -183,9 +239,11 @@ _NAMED: dict[tuple[str, int], Any] = {}  # the named shipped evaluations, read o
 
 def _evaluator(checked: dict[str, Any], source: str):
     from . import _eval
+    hidden = checked["hidden"]
     return _eval.Evaluator(checked["players"], checked["weights"], FEATURES, source,
                            {"training": checked["training"], "test_features": checked["test_features"],
-                            "test_prediction": checked["test_prediction"]})
+                            "test_prediction": checked["test_prediction"]},
+                           None if hidden is None else (hidden["weights"], hidden["bias"], hidden["output"]))
 
 
 def load_evaluation(path: str | os.PathLike | None = None, players: int | None = None):
@@ -199,6 +257,10 @@ def load_evaluation(path: str | os.PathLike | None = None, players: int | None =
         if players not in (2, 3, 4):
             raise EvaluationError(f"evaluation {path!r}: a shipped evaluation is chosen by the player count "
                                   f"(2, 3 or 4), got {players!r}")
+        counts = SHIPPED_PLAYERS.get(path, (2, 3, 4))
+        if players not in counts:
+            raise EvaluationError(f"evaluation {path!r}: shipped for {' and '.join(map(str, counts))} players "
+                                  f"only, the game has {players}")
         if path == "tempo":
             path = None
         else:
@@ -216,8 +278,12 @@ def _load(path: str | os.PathLike | None, players: int | None):
 
 
 def weights_document(players: int, weights: list[float], training: dict[str, Any],
-                     test_features: list[list[float]]) -> dict[str, Any]:
-    """A weights file's content (what ``bench/train_eval.py`` writes), with its test prediction."""
-    return {"format": FORMAT, "version": VERSION, "players": players, "features": list(FEATURES),
-            "weights": [float(w) for w in weights], "training": training,
-            "test": {"features": test_features, "prediction": shares(test_features, weights)}}
+                     test_features: list[list[float]], hidden: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A weights file's content (what ``bench/train_eval.py`` and ``bench/train_eval_mlp.py`` write), with
+    its test prediction; ``hidden`` a hidden layer (the ``hidden`` object: :data:`HIDDEN_KEYS`) or None."""
+    doc = {"format": FORMAT, "version": VERSION, "players": players, "features": list(FEATURES),
+           "weights": [float(w) for w in weights]}
+    if hidden is not None:
+        doc["hidden"] = hidden
+    return {**doc, "training": training,
+            "test": {"features": test_features, "prediction": shares(test_features, weights, hidden)}}

@@ -8,8 +8,8 @@ shape of the test rows. Each caller passes its own error class, so a problem in 
 file stays an ``EvaluationError`` and one in a prior file a ``PriorError``; the messages are the
 same words for both, with the kind of file named where it differs.
 
-The frame is strict: a key other than the seven (or, in ``test``, other than ``features`` and
-``prediction``) is an error naming it and the keys expected, so a misspelt key is never ignored;
+The frame is strict: a key other than the seven and the caller's optional ones (the evaluation's
+``hidden``; or, in ``test``, other than ``features`` and ``prediction``) is an error naming it and the keys expected, so a misspelt key is never ignored;
 weights and test features are finite and bounded (``max_weight``, :data:`MAX_FEATURE`), and the
 stored prediction is a distribution (numbers from 0 to 1 summing to 1). ``training`` is the
 record of how the weights were made: an object of any keys, kept but never read.
@@ -45,21 +45,24 @@ def number(value: Any, where: str, source: str, error: type[Exception]) -> float
 
 def check_frame(obj: Any, source: str, players: int | None, *, error: type[Exception], kind: str,
                 format: str, version: int, features: tuple[str, ...], ours: str,
-                max_weight: float) -> tuple[int, list[float], dict[str, Any], dict[str, Any]]:
+                max_weight: float,
+                optional: tuple[str, ...] = ()) -> tuple[int, list[float], dict[str, Any], dict[str, Any]]:
     """The checked frame of a weights file ``obj`` (as parsed): its player count, its weights
     (floats), its ``training`` object and its ``test`` object (known to hold ``features`` and
     ``prediction``, which the caller checks). ``kind`` names the file ("an evaluation weights
     file"), ``ours`` the features it must have ("this kwsearch's features"); the first problem
-    is an ``error`` naming ``source`` and the field."""
+    is an ``error`` naming ``source`` and the field. Keys of ``optional`` may be present too (the
+    caller checks them)."""
     if not isinstance(obj, dict):
         raise error(f"{source}: expected a JSON object ({kind})")
     expected = ", ".join(FRAME_KEYS[:-1]) + " and " + FRAME_KEYS[-1]
     for key in FRAME_KEYS:
         if key not in obj:
             raise error(f"{source}: {key}: missing ({kind} has {expected})")
-    unknown = [k for k in obj if k not in FRAME_KEYS]
+    unknown = [k for k in obj if k not in FRAME_KEYS + optional]
     if unknown:  # a misspelt or foreign key would otherwise be ignored silently
-        raise error(f"{source}: {key_path('', unknown[0])}: unknown key ({kind} has {expected})")
+        also = f", and may have {' and '.join(optional)}" if optional else ""
+        raise error(f"{source}: {key_path('', unknown[0])}: unknown key ({kind} has {expected}{also})")
     if obj["format"] != format:
         raise error(f"{source}: format: expected {format!r}, got {obj['format']!r}")
     if obj["version"] != version or not isinstance(obj["version"], int) or isinstance(obj["version"], bool):

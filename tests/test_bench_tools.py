@@ -404,6 +404,20 @@ def test_blend_eval_writes_the_weighted_mean_of_two_evaluations(tmp_path, capsys
     assert out.read_bytes() == before and not list(tmp_path.glob("[xyz].json"))
 
 
+def test_blend_eval_refuses_an_evaluation_with_a_hidden_layer(tmp_path, capsys):
+    """A blend of weights is a blend of scores only for linear models: ``mlp`` (a hidden layer) is refused in
+    one line, and nothing is written."""
+    be = _load("blend_eval")
+    for args in (["--a", "mlp", "--b", "searched"], ["--a", "searched", "--b", "mlp"], ["--a", "mlp", "--scale",
+                                                                                        "research=0"]):
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exc:
+            be.main(args + ["--players", "4", "--out", str(tmp_path / "m.json")])
+        last = capsys.readouterr().err.strip().splitlines()[-1]
+        assert exc.value.code == 2 and "mlp: an evaluation with a hidden layer (16 units) cannot be blended" in last
+    assert not (tmp_path / "m.json").exists()
+
+
 def test_blend_eval_scales_the_weights_of_the_features_named(tmp_path, capsys):
     from kwsearch import features
     be = _load("blend_eval")

@@ -85,8 +85,10 @@ def test_feature_lists_match():
     assert len(set(F.FEATURES)) == F.NFEAT
 
 
-@pytest.mark.parametrize("name", F.SHIPPED)
-@pytest.mark.parametrize("players", [2, 3, 4])
+SHIPPED_FILES = [(n, name) for name in F.SHIPPED for n in F.SHIPPED_PLAYERS.get(name, (2, 3, 4))]
+
+
+@pytest.mark.parametrize("players,name", SHIPPED_FILES)
 def test_shipped_weights_load_and_reproduce_their_prediction(players, name):
     path = F.shipped_path(players, name)
     obj = json.loads(path.read_text())
@@ -94,14 +96,79 @@ def test_shipped_weights_load_and_reproduce_their_prediction(players, name):
     assert load_evaluation(name, players) is ev  # read once, by name or as the default
     assert ev.nplayers == players and tuple(ev.names) == F.FEATURES
     assert ev.weights == obj["weights"]
+    assert ev.hidden_units == (len(obj["hidden"]["output"]) if "hidden" in obj else 0)
     assert ev.predict(obj["test"]["features"]) == pytest.approx(obj["test"]["prediction"], abs=1e-12)
-    assert F.shares(obj["test"]["features"], obj["weights"]) == pytest.approx(obj["test"]["prediction"], abs=1e-12)
+    assert F.shares(obj["test"]["features"], obj["weights"], obj.get("hidden")) == \
+        pytest.approx(obj["test"]["prediction"], abs=1e-12)
     training = obj["training"]
-    assert training["script"] == "bench/train_eval.py" and training["games"] > 0 and "seed" in training
-    assert training["command"].startswith("python bench/train_eval.py")
-    assert training["policy"] == {"tempo": "tempo", "searched": "records", "smart": "smart"}[name]
+    script = "bench/train_eval_mlp.py" if name == "mlp" else "bench/train_eval.py"
+    assert training["script"] == script and training["games"] > 0 and "seed" in training
+    assert training["command"].startswith(f"python {script}")
+    assert training["policy"] == {"tempo": "tempo", "searched": "records", "smart": "smart", "mlp": "records"}[name]
     if name == "searched":  # fitted to searched games, never to the decks of an acceptance match
         assert training["records"] and not any(r.startswith("acceptance-") for r in training["records"])
+    if name == "mlp":  # never to the opponent panel's decks (bench/panel.py: no fit on them)
+        assert training["records"] and not any(r.startswith("panel-") for r in training["records"])
+
+
+def test_a_shipped_evaluation_for_some_player_counts_only():
+    """``eval=mlp`` exists for four players: another count is a one-line error naming it, in the library
+    and in a search."""
+    with pytest.raises(EvaluationError, match="^evaluation 'mlp': shipped for 4 players only, the game has 2$"):
+        load_evaluation("mlp", 2)
+    st = Game(3).new_initial_state(seed=1)
+    with pytest.raises(EvaluationError, match="shipped for 4 players only, the game has 3"):
+        search(st, SearchLimits(iterations=50), SearchConfig(cutoff=10, evaluation="mlp"), seed=1)
+    st4 = Game(4).new_initial_state(seed=1)
+    r = search(st4, SearchLimits(iterations=200), SearchConfig(cutoff=10, evaluation="mlp"), seed=1)
+    assert r.best_action in st4.legal_actions()
+
+
+def _random_layer(rng: random.Random, units: int) -> dict:
+    """Random units; the first has a bias of 2, so that it fires on most positions (the others on some)."""
+    return {"activation": "relu", "weights": [[rng.gauss(0, 0.5) for _ in range(units)] for _ in range(F.NFEAT)],
+            "bias": [2.0] + [rng.gauss(0, 1) for _ in range(units - 1)],
+            "output": [rng.gauss(0, 1) for _ in range(units)]}
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_hidden_layer_in_c_is_the_reference_model(tmp_path, players):
+    """An evaluation with a hidden layer: the C model (what the search calls) gives the reference's
+    shares on random positions, the layer changes them, a unit that never fires changes nothing,
+    and the loader reads the file with its layer."""
+    rng = random.Random(players)
+    base = load_evaluation("searched", players)
+    for units in (1, 7, F.MAX_HIDDEN):
+        layer = _random_layer(rng, units)
+        ev = _eval.Evaluator(players, base.weights, F.FEATURES, "test", None,
+                             (layer["weights"], layer["bias"], layer["output"]))
+        assert ev.hidden_units == units
+        changed = 0
+        for st in list(random_positions(players, False, 11, every=20)):
+            f = F.features(st)
+            got = ev.evaluate(convert(st, "fast"))
+            assert got == pytest.approx(F.shares(f, base.weights, layer), abs=1e-12)
+            assert sum(got) == pytest.approx(1.0)
+            changed += got != pytest.approx(base.evaluate(convert(st, "fast")), abs=1e-6)
+        assert changed > 0  # the layer is read
+    dead = {"activation": "relu", "weights": [[0.0] for _ in range(F.NFEAT)], "bias": [-1.0], "output": [5.0]}
+    ev = _eval.Evaluator(players, base.weights, F.FEATURES, "test", None, (dead["weights"], dead["bias"], dead["output"]))
+    assert ev.evaluate(convert(st, "fast")) == pytest.approx(base.evaluate(convert(st, "fast")), abs=1e-15)
+    doc = F.weights_document(players, base.weights, {"note": "test"}, F.features(st), layer)
+    path = tmp_path / "mlp.json"
+    path.write_text(json.dumps(doc))
+    loaded = load_evaluation(path, players)
+    assert loaded.hidden_units == F.MAX_HIDDEN
+    assert loaded.predict(F.features(st)) == pytest.approx(F.shares(F.features(st), base.weights, layer), abs=1e-12)
+
+
+def test_hidden_units_at_most_the_compiled_bound():
+    assert _eval.max_hidden() == F.MAX_HIDDEN
+    w = load_evaluation("searched", 2).weights
+    with pytest.raises(ValueError, match="hidden: expected 1 to 32 units"):
+        _eval.Evaluator(2, w, F.FEATURES, "test", None, ([[0.0] * 33] * F.NFEAT, [0.0] * 33, [0.0] * 33))
+    with pytest.raises(ValueError, match="hidden"):
+        _eval.Evaluator(2, w, F.FEATURES, "test", None, ([[0.0] * 2] * 3, [0.0] * 2, [0.0] * 2))
 
 
 def test_a_shipped_evaluation_by_name(tmp_path, monkeypatch):
@@ -262,6 +329,39 @@ def test_bot_spec_with_evaluation_file(tmp_path):
 
 
 # ---------------------------------------------------------------------------
+def test_training_a_hidden_layer_is_reproducible_and_loads(tmp_path, capsys):
+    """``bench/train_eval_mlp.py`` fits the hidden layer to recorded games: the same seeds write the same
+    file, another fit seed other weights, the file loads with its units and reproduces its prediction,
+    and a missing records file is a one-line error."""
+    from kwsearch.tournament import TournamentSpec, run_tournament
+    spec = importlib.util.spec_from_file_location("train_eval_mlp", ROOT / "bench" / "train_eval_mlp.py")
+    train = importlib.util.module_from_spec(spec)
+    saved = list(sys.path)
+    try:
+        spec.loader.exec_module(train)
+    finally:
+        sys.path[:] = saved
+    games = tmp_path / "games.jsonl"
+    run_tournament(TournamentSpec(bots=("random", "heuristic", "random", "heuristic"), players=4, games=12, seed=3),
+                   games)
+    quiet = dict(echo=lambda *_: None)
+    a = train.train([games], 4, 3, seed=5, fit_seed=1, every=4, epochs=2, **quiet)
+    b = train.train([games], 4, 3, seed=5, fit_seed=1, every=4, epochs=2, **quiet)
+    c = train.train([games], 4, 3, seed=5, fit_seed=2, every=4, epochs=2, **quiet)
+    assert a["hidden"] == b["hidden"] and a["weights"] == b["weights"] and a["test"] == b["test"]
+    assert c["hidden"]["weights"] != a["hidden"]["weights"]
+    assert len(a["hidden"]["output"]) == 3 and len(a["hidden"]["weights"]) == F.NFEAT
+    assert a["training"]["records"] == ["games.jsonl"] and a["training"]["games"] == 12
+    assert train.main(["--records", str(games), "--hidden", "3", "--every", "4", "--epochs", "2",
+                       "--out", str(tmp_path)]) == 0
+    ev = load_evaluation(tmp_path / "eval-mlp-4p.json", 4)
+    assert ev.hidden_units == 3 and ev.meta["training"]["script"] == "bench/train_eval_mlp.py"
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        train.main(["--records", str(tmp_path / "none.jsonl"), "--out", str(tmp_path)])
+    assert exc.value.code == 2 and "none.jsonl: no such file" in capsys.readouterr().err
+
+
 # Bad weights files and settings
 # ---------------------------------------------------------------------------
 
@@ -310,6 +410,50 @@ def test_an_unknown_key_in_an_evaluation_file_is_refused_wherever_the_file_is_na
     assert_one_line_error(run_cli("tournament", "-b", f"ismcts:iterations=10,cutoff=5,eval={bad}", "-b", "random",
                                   "-n", 4, "-g", 1, "-o", tmp_path / "t.jsonl"), str(bad), expected)
     assert not (tmp_path / "t.jsonl").exists()
+
+
+def _write(path: Path, doc: dict) -> Path:
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.mark.one_engine
+def test_a_bad_hidden_layer_names_file_and_field(tmp_path):
+    """The ``hidden`` object of a weights file is checked as strictly as the frame: every problem is one
+    message naming the file and the field, in the loader and on the command line."""
+    doc = F.weights_document(4, load_evaluation("searched", 4).weights, {"note": "test"},
+                             _doc(4)["test"]["features"], _random_layer(random.Random(3), 4))
+
+    def bad(mutate) -> str:
+        broken = json.loads(json.dumps(doc))
+        return bad_weights_message(tmp_path, broken, mutate, lambda path, _: load_evaluation(path, 4),
+                                   EvaluationError)
+
+    assert load_evaluation(_write(tmp_path / "good.json", doc), 4).hidden_units == 4
+    assert "hidden: expected an object with activation, weights, bias and output" in bad(lambda o: o.update(hidden=[]))
+    assert "hidden.bias: missing (hidden has activation, weights, bias and output)" in \
+        bad(lambda o: o["hidden"].pop("bias"))
+    assert "hidden.note: unknown key (hidden has activation, weights, bias and output)" in \
+        bad(lambda o: o["hidden"].update(note=1))
+    assert "hidden.activation: expected 'relu', got 'tanh'" in bad(lambda o: o["hidden"].update(activation="tanh"))
+    assert "hidden.output: expected a list of 1 to 32 numbers" in bad(lambda o: o["hidden"].update(output=[]))
+    assert "hidden.output: expected a list of 1 to 32 numbers" in \
+        bad(lambda o: o["hidden"].update(output=[0.0] * 33))
+    assert "hidden.bias: expected a list of 4 numbers (one per unit)" in bad(lambda o: o["hidden"]["bias"].pop())
+    assert "hidden.weights: expected a list of 28 rows (one per feature)" in \
+        bad(lambda o: o["hidden"]["weights"].pop())
+    assert "hidden.weights[3]: expected a list of 4 numbers" in bad(lambda o: o["hidden"]["weights"][3].append(1))
+    assert "hidden.weights[3][1]: expected a finite number, got 'x'" in \
+        bad(lambda o: o["hidden"]["weights"][3].__setitem__(1, "x"))
+    assert "hidden.output[2]: expected at most 1e+06 in size" in bad(lambda o: o["hidden"]["output"].__setitem__(2, 1e9))
+    assert "test.prediction: the weights give" in bad(lambda o: o["hidden"]["output"].__setitem__(0, 9.0))
+    assert "unknown key (an evaluation weights file has format, version, players, features, weights, training " \
+        "and test, and may have hidden)" in bad(lambda o: o.update(hiden=1))
+    broken = json.loads(json.dumps(doc))
+    broken["hidden"]["activation"] = "tanh"
+    path = _write(tmp_path / "layer.json", broken)
+    assert_one_line_error(run_cli("suggest", MID, "--iterations", 20, "--cutoff", 5, "--eval", path),
+                          str(path), "hidden.activation: expected 'relu', got 'tanh'")
 
 
 def test_bad_cutoff_settings(monkeypatch):
