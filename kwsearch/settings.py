@@ -285,8 +285,8 @@ SETTINGS: tuple[Setting, ...] = (
             default={2: 15, 3: 30, 4: 30}, spec="cutoff", flag="--cutoff", in_json=_always,
             in_key=lambda c: bool(c.cutoff)),
     Setting("evaluation", "text", "Weights file of the evaluation that scores a playout stopped at the "
-            "cut-off, or a shipped one by name: tempo, searched (fitted to ISMCTS games) or smart (fitted "
-            "to smart playouts).",
+            "cut-off, or a shipped one by name: tempo, searched (fitted to ISMCTS games), smart (fitted "
+            "to smart playouts) or mlp (four players: ISMCTS games fitted with a hidden layer).",
             default={2: "tempo", 3: "smart", 4: "searched"}, active=lambda c: c.cutoff > 0, spec="eval",
             flag="--eval", metavar="FILE|NAME", in_json=_always, in_key=lambda c: bool(c.cutoff),
             check=_evaluation_check, doc="used only with a cut-off"),
