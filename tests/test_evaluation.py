@@ -152,7 +152,8 @@ def test_a_hidden_layer_in_c_is_the_reference_model(tmp_path, players):
             changed += got != pytest.approx(base.evaluate(convert(st, "fast")), abs=1e-6)
         assert changed > 0  # the layer is read
     dead = {"activation": "relu", "weights": [[0.0] for _ in range(F.NFEAT)], "bias": [-1.0], "output": [5.0]}
-    ev = _eval.Evaluator(players, base.weights, F.FEATURES, "test", None, (dead["weights"], dead["bias"], dead["output"]))
+    ev = _eval.Evaluator(players, base.weights, F.FEATURES, "test", None,
+                         (dead["weights"], dead["bias"], dead["output"]))
     assert ev.evaluate(convert(st, "fast")) == pytest.approx(base.evaluate(convert(st, "fast")), abs=1e-15)
     doc = F.weights_document(players, base.weights, {"note": "test"}, F.features(st), layer)
     path = tmp_path / "mlp.json"
@@ -445,7 +446,8 @@ def test_a_bad_hidden_layer_names_file_and_field(tmp_path):
     assert "hidden.weights[3]: expected a list of 4 numbers" in bad(lambda o: o["hidden"]["weights"][3].append(1))
     assert "hidden.weights[3][1]: expected a finite number, got 'x'" in \
         bad(lambda o: o["hidden"]["weights"][3].__setitem__(1, "x"))
-    assert "hidden.output[2]: expected at most 1e+06 in size" in bad(lambda o: o["hidden"]["output"].__setitem__(2, 1e9))
+    assert "hidden.output[2]: expected at most 1e+06 in size" in \
+        bad(lambda o: o["hidden"]["output"].__setitem__(2, 1e9))
     assert "test.prediction: the weights give" in bad(lambda o: o["hidden"]["output"].__setitem__(0, 9.0))
     assert "unknown key (an evaluation weights file has format, version, players, features, weights, training " \
         "and test, and may have hidden)" in bad(lambda o: o.update(hiden=1))

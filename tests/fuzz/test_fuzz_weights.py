@@ -13,7 +13,8 @@ The property: the file is refused with a clean one-line
 :class:`~kwsearch.errors.KwsearchError` that names the file (an unknown key: the key
 and the keys expected), never a traceback; a file that has a key the frame does not
 know is always refused; and an accepted file is within the frame's bounds —
-exactly the frame's keys, finite weights within ``MAX_WEIGHT``, test features within
+exactly the frame's keys (an evaluation's ``hidden`` layer among them, its own keys exactly
+``HIDDEN_KEYS``), finite weights within ``MAX_WEIGHT``, test features within
 ``MAX_FEATURE``, a stored prediction of numbers from 0 to 1 that sum to 1, which the
 loaded weights reproduce. (tests/fuzz/test_fuzz_models.py checks further that an
 accepted model behaves on real states.)
@@ -99,31 +100,47 @@ def hostile_doc(data, name: str) -> dict:
     return frame_edits(data, doc)
 
 
-def unknown_keys(doc) -> list[str]:
+def frame_keys(name: str) -> tuple[str, ...]:
+    """The top-level keys a file of ``name``'s kind may have: an evaluation's may add ``hidden``."""
+    return FRAME_KEYS + ("hidden",) if name.startswith("eval") else FRAME_KEYS
+
+
+def unknown_keys(doc, name: str) -> list[str]:
     if not isinstance(doc, dict):
         return []
-    out = [k for k in doc if k not in FRAME_KEYS]
+    out = [k for k in doc if k not in frame_keys(name)]
     if isinstance(doc.get("test"), dict):
         out += [f"test.{k}" for k in doc["test"] if k not in TEST_KEYS]
+    if name.startswith("eval") and isinstance(doc.get("hidden"), dict):
+        out += [f"hidden.{k}" for k in doc["hidden"] if k not in F.HIDDEN_KEYS]
     return out
 
 
-def refused_cleanly(exc: BaseException, path: Path, doc) -> None:
+def refused_cleanly(exc: BaseException, path: Path, doc, name: str) -> None:
     clean(exc)  # a KwsearchError, one line
     msg = str(exc)
     assert msg.startswith(f"{path}: "), msg
     if "unknown key" in msg:
-        assert unknown_keys(doc), msg
-        assert "has format, version, players, features, weights, training and test)" in msg or \
-            "(test has features and prediction)" in msg, msg
+        assert unknown_keys(doc, name), msg
+        assert "has format, version, players, features, weights, training and test" in msg or \
+            "(test has features and prediction)" in msg or \
+            "(hidden has activation, weights, bias and output)" in msg, msg
 
 
-def within_the_frame(model, doc: dict) -> None:
+def _number(w) -> bool:
+    return isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) and abs(w) <= 1e6
+
+
+def within_the_frame(model, doc: dict, name: str) -> None:
     """An accepted file: the frame's keys only, every number within its bounds, its test reproduced."""
-    assert unknown_keys(doc) == [], unknown_keys(doc)
-    assert set(doc) == set(FRAME_KEYS) and set(doc["test"]) == set(TEST_KEYS)
-    assert all(isinstance(w, (int, float)) and not isinstance(w, bool) and math.isfinite(w) and abs(w) <= 1e6
-               for w in doc["weights"])
+    assert unknown_keys(doc, name) == [], unknown_keys(doc, name)
+    assert set(FRAME_KEYS) <= set(doc) <= set(frame_keys(name)) and set(doc["test"]) == set(TEST_KEYS)
+    assert all(_number(w) for w in doc["weights"])
+    if "hidden" in doc:
+        layer = doc["hidden"]
+        assert set(layer) == set(F.HIDDEN_KEYS) and 1 <= len(layer["output"]) <= F.MAX_HIDDEN
+        assert all(_number(w) for w in layer["output"] + layer["bias"] + [x for row in layer["weights"] for x in row])
+        assert model.hidden_units == len(layer["output"])
     rows, pred = doc["test"]["features"], doc["test"]["prediction"]
     assert all(math.isfinite(x) and abs(x) <= MAX_FEATURE for row in rows for x in row)
     assert all(0 <= p <= 1 for p in pred) and abs(math.fsum(pred) - 1) <= SUM_TOLERANCE
@@ -140,11 +157,11 @@ def test_fuzz_weights_frame(data, name, expect, tmp_path_factory):
     try:
         model = loader(name)(path, players_of(name) if expect else None)
     except Exception as exc:  # noqa: BLE001 - the property is about which exceptions
-        refused_cleanly(exc, path, doc)
+        refused_cleanly(exc, path, doc, name)
         event("refused: unknown key" if "unknown key" in str(exc) else "refused")
         return
     event("accepted")
-    within_the_frame(model, doc)
+    within_the_frame(model, doc, name)
 
 
 @FUZZ
@@ -153,14 +170,14 @@ def test_fuzz_weights_frame(data, name, expect, tmp_path_factory):
 def test_fuzz_an_unknown_key_is_always_refused_by_name(name, where, key, value, tmp_path_factory):
     doc = json.loads(json.dumps(shipped(name)))
     target = doc if where == "top" else doc["test"]
-    if key in (FRAME_KEYS if where == "top" else TEST_KEYS):
+    if key in (frame_keys(name) if where == "top" else TEST_KEYS):
         return  # not unknown: replacing a known key's value is the other target's business
     target[key] = value
     path = tmp_path_factory.mktemp("w") / "weights.json"
     path.write_text(json.dumps(doc))
     with pytest.raises(Exception) as info:  # noqa: PT011 - checked below
         loader(name)(path, players_of(name))
-    refused_cleanly(info.value, path, doc)
+    refused_cleanly(info.value, path, doc, name)
     msg = str(info.value)
     assert f": {key_path('' if where == 'top' else 'test', key)}: unknown key (" in msg, (key, msg)
 
@@ -179,7 +196,7 @@ def test_fuzz_weights_through_the_command_line(data, kind, tmp_path_factory):
     assert "Traceback" not in r.output and "Traceback" not in r.stderr
     if r.exit_code == 0:
         event("accepted")
-        within_the_frame(loader(name)(path, 4), doc)
+        within_the_frame(loader(name)(path, 4), doc, name)
         return
     event("refused")
     err = r.stderr.strip()
