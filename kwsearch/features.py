@@ -53,7 +53,7 @@ from typing import Any
 
 from .errors import KwsearchError
 from .jsonload import key_path
-from .weights import check_frame, distribution, feature_rows, load_model, number
+from .weights import bounded_numbers, check_frame, distribution, feature_rows, load_model
 
 BASE_FEATURES = ("money", "lead", "sales", "race", "laps", "gp_engine", "cars", "workshop", "research",
                  "inactive", "workers", "engineers", "awards", "tempo")
@@ -218,13 +218,8 @@ def check_hidden(obj: Any, source: str) -> dict[str, Any]:
     units = len(out)
 
     def row(value: Any, where: str) -> list[float]:
-        if not isinstance(value, list) or len(value) != units:
-            raise EvaluationError(f"{source}: {where}: expected a list of {units} numbers (one per unit)")
-        vals = [number(v, f"{where}[{h}]", source, EvaluationError) for h, v in enumerate(value)]
-        for h, v in enumerate(vals):
-            if abs(v) > MAX_WEIGHT:
-                raise EvaluationError(f"{source}: {where}[{h}]: expected at most {MAX_WEIGHT:g} in size, got {v!r}")
-        return vals
+        return bounded_numbers(value, where, source, EvaluationError, count=units, most=MAX_WEIGHT,
+                               what="one per unit")
 
     w1 = obj["weights"]
     if not isinstance(w1, list) or len(w1) != NFEAT:

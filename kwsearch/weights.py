@@ -82,13 +82,7 @@ def check_frame(obj: Any, source: str, players: int | None, *, error: type[Excep
         want = features[bad] if bad < count else "(end of list)"
         raise error(f"{source}: features[{bad}]: expected {want!r} ({ours}), "
                     f"got {got!r}; the weights were fitted to other features")
-    weights = obj["weights"]
-    if not isinstance(weights, list) or len(weights) != count:
-        raise error(f"{source}: weights: expected a list of {count} numbers")
-    weights = [number(v, f"weights[{k}]", source, error) for k, v in enumerate(weights)]
-    for k, v in enumerate(weights):
-        if abs(v) > max_weight:
-            raise error(f"{source}: weights[{k}]: expected at most {max_weight:g} in size, got {v!r}")
+    weights = bounded_numbers(obj["weights"], "weights", source, error, count=count, most=max_weight)
     if not isinstance(obj["training"], dict):
         raise error(f"{source}: training: expected an object (how the weights were made)")
     test = obj["test"]
@@ -98,6 +92,19 @@ def check_frame(obj: Any, source: str, players: int | None, *, error: type[Excep
     if unknown:
         raise error(f"{source}: {key_path('test', unknown[0])}: unknown key (test has features and prediction)")
     return n, weights, obj["training"], test
+
+
+def bounded_numbers(value: Any, where: str, source: str, error: type[Exception], *, count: int, most: float,
+                    what: str = "") -> list[float]:
+    """``value`` as a list of ``count`` finite floats, each at most ``most`` in size (``what`` says what
+    the count is, for the message: "one per unit")."""
+    if not isinstance(value, list) or len(value) != count:
+        raise error(f"{source}: {where}: expected a list of {count} numbers{f' ({what})' if what else ''}")
+    vals = [number(v, f"{where}[{k}]", source, error) for k, v in enumerate(value)]
+    for k, v in enumerate(vals):
+        if abs(v) > most:
+            raise error(f"{source}: {where}[{k}]: expected at most {most:g} in size, got {v!r}")
+    return vals
 
 
 def feature_rows(value: Any, where: str, source: str, error: type[Exception], *, rows: tuple[int, int],
