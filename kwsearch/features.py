@@ -52,8 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import KwsearchError
-from .jsonload import key_path
-from .weights import bounded_numbers, check_frame, distribution, feature_rows, load_model
+from .weights import bounded_numbers, check_frame, check_keys, distribution, feature_rows, load_model
 
 BASE_FEATURES = ("money", "lead", "sales", "race", "laps", "gp_engine", "cars", "workshop", "research",
                  "inactive", "workers", "engineers", "awards", "tempo")
@@ -201,15 +200,10 @@ def check_weights(obj: Any, source: str, players: int | None = None) -> dict[str
 def check_hidden(obj: Any, source: str) -> dict[str, Any]:
     """A weights file's checked ``hidden`` object (numbers as floats); :class:`EvaluationError` names
     the file and the field of the first problem."""
-    keys = ", ".join(HIDDEN_KEYS[:-1]) + " and " + HIDDEN_KEYS[-1]
     if not isinstance(obj, dict):
-        raise EvaluationError(f"{source}: hidden: expected an object with {keys}")
-    for key in HIDDEN_KEYS:
-        if key not in obj:
-            raise EvaluationError(f"{source}: hidden.{key}: missing (hidden has {keys})")
-    unknown = [k for k in obj if k not in HIDDEN_KEYS]
-    if unknown:
-        raise EvaluationError(f"{source}: {key_path('hidden', unknown[0])}: unknown key (hidden has {keys})")
+        raise EvaluationError(f"{source}: hidden: expected an object with {', '.join(HIDDEN_KEYS[:-1])} and "
+                              f"{HIDDEN_KEYS[-1]}")
+    check_keys(obj, HIDDEN_KEYS, source, EvaluationError, where="hidden", owner="hidden")
     if obj["activation"] != "relu":
         raise EvaluationError(f"{source}: hidden.activation: expected 'relu', got {obj['activation']!r}")
     out = obj["output"]

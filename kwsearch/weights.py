@@ -9,10 +9,11 @@ file stays an ``EvaluationError`` and one in a prior file a ``PriorError``; the 
 same words for both, with the kind of file named where it differs.
 
 The frame is strict: a key other than the seven and the caller's optional ones (the evaluation's
-``hidden``; or, in ``test``, other than ``features`` and ``prediction``) is an error naming it and the keys expected, so a misspelt key is never ignored;
-weights and test features are finite and bounded (``max_weight``, :data:`MAX_FEATURE`), and the
-stored prediction is a distribution (numbers from 0 to 1 summing to 1). ``training`` is the
-record of how the weights were made: an object of any keys, kept but never read.
+``hidden``; or, in ``test``, other than ``features`` and ``prediction``) is an error naming it and
+the keys expected, so a misspelt key is never ignored; weights and test features are finite and
+bounded (``max_weight``, :data:`MAX_FEATURE`), and the stored prediction is a distribution
+(numbers from 0 to 1 summing to 1). ``training`` is the record of how the weights were made: an
+object of any keys, kept but never read.
 """
 
 from __future__ import annotations
@@ -55,14 +56,7 @@ def check_frame(obj: Any, source: str, players: int | None, *, error: type[Excep
     caller checks them)."""
     if not isinstance(obj, dict):
         raise error(f"{source}: expected a JSON object ({kind})")
-    expected = ", ".join(FRAME_KEYS[:-1]) + " and " + FRAME_KEYS[-1]
-    for key in FRAME_KEYS:
-        if key not in obj:
-            raise error(f"{source}: {key}: missing ({kind} has {expected})")
-    unknown = [k for k in obj if k not in FRAME_KEYS + optional]
-    if unknown:  # a misspelt or foreign key would otherwise be ignored silently
-        also = f", and may have {' and '.join(optional)}" if optional else ""
-        raise error(f"{source}: {key_path('', unknown[0])}: unknown key ({kind} has {expected}{also})")
+    check_keys(obj, FRAME_KEYS, source, error, where="", owner=kind, optional=optional)
     if obj["format"] != format:
         raise error(f"{source}: format: expected {format!r}, got {obj['format']!r}")
     if obj["version"] != version or not isinstance(obj["version"], int) or isinstance(obj["version"], bool):
@@ -92,6 +86,21 @@ def check_frame(obj: Any, source: str, players: int | None, *, error: type[Excep
     if unknown:
         raise error(f"{source}: {key_path('test', unknown[0])}: unknown key (test has features and prediction)")
     return n, weights, obj["training"], test
+
+
+def check_keys(obj: dict, keys: tuple[str, ...], source: str, error: type[Exception], *, where: str, owner: str,
+               optional: tuple[str, ...] = ()) -> None:
+    """Every key of ``keys`` is in ``obj`` (the object at ``where``, "" for the top), and no other but those
+    of ``optional``: the first missing or unknown key is an ``error`` naming it and the keys ``owner`` has
+    (a misspelt or foreign key would otherwise be ignored silently)."""
+    expected = ", ".join(keys[:-1]) + " and " + keys[-1]
+    for key in keys:
+        if key not in obj:
+            raise error(f"{source}: {key_path(where, key)}: missing ({owner} has {expected})")
+    unknown = [k for k in obj if k not in keys + optional]
+    if unknown:
+        also = f", and may have {' and '.join(optional)}" if optional else ""
+        raise error(f"{source}: {key_path(where, unknown[0])}: unknown key ({owner} has {expected}{also})")
 
 
 def bounded_numbers(value: Any, where: str, source: str, error: type[Exception], *, count: int, most: float,
