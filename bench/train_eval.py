@@ -46,7 +46,8 @@ if importlib.util.find_spec("kwsearch") is None:  # not installed: the checkout'
 sys.path.insert(0, str(HERE))
 
 from kwsearch import _eval  # noqa: E402
-from kwsearch.features import FEATURES, NFEAT, SHIPPED, shipped_path, weights_document  # noqa: E402
+from kwsearch.errors import KwsearchError  # noqa: E402
+from kwsearch.features import FEATURES, NFEAT, SHIPPED_LINEAR, shipped_path, weights_document  # noqa: E402
 from kwsearch.engine import convert  # noqa: E402
 from kwsearch.game import win_shares  # noqa: E402
 from kwsearch.records import replay  # noqa: E402
@@ -195,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--records", type=Path, nargs="+", default=None,
                     help="fit to the games of these tournament results files instead of playing (searched "
                          "games: the labels are the outcomes of play, not of a playout policy); --games is ignored")
-    ap.add_argument("--name", choices=SHIPPED, default="tempo",
+    ap.add_argument("--name", choices=SHIPPED_LINEAR, default="tempo",
                     help="which shipped evaluation the weights are (default tempo: eval-Np.json; searched: "
                          "eval-searched-Np.json, fitted with --records; smart: eval-smart-Np.json, fitted with "
                          "--policy smart)")
@@ -206,7 +207,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("expected --games >= 2, --every >= 1, --v6 in [0, 1], --holdout in (0, 1), --l2 >= 0")
     command = command_line("bench/train_eval.py", argv)
     for n in args.players:
-        doc = train(n, args.seed, args.games, args.every, args.v6, args.l2, args.holdout, args.policy, args.records)
+        try:
+            doc = train(n, args.seed, args.games, args.every, args.v6, args.l2, args.holdout, args.policy, args.records)
+        except KwsearchError as exc:  # a records file that is not a tournament results file, or a malformed game
+            ap.error(str(exc))
         shipped = shipped_path(n, args.name)
         path = write_weights(doc, command, args.out, shipped.name, shipped, "evaluation weights file")
         t = doc["training"]

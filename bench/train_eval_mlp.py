@@ -38,6 +38,7 @@ if importlib.util.find_spec("kwsearch") is None:  # not installed: the checkout'
     sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
+from kwsearch.errors import KwsearchError  # noqa: E402
 from kwsearch.features import FEATURES, MAX_HIDDEN, NFEAT, shipped_path, weights_document  # noqa: E402
 from kwsearch.seeds import seed_arg  # noqa: E402
 from train_eval import fit, probabilities, recorded  # noqa: E402
@@ -157,8 +158,11 @@ def main(argv: list[str] | None = None) -> int:
     missing = next((p for p in args.records if not p.is_file()), None)
     if missing is not None:
         ap.error(f"--records: {missing}: no such file")
-    doc = train(args.records, args.players, args.hidden, seed=args.seed, fit_seed=args.fit_seed, every=args.every,
-                epochs=args.epochs, l2=args.l2, holdout=args.holdout)
+    try:
+        doc = train(args.records, args.players, args.hidden, seed=args.seed, fit_seed=args.fit_seed, every=args.every,
+                    epochs=args.epochs, l2=args.l2, holdout=args.holdout)
+    except KwsearchError as exc:  # a records file that is not a tournament results file, or a malformed game
+        ap.error(str(exc))
     shipped = shipped_path(args.players, "mlp")
     path = write_weights(doc, command_line("bench/train_eval_mlp.py", argv), args.out, shipped.name, shipped,
                          "evaluation weights file")

@@ -87,6 +87,9 @@ SHIPPED = ("tempo", "searched", "smart", "mlp")
 #: The player counts a shipped evaluation exists for, where not every one: "mlp", the searched games'
 #: outcomes fitted with a hidden layer (docs/evaluation.md, "The hidden layer"), is four-player only.
 SHIPPED_PLAYERS = {"mlp": (4,)}
+#: The shipped evaluations that are linear (``bench/train_eval.py`` writes them; ``bench/train_eval_mlp.py``
+#: writes the others).
+SHIPPED_LINEAR = tuple(name for name in SHIPPED if name != "mlp")
 
 
 def shipped_path(players: int, name: str = "tempo") -> Path:

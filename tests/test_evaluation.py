@@ -227,6 +227,35 @@ def test_training_is_reproducible_from_its_seed(tmp_path):
 
 
 @pytest.mark.one_engine
+def test_training_refuses_records_and_names_it_cannot_use(tmp_path, capsys):
+    """A records file that is not a tournament results file is a one-line error naming it, from both
+    training scripts; the linear script cannot be told to write the hidden layer's file."""
+    train = _train_module()
+    tune = tmp_path / "tune.jsonl"
+    tune.write_text(json.dumps({"format": "kwsearch-tune/1"}) + "\n")
+    with pytest.raises(SystemExit) as exc:
+        train.main(["--seed", "5", "--games", "8", "--records", str(tune), "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "tune.jsonl: line 1: format: expected 'kwsearch-tournament/1'" in err
+    assert "Traceback" not in err
+    spec = importlib.util.spec_from_file_location("train_eval_mlp", ROOT / "bench" / "train_eval_mlp.py")
+    mlp = importlib.util.module_from_spec(spec)
+    saved = list(sys.path)
+    try:
+        spec.loader.exec_module(mlp)
+    finally:
+        sys.path[:] = saved
+    with pytest.raises(SystemExit) as exc:
+        mlp.main(["--records", str(tune), "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "tune.jsonl: line 1: format: expected 'kwsearch-tournament/1'" in err
+    with pytest.raises(SystemExit) as exc:
+        train.main(["--seed", "5", "--games", "8", "--name", "mlp", "--out", str(tmp_path)])
+    assert exc.value.code == 2 and "invalid choice: 'mlp'" in capsys.readouterr().err
+    assert not list(tmp_path.glob("eval-*.json"))
+
+
+@pytest.mark.one_engine
 def test_training_games_follow_the_chosen_playout_policy(tmp_path):
     """``--policy smart`` plays the smart rollout's games: reproducible from the seed, other games
     than the tempo policy's, and recorded in the weights file; an unknown policy is refused."""
