@@ -201,8 +201,9 @@ def test_evaluator_on_a_state_is_the_reference_model(players):
         assert sum(got) == pytest.approx(1.0) and all(0 < p < 1 for p in got)
 
 
-def _train_module():
-    spec = importlib.util.spec_from_file_location("train_eval", ROOT / "bench" / "train_eval.py")
+def _train_module(name: str = "train_eval"):
+    """The training script ``bench/NAME.py`` as a module."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     saved = list(sys.path)  # the script puts its checkout first on sys.path: undo that
     try:
@@ -238,13 +239,7 @@ def test_training_refuses_records_and_names_it_cannot_use(tmp_path, capsys):
     err = capsys.readouterr().err
     assert exc.value.code == 2 and "tune.jsonl: line 1: format: expected 'kwsearch-tournament/1'" in err
     assert "Traceback" not in err
-    spec = importlib.util.spec_from_file_location("train_eval_mlp", ROOT / "bench" / "train_eval_mlp.py")
-    mlp = importlib.util.module_from_spec(spec)
-    saved = list(sys.path)
-    try:
-        spec.loader.exec_module(mlp)
-    finally:
-        sys.path[:] = saved
+    mlp = _train_module("train_eval_mlp")
     with pytest.raises(SystemExit) as exc:
         mlp.main(["--records", str(tune), "--out", str(tmp_path)])
     err = capsys.readouterr().err
@@ -364,13 +359,7 @@ def test_training_a_hidden_layer_is_reproducible_and_loads(tmp_path, capsys):
     file, another fit seed other weights, the file loads with its units and reproduces its prediction,
     and a missing records file is a one-line error."""
     from kwsearch.tournament import TournamentSpec, run_tournament
-    spec = importlib.util.spec_from_file_location("train_eval_mlp", ROOT / "bench" / "train_eval_mlp.py")
-    train = importlib.util.module_from_spec(spec)
-    saved = list(sys.path)
-    try:
-        spec.loader.exec_module(train)
-    finally:
-        sys.path[:] = saved
+    train = _train_module("train_eval_mlp")
     games = tmp_path / "games.jsonl"
     run_tournament(TournamentSpec(bots=("random", "heuristic", "random", "heuristic"), players=4, games=12, seed=3),
                    games)
