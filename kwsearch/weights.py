@@ -80,12 +80,15 @@ def check_frame(obj: Any, source: str, players: int | None, *, error: type[Excep
     if not isinstance(obj["training"], dict):
         raise error(f"{source}: training: expected an object (how the weights were made)")
     test = obj["test"]
-    if not isinstance(test, dict) or "features" not in test or "prediction" not in test:
-        raise error(f"{source}: test: expected an object with features and prediction")
-    unknown = [k for k in test if k not in TEST_KEYS]
-    if unknown:
-        raise error(f"{source}: {key_path('test', unknown[0])}: unknown key (test has features and prediction)")
+    if not isinstance(test, dict):
+        raise error(f"{source}: test: expected an object with {listing(TEST_KEYS)}")
+    check_keys(test, TEST_KEYS, source, error, where="test", owner="test")
     return n, weights, obj["training"], test
+
+
+def listing(keys: tuple[str, ...]) -> str:
+    """``keys`` as a message lists them: "a, b and c"."""
+    return ", ".join(keys[:-1]) + " and " + keys[-1]
 
 
 def check_keys(obj: dict, keys: tuple[str, ...], source: str, error: type[Exception], *, where: str, owner: str,
@@ -93,7 +96,7 @@ def check_keys(obj: dict, keys: tuple[str, ...], source: str, error: type[Except
     """Every key of ``keys`` is in ``obj`` (the object at ``where``, "" for the top), and no other but those
     of ``optional``: the first missing or unknown key is an ``error`` naming it and the keys ``owner`` has
     (a misspelt or foreign key would otherwise be ignored silently)."""
-    expected = ", ".join(keys[:-1]) + " and " + keys[-1]
+    expected = listing(keys)
     for key in keys:
         if key not in obj:
             raise error(f"{source}: {key_path(where, key)}: missing ({owner} has {expected})")

@@ -331,6 +331,8 @@ def assert_frame_errors(bad) -> None:
         "and test" in msg
     assert '["we\\nights"]: unknown key' in bad(lambda o: o.update({"we\nights": 1}))  # one line, quoted
     assert "test.note: unknown key (test has features and prediction)" in bad(lambda o: o["test"].update(note=1))
+    assert "test.prediction: missing (test has features and prediction)" in bad(lambda o: o["test"].pop("prediction"))
+    assert "test: expected an object with features and prediction" in bad(lambda o: o.update(test=[1]))
     assert "test.prediction[0]: expected a number from 0 to 1, got 1.5" in \
         bad(lambda o: o["test"]["prediction"].__setitem__(0, 1.5))
     assert "test.prediction[0]: expected a number from 0 to 1, got -0.25" in \
