@@ -64,8 +64,8 @@ def analysis_object(result, top: int = TOP_CANDIDATES, verified_an=None, compone
 
 
 def verify_chunk(iterations: int) -> int:
-    """The re-searches' length after a search of ``iterations``: a tenth of it, as for ``suggest``,
-    but at most ``VERIFY_CHUNK_MAX`` (a live analysis may have run for minutes)."""
+    """The re-searches' length after a search of ``iterations``: ``1 / CHUNK_DIVISOR`` of it (a fifth),
+    as for ``suggest``, but at most ``VERIFY_CHUNK_MAX`` (a live analysis may have run for minutes)."""
     from ..confidence import CHUNK_DIVISOR, MIN_CHUNK
     return min(VERIFY_CHUNK_MAX, max(MIN_CHUNK, iterations // CHUNK_DIVISOR))
 
