@@ -164,8 +164,9 @@ def to_markdown() -> str:
              f"Written {m['date']} on {m['cpu']}, Python {m['python']}; OpenSpiel {_openspiel_version()}. "
              "OpenSpiel's ISMCTS is its Python `ISMCTSBot` with its random-rollout evaluator (the C++ "
              "`ISMCTSBot` cannot search a Python game: docs/openspiel.md), on the game `kraftwagen` of "
-             "`kwsearch.openspiel`; ours is `kwsearch.search` (ISMCTS, one worker). Both use UCT c = 0.7 on "
-             "win shares.", ""]
+             "`kwsearch.openspiel`; ours is `kwsearch.search` (ISMCTS, one worker). OpenSpiel's uses UCT c = 0.7 on "
+             "win shares; ours its default of the day (c = 0.7 with two players until issue 32's sixteenth "
+             "round, 0.3 since: docs/strength.md).", ""]
     if SPEED_FILE.exists():
         sp = json.loads(SPEED_FILE.read_text())
         mean = sp["mean"]

@@ -19,7 +19,7 @@ Every iteration
 
    is followed, where ``n`` is the child's visit count, ``R_p`` its summed reward
    for ``p``, the seat that chose the child's action (each seat maximises its own
-   reward), and ``c`` is ``SearchConfig.c_uct`` (by default 0.7 with two players, 0.4 with
+   reward), and ``c`` is ``SearchConfig.c_uct`` (by default 0.3 with two players, 0.4 with
    three or four: ``DEFAULT_C_UCT``), or ``SearchConfig.c_opponents`` at the nodes where a
    seat other than the root's mover chooses, when it is set (by default it is not: one ``c``
    everywhere). With ``SearchConfig.prior = W > 0`` a
@@ -223,7 +223,9 @@ DEFAULT_ROOT = SETTING["root"].default
 #: ``ismcts`` was until the two- and four-player defaults changed (``bench/strength.py``'s matches
 #: and ``bench/train_prior.py`` spell it out, so their recorded games and shipped weights stay what
 #: they were).
-FORMER_DEFAULT = {2: "rollout=tempo,cutoff=0,money=0", 3: "rollout=tempo,cutoff=0,money=0.5",
+#: The two-player one spells out its exploration constant: the two-player default's changed in issue
+#: 32's sixteenth round (0.7 to 0.3), and the former default keeps 0.7.
+FORMER_DEFAULT = {2: "rollout=tempo,cutoff=0,money=0,c=0.7", 3: "rollout=tempo,cutoff=0,money=0.5",
                   4: "rollout=tempo,cutoff=0,money=0.5"}
 
 

@@ -163,7 +163,7 @@ def test_training_with_another_search_spec(tmp_path):
     assert (a["weights"], a["test"], a["training"]["decisions"]) == \
         (again["weights"], again["test"], again["training"]["decisions"])
     search = a["training"]["search"]
-    assert (search["rollout"], search["cutoff"], search["c_uct"]) == ("smart", 15, 0.7)  # today's 2p default
+    assert (search["rollout"], search["cutoff"], search["c_uct"]) == ("smart", 15, 0.3)  # today's 2p default
     former = train.train(2, seed=8, games=3, iterations=60, sample=0.3)
     assert former["training"]["search"]["rollout"] == "tempo" and former["weights"] != a["weights"]
     for bad in ("heuristic", "ismcts:c=-1"):

@@ -91,12 +91,12 @@ def test_cache_key_names_every_setting_that_changes_the_search():
     rec = _record()
     key = lambda c: cache_key(rec, LIMITS, c, 0)  # noqa: E731
     default = key(SearchConfig())
-    assert default == key(SearchConfig(rollout="smart", cutoff=15, c_uct=0.7, money_weight=0.2, root="uct"))
+    assert default == key(SearchConfig(rollout="smart", cutoff=15, c_uct=0.3, money_weight=0.2, root="uct"))
     variants = [SearchConfig(cutoff=0), SearchConfig(cutoff=20), SearchConfig(evaluation="searched"),
                 SearchConfig(prior=1.0), SearchConfig(prior=1.0, prior_weights="p.json"),
                 SearchConfig(rollout="tempo", cutoff=0, money_weight=0.0), SearchConfig(prior_playout=0.3),
                 SearchConfig(prior_playout=0.3, prior_weights="p.json"), SearchConfig(root="halving"),
-                SearchConfig(c_opponents=0.7)]
+                SearchConfig(c_opponents=0.7), SearchConfig(c_uct=0.7)]
     keys = [key(c) for c in variants]
     assert len(set(keys)) == len(keys) and default not in keys
 

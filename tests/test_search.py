@@ -508,12 +508,13 @@ def test_player_count_defaults(players):
     bot = from_spec("ismcts:iterations=300,c=1.3", seed=0)
     assert bot.config.c_uct == 1.3 and bot.config.money_weight is None and bot.config.cutoff is None
     # Chosen by matches (docs/strength.md): two players, smart playouts cut off after 15 decisions,
-    # scored by the tempo evaluation, and money weight 0.2; four players, smart playouts cut off after
+    # scored by the tempo evaluation, money weight 0.2 and exploration constant 0.3 (0.7 until the
+    # sixteenth round of issue 32); four players, smart playouts cut off after
     # 30 decisions, scored by the evaluation fitted to searched games; three players, smart playouts cut
     # off after 30 decisions, scored by the evaluation fitted to smart playouts (money weight 0.5 with
     # three and four).
     assert (DEFAULT_C_UCT[2], DEFAULT_MONEY_WEIGHT[2], DEFAULT_ROLLOUT[2], DEFAULT_CUTOFF[2],
-            DEFAULT_EVALUATION[2]) == (0.7, 0.2, "smart", 15, "tempo")
+            DEFAULT_EVALUATION[2]) == (0.3, 0.2, "smart", 15, "tempo")
     assert (DEFAULT_C_UCT[3], DEFAULT_MONEY_WEIGHT[3], DEFAULT_ROLLOUT[3], DEFAULT_CUTOFF[3],
             DEFAULT_EVALUATION[3]) == (0.4, 0.5, "smart", 30, "smart")
     assert (DEFAULT_C_UCT[4], DEFAULT_MONEY_WEIGHT[4], DEFAULT_ROLLOUT[4], DEFAULT_CUTOFF[4],
