@@ -8,6 +8,7 @@ are independent tournaments; a normal approximation of intervals that are not qu
 bot is taken for a level by its budget and temperature, however its spec spells them.
 
     python bench/levels_ladder.py            # the markdown tables of docs/strength.md
+    python bench/levels_ladder.py --dir bench/results/levels/c07   # the two-player ladder before c = 0.3
 
 With skip-K-(K+2).jsonl (levels two apart) it also compares each measured gap with the sum of the
 two adjacent gaps it spans (a check of the chain).
@@ -154,8 +155,17 @@ def table(players: int, directory: Path = DIR) -> list[str]:
 
 
 def main() -> None:
-    print("\n".join(table(2)))
-    skips = [(k, pair(k, 2, "skip")) for k in range(1, len(LEVELS) - 1)]
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dir", type=Path, default=DIR,
+                    help="where the two-player files are (default bench/results/levels; the ladder of the "
+                         "two-player default before issue 32's sixteenth round, c = 0.7: bench/results/levels/c07)")
+    args = ap.parse_args()
+    directory = args.dir
+    if not directory.is_dir():
+        ap.error(f"--dir {directory}: no such directory")
+    print("\n".join(table(2, directory)))
+    skips = [(k, pair(k, 2, "skip", directory=directory)) for k in range(1, len(LEVELS) - 1)]
     if any(p for _, p in skips):
         print("\n| pair (two levels apart) | games | higher level's score | measured gap (Elo, 95% CI) "
               "| the two adjacent gaps' sum |")
@@ -163,10 +173,12 @@ def main() -> None:
         for k, p in skips:
             if p is None:
                 continue
-            a, b = pair(k), pair(k + 1)
+            a, b = pair(k, directory=directory), pair(k + 1, directory=directory)
             chained = f"{a['gap'] + b['gap']:+.0f}" if a and b else "—"
             print(f"| {k}–{k + 2} | {p['games']} | {100 * p['score']:.1f}% | {p['gap']:+.0f} "
                   f"[{p['low']:+.0f}, {p['high']:+.0f}] | {chained} |")
+    if directory != DIR:
+        return  # the three- and four-player ladders live in DIR only
     for players in (3, 4):
         print(f"\n{players} players (bench/results/levels/{PREFIX[players]}-K-L.jsonl):\n")
         print("\n".join(table(players)))
