@@ -246,12 +246,13 @@ def _prior_weights_check(c) -> str | None:
 #: Defaults by player count, each chosen by matches. ``c_uct`` and ``money_weight`` (docs/design.md):
 #: with three and four players, where a seat's win share is mostly 0 in random playouts, a lower
 #: exploration constant and half the reward from the money margin; with two players c = 0.3 since
-#: issue 32's sixteenth round (0.7 before, a value chosen for playouts to the end of the game: the
-#: cut-off search's values are closer together, and c = 0.3 passed the opponent panel, docs/strength.md). ``rollout``, ``cutoff`` and
-#: ``evaluation`` (docs/strength.md, "The acceptance protocol"): with two players smart playouts
-#: stopped after 15 decisions and scored by the shipped (``tempo``) evaluation, with a money weight
-#: of 0.2 -- it scored 62.7% [58.1, 67.4] against the former default (tempo playouts to the end,
-#: money weight 0) over 400 games at 0.2 s a decision, and won every game against ``random``; with
+#: issue 32's sixteenth round (0.7 before, a value chosen for playouts to the end of the game, which
+#: score 0 or 1; the cut-off playouts score a win probability, and c = 0.3 passed the opponent panel,
+#: docs/strength.md). ``rollout``, ``cutoff`` and ``evaluation`` (docs/strength.md, "The acceptance
+#: protocol"): with two players smart playouts stopped after 15 decisions and scored by the shipped
+#: (``tempo``) evaluation, with a money weight of 0.2 -- it scored 62.7% [58.1, 67.4] against the
+#: former default (tempo playouts to the end, money weight 0) over 400 games at 0.2 s a decision,
+#: and won every game against ``random``; with
 #: four players smart playouts stopped after 30 decisions and scored by the evaluation fitted to
 #: searched games (``searched``) -- 51.7% [47.2, 56.1] against three of the former default over 400
 #: games at 0.2 s (parity 25%), and more search helps it (4x the iterations against three copies
