@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import KwsearchError
-from .weights import bounded_numbers, check_frame, check_keys, distribution, feature_rows, listing, load_model
+from .weights import bounded_numbers, check_frame, check_keys, distribution, feature_rows, load_model
 
 BASE_FEATURES = ("money", "lead", "sales", "race", "laps", "gp_engine", "cars", "workshop", "research",
                  "inactive", "workers", "engineers", "awards", "tempo")
@@ -203,8 +203,6 @@ def check_weights(obj: Any, source: str, players: int | None = None) -> dict[str
 def check_hidden(obj: Any, source: str) -> dict[str, Any]:
     """A weights file's checked ``hidden`` object (numbers as floats); :class:`EvaluationError` names
     the file and the field of the first problem."""
-    if not isinstance(obj, dict):
-        raise EvaluationError(f"{source}: hidden: expected an object with {listing(HIDDEN_KEYS)}")
     check_keys(obj, HIDDEN_KEYS, source, EvaluationError, where="hidden", owner="hidden")
     if obj["activation"] != "relu":
         raise EvaluationError(f"{source}: hidden.activation: expected 'relu', got {obj['activation']!r}")

@@ -80,8 +80,6 @@ def check_frame(obj: Any, source: str, players: int | None, *, error: type[Excep
     if not isinstance(obj["training"], dict):
         raise error(f"{source}: training: expected an object (how the weights were made)")
     test = obj["test"]
-    if not isinstance(test, dict):
-        raise error(f"{source}: test: expected an object with {listing(TEST_KEYS)}")
     check_keys(test, TEST_KEYS, source, error, where="test", owner="test")
     return n, weights, obj["training"], test
 
@@ -91,12 +89,14 @@ def listing(keys: tuple[str, ...]) -> str:
     return ", ".join(keys[:-1]) + " and " + keys[-1]
 
 
-def check_keys(obj: dict, keys: tuple[str, ...], source: str, error: type[Exception], *, where: str, owner: str,
+def check_keys(obj: Any, keys: tuple[str, ...], source: str, error: type[Exception], *, where: str, owner: str,
                optional: tuple[str, ...] = ()) -> None:
-    """Every key of ``keys`` is in ``obj`` (the object at ``where``, "" for the top), and no other but those
-    of ``optional``: the first missing or unknown key is an ``error`` naming it and the keys ``owner`` has
+    """``obj`` (the value at ``where``, "" for the top) is an object, every key of ``keys`` is in it, and no
+    other but those of ``optional``: the first problem is an ``error`` naming it and the keys ``owner`` has
     (a misspelt or foreign key would otherwise be ignored silently)."""
     expected = listing(keys)
+    if not isinstance(obj, dict):
+        raise error(f"{source}: {where + ': ' if where else ''}expected an object with {expected}")
     for key in keys:
         if key not in obj:
             raise error(f"{source}: {key_path(where, key)}: missing ({owner} has {expected})")
