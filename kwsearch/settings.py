@@ -252,14 +252,13 @@ def _prior_weights_check(c) -> str | None:
 #: protocol"): with two players smart playouts stopped after 15 decisions and scored by the shipped
 #: (``tempo``) evaluation, with a money weight of 0.2 -- it scored 62.7% [58.1, 67.4] against the
 #: former default (tempo playouts to the end, money weight 0) over 400 games at 0.2 s a decision,
-#: and won every game against ``random``; with
-#: four players smart playouts stopped after 30 decisions and scored by the evaluation fitted to
-#: searched games (``searched``) -- 51.7% [47.2, 56.1] against three of the former default over 400
-#: games at 0.2 s (parity 25%), and more search helps it (4x the iterations against three copies
-#: at 1x: docs/strength.md); with three players smart playouts stopped after 30 decisions and scored
-#: by the evaluation fitted to smart playouts (``smart``) -- it passed the opponent panel (issue 32:
-#: docs/strength.md, "Ninth round"). The former defaults stay reachable by spec
-#: (``kwsearch.search.FORMER_DEFAULT``).
+#: and won every game against ``random``; with four players smart playouts stopped after 30
+#: decisions and scored by the evaluation fitted to searched games (``searched``) -- 51.7% [47.2,
+#: 56.1] against three of the former default over 400 games at 0.2 s (parity 25%), and more search
+#: helps it (4x the iterations against three copies at 1x: docs/strength.md); with three players
+#: smart playouts stopped after 30 decisions and scored by the evaluation fitted to smart playouts
+#: (``smart``) -- it passed the opponent panel (issue 32: docs/strength.md, "Ninth round"). The
+#: former defaults stay reachable by spec (``kwsearch.search.FORMER_DEFAULT``).
 SETTINGS: tuple[Setting, ...] = (
     Setting("c_uct", "float", "Exploration constant c of UCB (mean + c * sqrt(ln(avail) / visits)).",
             lo=0, hi=MAX_C_UCT, default={2: 0.3, 3: 0.4, 4: 0.4}, spec="c", flag="--c-uct",
