@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
@@ -469,7 +469,7 @@ def review_luck(record: Mapping[str, Any], steps: Sequence[tuple[Any, int]], fin
     """
     from .confidence import t975
     from .seeds import derive_seed
-    from .worker_procs import pool_worker_init, sigint_blocked, terminate_pool
+    from .worker_procs import pool_worker_init, sigint_blocked, terminate_pool, wait_first
     n = record["players"]
     plans = find_events(steps, final)
     done = dict(done or {})
@@ -529,7 +529,7 @@ def review_luck(record: Mapping[str, Any], steps: Sequence[tuple[Any, int]], fin
             with sigint_blocked():  # the workers start with Ctrl-C held back (kwsearch.worker_procs)
                 futures = {pool.submit(_job, j) for j in jobs}
             while futures:
-                ready, futures = wait(futures, return_when=FIRST_COMPLETED)
+                ready, futures = wait_first(futures)
                 for f in sorted(ready, key=lambda f: f.result()[0]):
                     store(*f.result())
         except BaseException:

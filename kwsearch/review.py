@@ -62,7 +62,7 @@ import hashlib
 import json
 import math
 import os
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -1191,7 +1191,7 @@ def _parallel(pending, limits, config, seed, workers, finish) -> None:
     it to them too) and end with this process, even when it is killed (:mod:`kwsearch.worker_procs`);
     on Ctrl-C or an error here they are stopped at once (the decisions under way are lost)."""
     from .seeds import derive_seed
-    from .worker_procs import pool_worker_init, sigint_blocked, terminate_pool
+    from .worker_procs import pool_worker_init, sigint_blocked, terminate_pool, wait_first
     jobs = [(st.to_json(), a, limits, config, derive_seed(seed, "review", ply), ply) for ply, st, a in pending]
     pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), initializer=pool_worker_init,
                                initargs=(os.getpid(),))
@@ -1199,7 +1199,7 @@ def _parallel(pending, limits, config, seed, workers, finish) -> None:
         with sigint_blocked():  # the workers start (at the first submit) with Ctrl-C held back
             futures = {pool.submit(_job, j) for j in jobs}
         while futures:
-            ready, futures = wait(futures, return_when=FIRST_COMPLETED)
+            ready, futures = wait_first(futures)
             for f in ready:
                 ply, d = f.result()
                 if d is None:

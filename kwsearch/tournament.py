@@ -723,8 +723,8 @@ def _run_local(spec: TournamentSpec, todo: list[int], workers: int, record: Call
                 if record(play_scheduled_game(spec, i)):
                     return True
         return False
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    from .worker_procs import sigint_blocked
+    from concurrent.futures import ProcessPoolExecutor
+    from .worker_procs import sigint_blocked, wait_first
     pending = iter(todo)
     stop = False
     pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_init, initargs=(os.getpid(), drop))
@@ -734,7 +734,7 @@ def _run_local(spec: TournamentSpec, todo: list[int], workers: int, record: Call
             for i in itertools.islice(pending, workers):
                 running.add(pool.submit(play_scheduled_game, spec, i))
         while running:
-            finished, running = wait(running, return_when=FIRST_COMPLETED)
+            finished, running = wait_first(running)
             for fut in finished:
                 stop |= record(fut.result())
             if not stop:

@@ -578,16 +578,17 @@ def run_tune(settings: TuneSettings, games: int, log: str | os.PathLike, *, work
                         played += 1
                     ray.run("kwsearch.tune:play_tune_game", ((t,) for t in todo), record, ordered=True)
                 elif todo:
+                    from .worker_procs import all_results
                     if workers > 1 and len(todo) > 1 and pool is None:
                         from concurrent.futures import ProcessPoolExecutor
                         from .worker_procs import sigint_blocked
                         pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_init,
                                                    initargs=(os.getpid(), file_id(f.fileno())))
                         with sigint_blocked():  # the workers start with Ctrl-C held back until they ignore it
-                            results_of = pool.map(play_tune_game, todo)  # submits every game now
-                        lines = list(results_of)
+                            futures = [pool.submit(play_tune_game, t) for t in todo]  # every game now
+                        lines = all_results(futures)
                     elif pool is not None and len(todo) > 1:
-                        lines = list(pool.map(play_tune_game, todo))
+                        lines = all_results([pool.submit(play_tune_game, t) for t in todo])
                     else:
                         with ctrl_c_stops_games():  # not "move now": the game's line must be an uninterrupted one's
                             lines = [play_tune_game(t) for t in todo]

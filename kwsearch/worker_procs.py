@@ -14,6 +14,10 @@
   leaving Ctrl-C to the parent: a terminal sends SIGINT to the whole process group,
   and a worker that took it would print a traceback of its own; the parent stops
   its workers instead.
+* :func:`wait_first` waits for a pool's first finished job and takes a Ctrl-C only
+  between waits (a ``KeyboardInterrupt`` raised inside ``concurrent.futures.wait``
+  could leave a future's lock held, which the pool's manager thread then waits for);
+  :func:`terminate_pool` stops a pool without hanging on a result cut in half.
 """
 
 from __future__ import annotations
@@ -130,21 +134,90 @@ class sigint_blocked:
             signal.pthread_sigmask(signal.SIG_SETMASK, self._mask)
 
 
-def terminate_pool(pool) -> None:
-    """Stop a ``ProcessPoolExecutor`` now: its worker processes are sent SIGTERM (a decision or game
-    being worked on is lost anyway) and queued work is cancelled. The pool's manager thread is then
-    waited for — it ends as soon as it sees the workers gone — so that the interpreter's exit finds no
-    pool to wake (Python 3.11's exit hook can otherwise write to a pipe the thread has closed and print
-    a traceback)."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
+#: How often :func:`wait_first` looks for a Ctrl-C that came while it waited (seconds).
+CTRL_C_POLL = 0.1
+
+
+def wait_first(futures, poll: float = CTRL_C_POLL):
+    """``concurrent.futures.wait(futures, return_when=FIRST_COMPLETED)`` (``(done, not_done)``), with a
+    Ctrl-C taken only between waits of at most ``poll`` seconds: it raises ``KeyboardInterrupt`` from
+    here, never from inside ``wait``, which holds the futures' locks while it looks at them (a lock left
+    held would stop the pool's manager thread, and :func:`terminate_pool` with it). In the main thread
+    only (elsewhere a plain ``wait``: SIGINT goes to the main thread)."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+    if threading.current_thread() is not threading.main_thread():
+        return wait(futures, return_when=FIRST_COMPLETED)
+    hit: list[int] = []
+
+    def on_sigint(signum, frame) -> None:
+        hit.append(signum)
+    old = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        while True:
+            done, rest = wait(futures, timeout=poll, return_when=FIRST_COMPLETED)
+            if hit:
+                raise KeyboardInterrupt
+            if done:
+                return done, rest
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def all_results(futures: list) -> list:
+    """The results of ``futures`` in their order (what ``list(pool.map(...))`` gives), waited for with
+    :func:`wait_first`; a job's error is raised as soon as it is seen."""
+    rest = set(futures)
+    while rest:
+        done, rest = wait_first(rest)
+        for f in done:
+            f.result()
+    return [f.result() for f in futures]
+
+
+def _join_or_kill(processes, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
     for p in processes:
         try:
-            p.terminate()
-        except (OSError, ValueError, AttributeError):
-            pass
-    for p in processes:
-        try:
-            p.join(5)
+            p.join(max(0.0, deadline - time.monotonic()))
+            if p.is_alive():
+                p.kill()
+                p.join(1)
         except (OSError, ValueError, AttributeError, AssertionError):
             pass
-    pool.shutdown(wait=True, cancel_futures=True)
+
+
+def terminate_pool(pool) -> None:
+    """Stop a ``ProcessPoolExecutor`` now: its worker processes are sent SIGTERM (SIGKILL if one is
+    still there after 5 s; a decision or game being worked on is lost anyway) and queued work is
+    cancelled. The pool's manager thread is then waited for, so that the interpreter's exit finds no
+    pool to wake (Python 3.11's exit hook can otherwise write to a pipe the thread has closed and print
+    a traceback).
+
+    A worker stopped while it was sending a large result leaves half a message in the results pipe,
+    and the manager thread would wait for the rest for ever (this process holds the pipe's write end
+    too, so it never reads end-of-file). Once the workers are gone that write end is closed here: the
+    thread reads end-of-file, finds the pool broken and ends. SIGINT is held back meanwhile (a second
+    Ctrl-C comes after, not in the middle)."""
+    with sigint_blocked():
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        for p in processes:
+            try:
+                p.terminate()
+            except (OSError, ValueError, AttributeError):
+                pass
+        _join_or_kill(processes, 5.0)
+        queue = getattr(pool, "_result_queue", None)
+        writer = getattr(queue, "_writer", None)
+        if writer is not None and not any(_is_alive(p) for p in processes):
+            try:
+                writer.close()
+            except OSError:
+                pass
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _is_alive(process) -> bool:
+    try:
+        return process.is_alive()
+    except (OSError, ValueError, AssertionError):
+        return False

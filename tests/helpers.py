@@ -410,7 +410,9 @@ def start_cli(args: list[str], cwd: Path, stdin=None) -> "subprocess.Popen":
     import subprocess
     import sys
 
-    return subprocess.Popen([sys.executable, "-m", "kwsearch.cli", *args], cwd=cwd, env=subprocess_env(),
+    env = subprocess_env()
+    env["PYTHONFAULTHANDLER"] = "1"  # SIGABRT prints every thread's stack (ctrl_c does that if it hangs)
+    return subprocess.Popen([sys.executable, "-m", "kwsearch.cli", *args], cwd=cwd, env=env,
                             stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
 
@@ -472,7 +474,19 @@ def ctrl_c(proc: "subprocess.Popen", timeout: float = 30) -> tuple[str, float]:
     import signal
     import time
 
+    import subprocess
+
     t0 = time.time()
     os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=timeout)
+    try:
+        _, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.kill(proc.pid, signal.SIGABRT)  # the stacks of its threads, to see where it hangs
+        try:
+            _, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+        raise AssertionError(f"still running {timeout} s after Ctrl-C; its stacks:\n"
+                             f"{err.decode(errors='replace')[-4000:]}") from None
     return err.decode(), time.time() - t0
