@@ -19,8 +19,8 @@ Every iteration
 
    is followed, where ``n`` is the child's visit count, ``R_p`` its summed reward
    for ``p``, the seat that chose the child's action (each seat maximises its own
-   reward), and ``c`` is ``SearchConfig.c_uct`` (by default 0.3 with two players, 0.4 with
-   three or four: ``DEFAULT_C_UCT``), or ``SearchConfig.c_opponents`` at the nodes where a
+   reward), and ``c`` is ``SearchConfig.c_uct`` (by default 0.3 with two players, 0.25 with
+   three, 0.4 with four: ``DEFAULT_C_UCT``), or ``SearchConfig.c_opponents`` at the nodes where a
    seat other than the root's mover chooses, when it is set (by default it is not: one ``c``
    everywhere). With ``SearchConfig.prior = W > 0`` a
    learned move prior (a softmax policy over the options, :mod:`kwsearch.prior`,
@@ -223,9 +223,10 @@ DEFAULT_ROOT = SETTING["root"].default
 #: ``ismcts`` was until the two- and four-player defaults changed (``bench/strength.py``'s matches
 #: and ``bench/train_prior.py`` spell it out, so their recorded games and shipped weights stay what
 #: they were).
-#: The two-player one spells out its exploration constant: the two-player default's changed in issue
-#: 32's sixteenth round (0.7 to 0.3), and the former default keeps 0.7.
-FORMER_DEFAULT = {2: "rollout=tempo,cutoff=0,money=0,c=0.7", 3: "rollout=tempo,cutoff=0,money=0.5",
+#: The two- and three-player ones spell out their exploration constants: the defaults' changed in
+#: issue 32's sixteenth round (two players, 0.7 to 0.3) and seventeenth (three players, 0.4 to 0.25),
+#: and the former defaults keep theirs.
+FORMER_DEFAULT = {2: "rollout=tempo,cutoff=0,money=0,c=0.7", 3: "rollout=tempo,cutoff=0,money=0.5,c=0.4",
                   4: "rollout=tempo,cutoff=0,money=0.5"}
 
 

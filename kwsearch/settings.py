@@ -248,7 +248,8 @@ def _prior_weights_check(c) -> str | None:
 #: exploration constant and half the reward from the money margin; with two players c = 0.3 since
 #: issue 32's sixteenth round (0.7 before, a value chosen for playouts to the end of the game, which
 #: score 0 or 1; the cut-off playouts score a win probability, and c = 0.3 passed the opponent panel,
-#: docs/strength.md). ``rollout``, ``cutoff`` and ``evaluation`` (docs/strength.md, "The acceptance
+#: docs/strength.md), and with three players c = 0.25 since the seventeenth (0.4 before; it passed
+#: the panel too). ``rollout``, ``cutoff`` and ``evaluation`` (docs/strength.md, "The acceptance
 #: protocol"): with two players smart playouts stopped after 15 decisions and scored by the shipped
 #: (``tempo``) evaluation, with a money weight of 0.2 -- it scored 62.7% [58.1, 67.4] against the
 #: former default (tempo playouts to the end, money weight 0) over 400 games at 0.2 s a decision,
@@ -261,7 +262,7 @@ def _prior_weights_check(c) -> str | None:
 #: former defaults stay reachable by spec (``kwsearch.search.FORMER_DEFAULT``).
 SETTINGS: tuple[Setting, ...] = (
     Setting("c_uct", "float", "Exploration constant c of UCB (mean + c * sqrt(ln(avail) / visits)).",
-            lo=0, hi=MAX_C_UCT, default={2: 0.3, 3: 0.4, 4: 0.4}, spec="c", flag="--c-uct",
+            lo=0, hi=MAX_C_UCT, default={2: 0.3, 3: 0.25, 4: 0.4}, spec="c", flag="--c-uct",
             in_json=_always, in_key=_always),
     Setting("money_weight", "float", "Share of the reward from the money margin over the best other seat "
             "(the rest is the win share).", lo=0, hi=1, default={2: 0.2, 3: 0.5, 4: 0.5}, spec="money",

@@ -511,12 +511,12 @@ def test_player_count_defaults(players):
     # scored by the tempo evaluation, money weight 0.2 and exploration constant 0.3 (0.7 until the
     # sixteenth round of issue 32); four players, smart playouts cut off after
     # 30 decisions, scored by the evaluation fitted to searched games; three players, smart playouts cut
-    # off after 30 decisions, scored by the evaluation fitted to smart playouts (money weight 0.5 with
-    # three and four).
+    # off after 30 decisions, scored by the evaluation fitted to smart playouts, exploration constant
+    # 0.25 (0.4 until the seventeenth round; money weight 0.5 with three and four).
     assert (DEFAULT_C_UCT[2], DEFAULT_MONEY_WEIGHT[2], DEFAULT_ROLLOUT[2], DEFAULT_CUTOFF[2],
             DEFAULT_EVALUATION[2]) == (0.3, 0.2, "smart", 15, "tempo")
     assert (DEFAULT_C_UCT[3], DEFAULT_MONEY_WEIGHT[3], DEFAULT_ROLLOUT[3], DEFAULT_CUTOFF[3],
-            DEFAULT_EVALUATION[3]) == (0.4, 0.5, "smart", 30, "smart")
+            DEFAULT_EVALUATION[3]) == (0.25, 0.5, "smart", 30, "smart")
     assert (DEFAULT_C_UCT[4], DEFAULT_MONEY_WEIGHT[4], DEFAULT_ROLLOUT[4], DEFAULT_CUTOFF[4],
             DEFAULT_EVALUATION[4]) == (0.4, 0.5, "smart", 30, "searched")
     # The evaluation is filled in only where playouts stop early, and an explicit one is kept.

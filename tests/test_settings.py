@@ -102,7 +102,7 @@ def test_search_params_carry_every_setting_the_c_loop_reads():
                       "closed_loop": True, "rollout": "smart", "playout": (0.5, 0.4, 0.3, 2.0, 1.0), "cutoff": 7,
                       "prior": 0.5, "prior_playout": 0.25, "evaluation": 2, "prior_weights": 2}
     plain = search_params(SearchConfig(), 3).as_dict()  # today's three-player default: smart, cut at 30
-    assert plain["c_opponents"] == plain["c_uct"] == 0.4 and plain["evaluation"] == 3 and plain["cutoff"] == 30
+    assert plain["c_opponents"] == plain["c_uct"] == 0.25 and plain["evaluation"] == 3 and plain["cutoff"] == 30
     assert plain["prior_weights"] is None and plain["rollout"] == "smart"
     former = search_params(SearchConfig(rollout="tempo", cutoff=0), 3).as_dict()  # no cut-off: no evaluation
     assert former["evaluation"] is None and former["rollout"] == "tempo"
