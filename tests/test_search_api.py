@@ -140,9 +140,10 @@ def _turn_with_several_decisions():
 
 def test_plan_is_the_movers_turn_and_the_same_with_one_and_two_workers():
     st = _turn_with_several_decisions()
-    # the former three-player search (tempo playouts to the end), under which this turn's best plan is
-    # clear; under today's default its buyer choice is close, and a search's plan may take either
-    former = dict(rollout="tempo", cutoff=0)
+    # the former three-player search (tempo playouts to the end, c = 0.4: search.FORMER_DEFAULT[3]), under
+    # which this turn's best plan is clear; under today's default its buyer choice is close, and a
+    # search's plan may take either
+    former = dict(rollout="tempo", cutoff=0, c_uct=0.4)
     one = search(st, SearchLimits(iterations=6000), SearchConfig(**former), seed=5)
     two = search(st, SearchLimits(iterations=6000), SearchConfig(workers=2, **former), seed=5)
     assert one.best_action == two.best_action

@@ -367,10 +367,11 @@ def game_digest(path, renamed: tuple[str, str] | None = None) -> str:
 def test_capped_tournament_games_are_as_before(tmp_path):
     """The default cap never touches a normal game: this seeded tournament's games are byte for byte
     what kwsearch played before the cap existed (digest taken from that version). The search is that
-    version's three-player default, spelled out since issue 32 changed the default (search.FORMER_DEFAULT),
-    and named in the digest as that version named it."""
+    version's three-player default, spelled out since issue 32 changed the default (its playouts, and its
+    exploration constant 0.4 since the seventeenth round: search.FORMER_DEFAULT), and named in the digest
+    as that version named it."""
     out = tmp_path / "r.jsonl"
-    former = "ismcts:iterations=30,rollout=tempo,cutoff=0"
+    former = "ismcts:iterations=30,rollout=tempo,cutoff=0,c=0.4"
     run_tournament(TournamentSpec(bots=("random", "heuristic", former), players=3, games=6, seed=5), out)
     header, games, _ = load_results(out)
     from kwsearch.bots import MAX_MATCH_DECISIONS
