@@ -9,6 +9,7 @@ bot is taken for a level by its budget and temperature, however its spec spells 
 
     python bench/levels_ladder.py            # the markdown tables of docs/strength.md
     python bench/levels_ladder.py --dir bench/results/levels/c07   # the two-player ladder before c = 0.3
+    python bench/levels_ladder.py --dir bench/results/levels/c04-3p   # the three-player one before c = 0.25
 
 With skip-K-(K+2).jsonl (levels two apart) it also compares each measured gap with the sum of the
 two adjacent gaps it spans (a check of the chain).
@@ -158,13 +159,24 @@ def main() -> None:
     import argparse
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dir", type=Path, default=DIR,
-                    help="where the two-player files are (default bench/results/levels; the ladder of the "
-                         "two-player default before issue 32's sixteenth round, c = 0.7: bench/results/levels/c07)")
+                    help="where the files are (default bench/results/levels; the ladders of defaults before "
+                         "issue 32 changed their exploration constants: bench/results/levels/c07, two players "
+                         "with c = 0.7, and bench/results/levels/c04-3p, three players with c = 0.4)")
     args = ap.parse_args()
     directory = args.dir
     if not directory.is_dir():
         ap.error(f"--dir {directory}: no such directory")
-    print("\n".join(table(2, directory)))
+    if directory != DIR:  # a folder of former ladders: the player counts it holds files of
+        counts = [n for n in (2, 3, 4) if any(directory.glob(f"{PREFIX[n]}-*.jsonl"))]
+        if not counts:
+            ap.error(f"--dir {directory}: no pair-K-L.jsonl, pair3p-K-L.jsonl or pair4p-K-L.jsonl files")
+        for i, players in enumerate(counts):
+            print(("\n" if i else "") + f"{players} players ({directory}/{PREFIX[players]}-K-L.jsonl):\n")
+            print("\n".join(table(players, directory)))
+        if 2 not in counts:
+            return
+    else:
+        print("\n".join(table(2, directory)))
     skips = [(k, pair(k, 2, "skip", directory=directory)) for k in range(1, len(LEVELS) - 1)]
     if any(p for _, p in skips):
         print("\n| pair (two levels apart) | games | higher level's score | measured gap (Elo, 95% CI) "
@@ -178,7 +190,7 @@ def main() -> None:
             print(f"| {k}–{k + 2} | {p['games']} | {100 * p['score']:.1f}% | {p['gap']:+.0f} "
                   f"[{p['low']:+.0f}, {p['high']:+.0f}] | {chained} |")
     if directory != DIR:
-        return  # the three- and four-player ladders live in DIR only
+        return
     for players in (3, 4):
         print(f"\n{players} players (bench/results/levels/{PREFIX[players]}-K-L.jsonl):\n")
         print("\n".join(table(players)))

@@ -140,7 +140,7 @@ def _ladder_script():
     return mod
 
 
-def test_the_ladder_is_ordered_at_three_seats(tmp_path):
+def test_the_ladder_is_ordered_at_three_seats(tmp_path, monkeypatch, capsys):
     """The 3-player ladder of docs/strength.md on a small scale: a tournament of levels K and K+1 at
     three seats for K = 1, 2 (12 games each: line-ups of one seat of one level against two of the
     other, alternating deal by deal), read by bench/levels_ladder.py. Each higher level wins the
@@ -161,3 +161,9 @@ def test_the_ladder_is_ordered_at_three_seats(tmp_path):
     assert "not played" in rows[5]  # level 4: no file, no rating
     with pytest.raises(SystemExit, match="expected 2 players"):  # a file of another player count
         ladder.pair(1, prefix="pair3p", players=2, directory=tmp_path)
+    # --dir of a folder of three-player files (a former default's ladder): their table, no two-player one
+    monkeypatch.setattr("sys.argv", ["levels_ladder.py", "--dir", str(tmp_path)])
+    ladder.main()
+    out = capsys.readouterr().out
+    assert out.startswith(f"3 players ({tmp_path}/pair3p-K-L.jsonl):") and out.count("| level |") == 1
+    assert rows[3] in out
