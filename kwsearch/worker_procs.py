@@ -143,24 +143,32 @@ def wait_first(futures, poll: float = CTRL_C_POLL):
     Ctrl-C taken only between waits of at most ``poll`` seconds: it raises ``KeyboardInterrupt`` from
     here, never from inside ``wait``, which holds the futures' locks while it looks at them (a lock left
     held would stop the pool's manager thread, and :func:`terminate_pool` with it). In the main thread
-    only (elsewhere a plain ``wait``: SIGINT goes to the main thread)."""
+    only (elsewhere a plain ``wait``: SIGINT goes to the main thread). What the Ctrl-C then does is what
+    the handler in place says: Python's default raises ``KeyboardInterrupt``, another handler is called,
+    an ignored SIGINT stays ignored, and SIG_DFL ends the process as it would have."""
     from concurrent.futures import FIRST_COMPLETED, wait
-    if threading.current_thread() is not threading.main_thread():
+    old = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or old is None or old == signal.SIG_IGN:
         return wait(futures, return_when=FIRST_COMPLETED)
     hit: list[int] = []
 
     def on_sigint(signum, frame) -> None:
         hit.append(signum)
-    old = signal.signal(signal.SIGINT, on_sigint)
-    try:
-        while True:
-            done, rest = wait(futures, timeout=poll, return_when=FIRST_COMPLETED)
-            if hit:
-                raise KeyboardInterrupt
-            if done:
-                return done, rest
-    finally:
-        signal.signal(signal.SIGINT, old)
+    while True:
+        hit.clear()
+        signal.signal(signal.SIGINT, on_sigint)
+        try:
+            while not hit:
+                done, rest = wait(futures, timeout=poll, return_when=FIRST_COMPLETED)
+                if done and not hit:
+                    return done, rest
+        finally:
+            signal.signal(signal.SIGINT, old)
+        if old == signal.SIG_DFL:
+            signal.raise_signal(signal.SIGINT)
+        else:
+            old(signal.SIGINT, None)  # Python's default_int_handler raises KeyboardInterrupt
+        # a handler that returned (it only noted the Ctrl-C): wait on, as a plain wait would have
 
 
 def all_results(futures: list) -> list:
