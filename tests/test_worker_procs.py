@@ -114,32 +114,28 @@ def test_wait_first_outside_the_main_thread_is_a_plain_wait():
     assert out == [({ready}, set())]
 
 
-def test_a_handler_that_only_notes_ctrl_c_is_called_and_the_wait_goes_on():
-    seen = []
-    before = signal.signal(signal.SIGINT, lambda signum, frame: seen.append(signum))
+def _wait_through_a_ctrl_c(handler):
+    """wait_first on a future finished 0.5 s from now, with ``handler`` for SIGINT and a Ctrl-C at 0.2 s."""
+    before = signal.signal(signal.SIGINT, handler)
     try:
         pending = Future()
         timer = _sigint_soon(0.2)
-        finisher = threading.Timer(0.6, pending.set_result, (1,))
+        finisher = threading.Timer(0.5, pending.set_result, (1,))
         finisher.start()
         done, rest = wait_first({pending})
         timer.join()
         finisher.join()
     finally:
         signal.signal(signal.SIGINT, before)
+    return pending, done, rest
+
+
+def test_a_handler_that_only_notes_ctrl_c_is_called_and_the_wait_goes_on():
+    seen = []
+    pending, done, rest = _wait_through_a_ctrl_c(lambda signum, frame: seen.append(signum))
     assert seen == [signal.SIGINT] and done == {pending} and rest == set()
 
 
 def test_an_ignored_ctrl_c_stays_ignored():
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        pending = Future()
-        timer = _sigint_soon(0.2)
-        finisher = threading.Timer(0.5, pending.set_result, (1,))
-        finisher.start()
-        done, _ = wait_first({pending})
-        timer.join()
-        finisher.join()
-    finally:
-        signal.signal(signal.SIGINT, before)
-    assert done == {pending}
+    pending, done, rest = _wait_through_a_ctrl_c(signal.SIG_IGN)
+    assert done == {pending} and rest == set()
