@@ -674,22 +674,6 @@ def worker_init(parent: int, drop: tuple[int, int, int] | None = None) -> None:
             pass
 
 
-def stop_pool(pool, seconds: float = 2.0) -> None:
-    """End a process pool now (Ctrl-C or an error: the games being played are lost anyway) and wait
-    up to ``seconds`` for its workers to be gone, so none outlives the command."""
-    from .worker_procs import terminate_pool
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    terminate_pool(pool)
-    deadline = time.monotonic() + seconds
-    for p in procs:
-        try:
-            p.join(max(0.0, deadline - time.monotonic()))
-            if p.is_alive():
-                p.kill()
-        except (OSError, ValueError, AssertionError):
-            pass
-
-
 class _GamesInterrupted(BaseException):
     """Ctrl-C while games are played in this process (see :func:`ctrl_c_stops_games`)."""
 
@@ -724,7 +708,7 @@ def _run_local(spec: TournamentSpec, todo: list[int], workers: int, record: Call
                     return True
         return False
     from concurrent.futures import ProcessPoolExecutor
-    from .worker_procs import sigint_blocked, wait_first
+    from .worker_procs import sigint_blocked, terminate_pool, wait_first
     pending = iter(todo)
     stop = False
     pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_init, initargs=(os.getpid(), drop))
@@ -741,8 +725,9 @@ def _run_local(spec: TournamentSpec, todo: list[int], workers: int, record: Call
                 for i in itertools.islice(pending, len(finished)):
                     running.add(pool.submit(play_scheduled_game, spec, i))
     except BaseException:
-        # Ctrl-C or an error: do not wait for the games still being played (they are lost anyway).
-        stop_pool(pool)
+        # Ctrl-C or an error: do not wait for the games still being played (they are lost anyway); no
+        # worker outlives the command (terminate_pool kills one still there after 5 s).
+        terminate_pool(pool)
         raise
     pool.shutdown()
     return stop

@@ -501,7 +501,8 @@ def run_tune(settings: TuneSettings, games: int, log: str | os.PathLike, *, work
     instance, or the cluster at ``address``: kwsearch.raytasks) running the same function as a local
     worker; their lines are written in the same order as a local run's, so the log is the same."""
     from contextlib import ExitStack
-    from .tournament import ctrl_c_stops_games, file_id, stop_pool, worker_init, wilson
+    from .tournament import ctrl_c_stops_games, file_id, worker_init, wilson
+    from .worker_procs import terminate_pool
 
     if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
         raise TuneError(f"games: expected a number of games from 1 to {MAX_GAMES:,}, got {games!r}")
@@ -578,17 +579,16 @@ def run_tune(settings: TuneSettings, games: int, log: str | os.PathLike, *, work
                         played += 1
                     ray.run("kwsearch.tune:play_tune_game", ((t,) for t in todo), record, ordered=True)
                 elif todo:
-                    from .worker_procs import all_results
-                    if workers > 1 and len(todo) > 1 and pool is None:
-                        from concurrent.futures import ProcessPoolExecutor
-                        from .worker_procs import sigint_blocked
-                        pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_init,
-                                                   initargs=(os.getpid(), file_id(f.fileno())))
-                        with sigint_blocked():  # the workers start with Ctrl-C held back until they ignore it
+                    if len(todo) > 1 and (pool is not None or workers > 1):
+                        from .worker_procs import all_results, sigint_blocked
+                        if pool is None:
+                            from concurrent.futures import ProcessPoolExecutor
+                            pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_init,
+                                                       initargs=(os.getpid(), file_id(f.fileno())))
+                        # a new pool's workers start at the first submit, with Ctrl-C held back until they ignore it
+                        with sigint_blocked():
                             futures = [pool.submit(play_tune_game, t) for t in todo]  # every game now
                         lines = all_results(futures)
-                    elif pool is not None and len(todo) > 1:
-                        lines = all_results([pool.submit(play_tune_game, t) for t in todo])
                     else:
                         with ctrl_c_stops_games():  # not "move now": the game's line must be an uninterrupted one's
                             lines = [play_tune_game(t) for t in todo]
@@ -616,7 +616,7 @@ def run_tune(settings: TuneSettings, games: int, log: str | os.PathLike, *, work
                 point = best
         except BaseException:
             if pool is not None:
-                stop_pool(pool)
+                terminate_pool(pool)
                 pool = None
             raise
         finally:

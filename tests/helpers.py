@@ -472,9 +472,8 @@ def ctrl_c(proc: "subprocess.Popen", timeout: float = 30) -> tuple[str, float]:
     then wait for it to end; returns its stderr (text) and the seconds it took to end."""
     import os
     import signal
-    import time
-
     import subprocess
+    import time
 
     t0 = time.time()
     os.killpg(proc.pid, signal.SIGINT)
