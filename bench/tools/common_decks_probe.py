@@ -1,11 +1,12 @@
 """Common decks for a review's re-searches: do they make two options' chunks agree? (bench/RESULTS.md,
 "Review trust: a loss on the line, and common decks"; tried and rejected.)
 
-Needs the experimental ``Tree.decks`` of ``tree-decks.patch`` beside this file (not in the package):
+Needs the experimental ``Tree.decks`` of ``bench/results/review-trust/common-decks/tree-decks.patch``
+(not in the package):
 
     git apply bench/results/review-trust/common-decks/tree-decks.patch && python setup.py build_ext --inplace
-    python bench/results/review-trust/common-decks/probe.py 3 2 127 "tile 3" "tile 9" 30
-    python bench/results/review-trust/common-decks/probe.py 4 0 129 "tile 5" "tile 6" 30
+    python bench/tools/common_decks_probe.py 3 2 127 "tile 3" "tile 9" 30
+    python bench/tools/common_decks_probe.py 4 0 129 "tile 5" "tile 6" 30
 
 Arguments: players, game (``bench/results/review-trust/game-{players}p-{game}.json``), ply, two
 options, chunks. Each option is re-searched alone in that many chunks of 800 iterations (the
@@ -19,7 +20,7 @@ import statistics as st
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from review_trust import make_game  # noqa: E402
 from kwsearch import _search  # noqa: E402
