@@ -74,7 +74,8 @@ def main(argv=None) -> int:
            "all_single": sum(r["single"] == 1 for r in rows) / n,
            "visits_top_agree": sum(len({x["visits_top"] for x in r["runs"]}) == 1 for r in rows) / n,
            "verified_top_agree": sum(len({x["top"] for x in r["runs"]}) == 1 for r in rows) / n,
-           "median_win_se": round(statistics.median(ses), 5), "median_top_gap": round(statistics.median(gaps), 5),
+           "median_win_se": round(statistics.median(ses or [0.0]), 5),
+           "median_top_gap": round(statistics.median(gaps or [0.0]), 5),
            "cpu_seconds": round(time.process_time() - t0, 1), "rows": rows}
     if a.out:
         Path(a.out).write_text(json.dumps(res, indent=1) + "\n")

@@ -191,6 +191,30 @@ def test_stability_cli_writes_json_and_section(stability, tmp_path, capsys):
         assert what in capsys.readouterr().err
 
 
+def test_stability_bands_reports_bands_and_the_re_searches_precision(tmp_path, capsys):
+    """bench/stability_bands.py: every seed's top and equal band per position, the targets' shares, the
+    re-searches' precision, and ``--c-uct`` searching with another constant (other figures, same positions)."""
+    sb = _load("stability_bands")
+    runs = {}
+    for c in (None, 2.0):
+        out = tmp_path / f"b{c}.json"
+        assert sb.main(["--positions", "2", "--seeds", "2", "--iterations", "300", "--out", str(out)]
+                       + ([] if c is None else ["--c-uct", str(c)])) == 0
+        runs[c] = json.loads(out.read_text())
+    base = runs[None]
+    assert base["c_uct"] == 0.4 and runs[2.0]["c_uct"] == 2.0
+    assert base["positions"] == 2 and all(len(r["runs"]) == 2 for r in base["rows"])
+    for r in base["rows"]:
+        assert all(x["top"] in x["band"] for x in r["runs"])
+        assert r["stable"] == all(x["top"] in o["band"] for x in r["runs"] for o in r["runs"])
+        assert r["single"] == sum(len(x["band"]) == 1 for x in r["runs"]) / 2
+    assert base["single_band"] == sum(r["single"] for r in base["rows"]) / 2
+    assert base["median_win_se"] > 0 and base["median_top_gap"] >= 0
+    assert [r["stage"] for r in runs[2.0]["rows"]] == [r["stage"] for r in base["rows"]]
+    assert runs[2.0]["rows"] != base["rows"] or runs[2.0]["median_win_se"] != base["median_win_se"]
+    assert "re-searches: median standard error" in capsys.readouterr().out
+
+
 def test_near_ties_searches_each_named_option_alone(stability, tmp_path, capsys):
     """bench/near_ties.py: every disagreement of a stability result, each option a
     seed named searched alone (forced at the root) on a few seeds; repeatable for its seeds."""
