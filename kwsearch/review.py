@@ -1262,7 +1262,7 @@ def review_text(review: Review) -> str:
                     f"{v.verify_iterations:,} iterations, up to {VERIFY_CHUNKS * VERIFY_ROUNDS} x when a mark is in "
                     "doubt; where the options differ, every other one screened and those near the best verified "
                     "too); "
-                    f"win% ± its 95% interval; a move is classed by its loss "
+                    f"win% and loss ± their 95% intervals; a move is classed by its loss "
                     f"beyond the loss's interval, never when in the best's equal band (=, within "
                     f"{100 * EQUAL_MARGIN:g} points or not told apart); visits: the main search's (docs/review.md)")
     if not review.complete:
@@ -1276,9 +1276,11 @@ def review_text(review: Review) -> str:
     for d in review.decisions:
         win = f"{100 * d.played_win:.0f}" + (f"±{100 * d.played_win_half:.0f}" if d.verified else "")
         mark = d.mark or ("=" if d.verified and d.equal and d.played != d.best else "")
+        # the loss with its 95% half-width, the interval its class is read beyond (none when the move is the best)
+        loss = f"{100 * d.loss:.1f}" + (f"±{100 * d.loss_half:.1f}" if d.verified and d.played != d.best else "")
         row = (str(d.ply), _cut(names[d.seat], 9), _cut(d.played_label, 17 if narrow else 18),
                "" if d.played == d.best else _cut(d.best_label, 15 if narrow else 16), f"{d.played_visits:,}",
-               win, f"{100 * d.best_win:.0f}", f"{100 * d.loss:.1f}",
+               win, f"{100 * d.best_win:.0f}", loss,
                f"{d.played_money:.1f}", f"{d.best_money:.1f}", mark)
         rows.append(tuple(row[k] for k in cols))
     out += table(tuple(head[k] for k in cols), rows,

@@ -69,6 +69,15 @@ def test_seat_filter_summary_and_text():
     text = review_text(r)
     assert all(len(line) <= 100 for line in text.splitlines())
     assert "blue (seat 1)" in text
+    # every decision's row shows the loss with its 95% half-width (the interval its class is read beyond),
+    # except where the move played is the best (a loss of 0, no interval)
+    table = text.split("\nply ", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    rows = {int(line.split()[0]): line for line in table}
+    assert sorted(rows) == [d.ply for d in r.decisions]
+    for d in r.decisions:
+        loss = f"{100 * d.loss:.1f}" + ("" if d.played == d.best else f"±{100 * d.loss_half:.1f}")
+        assert f" {loss}" in rows[d.ply] and ("±" in loss) == (d.played != d.best)
+    assert any(d.played != d.best for d in r.decisions)
 
 
 def test_cut_off_search_is_named_and_its_money_labelled():
