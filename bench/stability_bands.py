@@ -17,9 +17,9 @@ the two best re-searched values (a band widens when the first grows or the secon
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import statistics
-import importlib.util
 import sys
 import time
 from pathlib import Path
