@@ -215,6 +215,33 @@ def test_stability_bands_reports_bands_and_the_re_searches_precision(tmp_path, c
     assert "re-searches: median standard error" in capsys.readouterr().out
 
 
+def test_bands_verify_c_changes_only_the_re_searches(tmp_path):
+    """bench/tools/bands_verify_c.py: the main searches as stability_bands.py's (the same most visited
+    options), the hints' re-searches at another constant (other values), recorded in the file."""
+    saved = list(sys.path)
+    try:
+        spec = importlib.util.spec_from_file_location("bands_verify_c", ROOT / "bench" / "tools" / "bands_verify_c.py")
+        tool = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(tool)
+    finally:
+        sys.path[:] = saved
+    import kwsearch.confidence
+    import kwsearch.search
+    plain = (kwsearch.confidence.verify, kwsearch.search.search_params)
+    args = ["--positions", "2", "--seeds", "2", "--iterations", "300"]
+    try:
+        assert tool.main(args + ["--verify-c-uct", "2.0", "--out", str(tmp_path / "v.json")]) == 0
+    finally:
+        kwsearch.confidence.verify = plain[0]
+    assert kwsearch.search.search_params is plain[1]
+    assert _load("stability_bands").main(args + ["--out", str(tmp_path / "p.json")]) == 0
+    v, p = (json.loads((tmp_path / f).read_text()) for f in ("v.json", "p.json"))
+    assert v["verify_c_uct"] == 2.0 and v["c_uct"] == p["c_uct"] == 0.4 and "verify_c_uct" not in p
+    assert [[x["visits_top"] for x in r["runs"]] for r in v["rows"]] == [[x["visits_top"] for x in r["runs"]]
+                                                                         for r in p["rows"]]
+    assert v["median_win_se"] != p["median_win_se"] or v["rows"] != p["rows"]
+
+
 def test_near_ties_searches_each_named_option_alone(stability, tmp_path, capsys):
     """bench/near_ties.py: every disagreement of a stability result, each option a
     seed named searched alone (forced at the root) on a few seeds; repeatable for its seeds."""
