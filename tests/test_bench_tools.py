@@ -215,12 +215,13 @@ def test_stability_bands_reports_bands_and_the_re_searches_precision(tmp_path, c
     assert "re-searches: median standard error" in capsys.readouterr().out
 
 
-def test_bands_verify_c_changes_only_the_re_searches(tmp_path):
-    """bench/tools/bands_verify_c.py: the main searches as stability_bands.py's (the same most visited
-    options), the hints' re-searches at another constant (other values), recorded in the file."""
+def test_bands_verify_changes_only_the_re_searches(tmp_path):
+    """bench/tools/bands_verify.py: the main searches as stability_bands.py's (the same most visited
+    options), the hints' re-searches at another constant or in more chunks (other values), recorded in
+    the file."""
     saved = list(sys.path)
     try:
-        spec = importlib.util.spec_from_file_location("bands_verify_c", ROOT / "bench" / "tools" / "bands_verify_c.py")
+        spec = importlib.util.spec_from_file_location("bands_verify", ROOT / "bench" / "tools" / "bands_verify.py")
         tool = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(tool)
     finally:
@@ -237,9 +238,16 @@ def test_bands_verify_c_changes_only_the_re_searches(tmp_path):
     assert _load("stability_bands").main(args + ["--out", str(tmp_path / "p.json")]) == 0
     v, p = (json.loads((tmp_path / f).read_text()) for f in ("v.json", "p.json"))
     assert v["verify_c_uct"] == 2.0 and v["c_uct"] == p["c_uct"] == 0.4 and "verify_c_uct" not in p
-    assert [[x["visits_top"] for x in r["runs"]] for r in v["rows"]] == [[x["visits_top"] for x in r["runs"]]
-                                                                         for r in p["rows"]]
-    assert v["median_win_se"] != p["median_win_se"] or v["rows"] != p["rows"]
+    try:
+        assert tool.main(args + ["--chunks", "5", "--out", str(tmp_path / "c.json")]) == 0
+    finally:
+        kwsearch.confidence.verify = plain[0]
+    c = json.loads((tmp_path / "c.json").read_text())
+    assert c["chunks"] == 5 and c["verify_c_uct"] is None and v["chunks"] is None
+    for other in (v, c):
+        assert [[x["visits_top"] for x in r["runs"]] for r in other["rows"]] == [
+            [x["visits_top"] for x in r["runs"]] for r in p["rows"]]
+        assert other["median_win_se"] != p["median_win_se"] or other["rows"] != p["rows"]
 
 
 def test_near_ties_searches_each_named_option_alone(stability, tmp_path, capsys):
