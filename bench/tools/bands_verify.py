@@ -23,7 +23,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import stability_bands  # noqa: E402  (bench/stability_bands.py; puts the checkout on sys.path)
-import kwsearch.analysis  # noqa: E402
 import kwsearch.confidence  # noqa: E402
 import kwsearch.search  # noqa: E402
 
@@ -35,6 +34,8 @@ def main(argv=None) -> int:
     ap.add_argument("--chunks", type=int, default=None, help="the re-searches' chunks per option (default: 3)")
     ap.add_argument("--out", default=None, help="as stability_bands.py's; the file also records verify_c_uct and chunks")
     a, rest = ap.parse_known_args(argv)
+    if a.chunks is not None and a.chunks < 2:
+        ap.error("--chunks: at least 2 (an interval needs two chunks)")
     plain, real_verify = kwsearch.search.search_params, kwsearch.confidence.verify
 
     def verify(*args, **kwargs):
