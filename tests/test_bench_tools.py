@@ -250,6 +250,25 @@ def test_bands_verify_changes_only_the_re_searches(tmp_path):
         assert other["median_win_se"] != p["median_win_se"] or other["rows"] != p["rows"]
 
 
+def test_doubt_sim_marks_clear_losses_and_spares_small_ones():
+    """bench/tools/doubt_sim.py: a loss far above the mistake line is always marked, one far below never,
+    one on the line sometimes; the same seed gives the same chances."""
+    spec = importlib.util.spec_from_file_location("doubt_sim", ROOT / "bench" / "tools" / "doubt_sim.py")
+    sim = importlib.util.module_from_spec(spec)
+    saved = list(sys.path)
+    try:
+        spec.loader.exec_module(sim)
+    finally:
+        sys.path[:] = saved
+    import numpy as np
+    rule = {"cap": 5, "zone": 1.0, "no_mark_zone": 0.0, "sd_played": 1.5, "sd_best": 3.4, "n": 60}
+    chance = lambda loss, seed=1: sim.mark_chance(loss, np.random.default_rng(seed), **rule)  # noqa: E731
+    assert chance(25.0)[0] == 1.0 and chance(2.0)[0] == 0.0
+    on_line, rounds = chance(11.5)
+    assert 0.0 < on_line < 1.0 and 1 <= rounds <= 5 and chance(11.5) == (on_line, rounds)
+    assert chance(25.0)[1] < rounds  # a clear loss stops early
+
+
 def test_near_ties_searches_each_named_option_alone(stability, tmp_path, capsys):
     """bench/near_ties.py: every disagreement of a stability result, each option a
     seed named searched alone (forced at the root) on a few seeds; repeatable for its seeds."""
