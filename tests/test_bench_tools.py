@@ -21,10 +21,11 @@ ROOT = Path(__file__).resolve().parent.parent
 QUALITY = {"body3", "body6", "engine4", "engine7"}
 
 
-def _load(name: str):
+def _load(name: str, folder: str = "bench"):
+    """The script ``folder/name.py`` (bench/ or bench/tools/) as a module."""
     saved = list(sys.path)  # the script puts its checkout first on sys.path: undo that afterwards
     try:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+        spec = importlib.util.spec_from_file_location(name, ROOT / folder / f"{name}.py")
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
     finally:
@@ -219,29 +220,18 @@ def test_bands_verify_changes_only_the_re_searches(tmp_path):
     """bench/tools/bands_verify.py: the main searches as stability_bands.py's (the same most visited
     options), the hints' re-searches at another constant or in more chunks (other values), recorded in
     the file."""
-    saved = list(sys.path)
-    try:
-        spec = importlib.util.spec_from_file_location("bands_verify", ROOT / "bench" / "tools" / "bands_verify.py")
-        tool = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(tool)
-    finally:
-        sys.path[:] = saved
+    tool = _load("bands_verify", "bench/tools")
     import kwsearch.confidence
     import kwsearch.search
     plain = (kwsearch.confidence.verify, kwsearch.search.search_params)
     args = ["--positions", "2", "--seeds", "2", "--iterations", "300"]
-    try:
-        assert tool.main(args + ["--verify-c-uct", "2.0", "--out", str(tmp_path / "v.json")]) == 0
-    finally:
-        kwsearch.confidence.verify = plain[0]
-    assert kwsearch.search.search_params is plain[1]
+    assert tool.main(args + ["--verify-c-uct", "2.0", "--out", str(tmp_path / "v.json")]) == 0
+    assert (kwsearch.confidence.verify, kwsearch.search.search_params) == plain  # both put back
     assert _load("stability_bands").main(args + ["--out", str(tmp_path / "p.json")]) == 0
     v, p = (json.loads((tmp_path / f).read_text()) for f in ("v.json", "p.json"))
     assert v["verify_c_uct"] == 2.0 and v["c_uct"] == p["c_uct"] == 0.4 and "verify_c_uct" not in p
-    try:
-        assert tool.main(args + ["--chunks", "5", "--out", str(tmp_path / "c.json")]) == 0
-    finally:
-        kwsearch.confidence.verify = plain[0]
+    assert tool.main(args + ["--chunks", "5", "--out", str(tmp_path / "c.json")]) == 0
+    assert (kwsearch.confidence.verify, kwsearch.search.search_params) == plain
     c = json.loads((tmp_path / "c.json").read_text())
     assert c["chunks"] == 5 and c["verify_c_uct"] is None and v["chunks"] is None
     for other in (v, c):
@@ -253,13 +243,7 @@ def test_bands_verify_changes_only_the_re_searches(tmp_path):
 def test_doubt_sim_marks_clear_losses_and_spares_small_ones():
     """bench/tools/doubt_sim.py: a loss far above the mistake line is always marked, one far below never,
     one on the line sometimes; the same seed gives the same chances."""
-    spec = importlib.util.spec_from_file_location("doubt_sim", ROOT / "bench" / "tools" / "doubt_sim.py")
-    sim = importlib.util.module_from_spec(spec)
-    saved = list(sys.path)
-    try:
-        spec.loader.exec_module(sim)
-    finally:
-        sys.path[:] = saved
+    sim = _load("doubt_sim", "bench/tools")
     import numpy as np
     rule = {"cap": 5, "zone": 1.0, "no_mark_zone": 0.0, "sd_played": 1.5, "sd_best": 3.4, "n": 60}
     chance = lambda loss, seed=1: sim.mark_chance(loss, np.random.default_rng(seed), **rule)  # noqa: E731
@@ -272,14 +256,7 @@ def test_doubt_sim_marks_clear_losses_and_spares_small_ones():
 def test_near_ties_searches_each_named_option_alone(stability, tmp_path, capsys):
     """bench/near_ties.py: every disagreement of a stability result, each option a
     seed named searched alone (forced at the root) on a few seeds; repeatable for its seeds."""
-    saved = list(sys.path)
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "near_ties", ROOT / "bench" / "near_ties.py")
-        near_ties = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(near_ties)
-    finally:
-        sys.path[:] = saved
+    near_ties = _load("near_ties")
     res = stability.measure("ismcts", positions=5, seeds=3, iterations=30, players=4, seed=5, echo=lambda *a: None)
     differ = [r for r in res["rows"] if not r["agree"]]
     assert differ, "30 iterations should leave some disagreement to look at"

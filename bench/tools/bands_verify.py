@@ -49,7 +49,10 @@ def main(argv=None) -> int:
             kwsearch.search.search_params = plain
 
     kwsearch.confidence.verify = verify  # kwsearch.analysis imports it from the module at each call
-    code = stability_bands.main(rest + (["--out", a.out] if a.out else []))
+    try:
+        code = stability_bands.main(rest + (["--out", a.out] if a.out else []))
+    finally:
+        kwsearch.confidence.verify = real_verify
     if a.out:
         res = json.loads(Path(a.out).read_text())
         Path(a.out).write_text(json.dumps(dict(res, verify_c_uct=a.verify_c_uct, chunks=a.chunks), indent=1) + "\n")
