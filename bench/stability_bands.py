@@ -2,6 +2,7 @@
 
     python bench/stability_bands.py --out bench/results/strength17/stability/bands-default4p.json
     python bench/stability_bands.py --c-uct 0.25 --out bench/results/strength17/stability/bands-c025-4p.json
+    python bench/stability_bands.py --cutoff 60 --out bench/results/strength17/stability/bands-cut60-4p.json
 
 The positions and seeds of ``bench/stability.py`` (40 sampled four-player positions of seed 1, 5
 search seeds ``derive_seed(seed, "search", p, k)``, 20,000 iterations); each search is a hint
@@ -11,7 +12,8 @@ counts the positions where every seed's top move lies in every other seed's band
 where the band holds a single option (≥ 70%; counted over all searches). Beside them, the re-searches'
 precision: the median standard error of a re-searched option's win share, and the median gap between
 the two best re-searched values (a band widens when the first grows or the second shrinks).
-``--c-uct`` searches with another exploration constant (the hints' re-searches too).
+``--c-uct`` searches with another exploration constant, ``--cutoff`` with another playout cut-off
+(in decisions; the hints' re-searches too).
 """
 
 from __future__ import annotations
@@ -43,10 +45,15 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--until-clear", action="store_true")
     ap.add_argument("--c-uct", type=float, default=None, help="the exploration constant (default: the settings')")
+    ap.add_argument("--cutoff", type=int, default=None,
+                    help="the playout cut-off in decisions (default: the settings'; 0: to the end)")
     ap.add_argument("--out", default=None)
     a = ap.parse_args(argv)
+    if a.cutoff is not None and a.cutoff < 0:
+        ap.error(f"--cutoff: expected 0 or more decisions, got {a.cutoff}")
     sample = stability.sample_positions(a.positions, 4, a.seed)
-    config = SearchConfig() if a.c_uct is None else SearchConfig(c_uct=a.c_uct)
+    changed = {k: v for k, v in (("c_uct", a.c_uct), ("cutoff", a.cutoff)) if v is not None}
+    config = SearchConfig(**changed)
     rows, ses, gaps = [], [], []
     t0 = time.process_time()
     for p, pos in enumerate(sample):
@@ -69,7 +76,7 @@ def main(argv=None) -> int:
               f"bands {[len(r['band']) for r in runs]}", flush=True)
     n = len(rows)
     res = {"positions": n, "seeds": a.seeds, "iterations": a.iterations, "seed": a.seed, "until_clear": a.until_clear,
-           "c_uct": config.for_players(4).c_uct,
+           "c_uct": config.for_players(4).c_uct, "cutoff": config.for_players(4).cutoff,
            "stable": sum(r["stable"] for r in rows) / n, "single_band": sum(r["single"] for r in rows) / n,
            "all_single": sum(r["single"] == 1 for r in rows) / n,
            "visits_top_agree": sum(len({x["visits_top"] for x in r["runs"]}) == 1 for r in rows) / n,

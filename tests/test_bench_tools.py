@@ -194,7 +194,8 @@ def test_stability_cli_writes_json_and_section(stability, tmp_path, capsys):
 
 def test_stability_bands_reports_bands_and_the_re_searches_precision(tmp_path, capsys):
     """bench/stability_bands.py: every seed's top and equal band per position, the targets' shares, the
-    re-searches' precision, and ``--c-uct`` searching with another constant (other figures, same positions)."""
+    re-searches' precision, and ``--c-uct`` and ``--cutoff`` searching with another constant or cut-off (other
+    figures, same positions)."""
     sb = _load("stability_bands")
     runs = {}
     for c in (None, 2.0):
@@ -214,6 +215,13 @@ def test_stability_bands_reports_bands_and_the_re_searches_precision(tmp_path, c
     assert [r["stage"] for r in runs[2.0]["rows"]] == [r["stage"] for r in base["rows"]]
     assert runs[2.0]["rows"] != base["rows"] or runs[2.0]["median_win_se"] != base["median_win_se"]
     assert "re-searches: median standard error" in capsys.readouterr().out
+    cut = tmp_path / "cut.json"
+    assert sb.main(["--positions", "2", "--seeds", "2", "--iterations", "300", "--cutoff", "60", "--out", str(cut)]) == 0
+    cut = json.loads(cut.read_text())
+    assert base["cutoff"] == 30 and cut["cutoff"] == 60 and cut["c_uct"] == 0.4
+    assert cut["rows"] != base["rows"] or cut["median_win_se"] != base["median_win_se"]
+    with pytest.raises(SystemExit):
+        sb.main(["--cutoff", "-1"])
 
 
 def test_bands_verify_changes_only_the_re_searches(tmp_path):
