@@ -43,7 +43,7 @@ def main() -> None:
     review = review_game(record, limits, seed=a.seed, luck=False)
     t1 = time.process_time()
     steps = game_decisions(record)
-    config = review_config().for_players(record["players"])
+    config = review_config(players=record["players"]).for_players(record["players"])
     chunk = verify_iterations(a.iterations)
     events = review_luck(record, steps, replay(record), {d.ply: d for d in review.decisions}, config=config,
                          seed=a.seed, chunk=chunk, chunks=VERIFY_CHUNKS, method=a.method)

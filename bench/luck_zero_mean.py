@@ -50,7 +50,7 @@ def main() -> None:
         rec = json.loads((ROOT / "examples" / name).read_text())
         n = rec["players"]
         steps = game_decisions(rec)
-        config = review_config().for_players(n)
+        config = review_config(players=n).for_players(n)
         diffs, sdiffs, ddiffs, spreads = [], [], [], []
         for ev in find_events(steps, replay(rec)):
             if ev.ply < 0:

@@ -75,8 +75,9 @@ def main(argv=None) -> int:
         print(f"  position {p}: {'stable' if stable else 'UNSTABLE'} tops {[r['top'] for r in runs]} "
               f"bands {[len(r['band']) for r in runs]}", flush=True)
     n = len(rows)
+    used = config.for_analysis(4).for_players(4)  # what the hints searched with (kwsearch.analysis.analyse)
     res = {"positions": n, "seeds": a.seeds, "iterations": a.iterations, "seed": a.seed, "until_clear": a.until_clear,
-           "c_uct": config.for_players(4).c_uct, "cutoff": config.for_players(4).cutoff,
+           "c_uct": used.c_uct, "cutoff": used.cutoff,
            "stable": sum(r["stable"] for r in rows) / n, "single_band": sum(r["single"] for r in rows) / n,
            "all_single": sum(r["single"] == 1 for r in rows) / n,
            "visits_top_agree": sum(len({x["visits_top"] for x in r["runs"]}) == 1 for r in rows) / n,

@@ -94,6 +94,10 @@ def analyse(state, limits: SearchLimits, config: SearchConfig = SearchConfig(), 
             progress_interval: float = 0.25, verify: bool = True) -> Analysis:
     """Search ``state`` with ``seed`` and describe its best ``top`` options.
 
+    The search analyses: the settings ``config`` leaves to the defaults take the analysis ones
+    (:meth:`SearchConfig.for_analysis`: with three or four players the exploration constant 0.4,
+    where a bot plays with 0.25; docs/confidence.md, "Playing and analysing").
+
     With ``verify`` (the default) the options described are then re-searched on their own
     (:func:`verified`, docs/confidence.md); ``limits.until_clear`` repeats that until the best is
     clear or the finalists are equal, up to ``limits.clear_cap`` iterations.
@@ -104,6 +108,7 @@ def analyse(state, limits: SearchLimits, config: SearchConfig = SearchConfig(), 
     depends only on the seed and the settings (any number of workers).
     """
     components = state.game.components
+    config = config.for_analysis(state.game.num_players)
     report = None if progress is None else (lambda r: progress(describe(r, top, components)))
     result = Searcher(config, seed, reuse=False, account=True).run(
         state, limits, progress=report, stop=stop, progress_interval=progress_interval, seed=seed)

@@ -349,7 +349,10 @@ class BotSpec:
     def search_settings(self) -> tuple[SearchLimits, SearchConfig]:
         """The search limits and configuration this spec stands for (``ismcts``, ``cheat`` and
         ``pimc`` specs; :class:`BotSpecError` for any other bot). ``kwsearch suggest --bot`` reads
-        its settings from here, so a hint is searched exactly as that bot would play."""
+        its settings from here, so a hint is searched as that bot would play, but for the settings
+        the spec leaves to the defaults that analysing sets otherwise (the exploration constant with
+        three or four players: :meth:`kwsearch.search.SearchConfig.for_analysis`); a spec that names
+        them (``ismcts:c=0.25``) is searched exactly as it plays."""
         out = self._limits()
         if out is None:
             raise BotSpecError(f"bot spec {str(self)!r}: expected a search bot (ismcts, cheat or pimc), "

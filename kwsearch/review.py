@@ -268,14 +268,16 @@ class Review:
 # ---------------------------------------------------------------------------
 
 
-def review_config(config: SearchConfig | None = None) -> SearchConfig:
+def review_config(config: SearchConfig | None = None, players: int | None = None) -> SearchConfig:
     """The settings of a review's searches: the given ones (their money weight by player count when
     not given, as a hint's) with one worker per decision (the review spreads decisions over
-    processes). The values a review reads are win shares whatever the weight (:func:`_chunk_row`);
+    processes); given ``players``, with the analysis defaults of that many players filled in
+    (:meth:`SearchConfig.for_analysis`: the exploration constant a hint searches with). The values a review reads are win shares whatever the weight (:func:`_chunk_row`);
     the weight only steers the searches, which a pure win share leaves adrift in a decided position
     (docs/review.md, "Searches that steer as the hints do")."""
     from dataclasses import replace
-    return replace(config or SearchConfig(), workers=1)
+    config = replace(config or SearchConfig(), workers=1)
+    return config if players is None else config.for_analysis(players)
 
 
 def review_decision(state, action: int, limits: SearchLimits, seed: int,
@@ -295,10 +297,10 @@ def review_decision(state, action: int, limits: SearchLimits, seed: int,
     from .engine import convert, reference
     from .render import menu_label
     from .search import search_params
-    config = review_config(config)
     ref = reference(state)
     seat = ref.current_player()
     n = ref.game.num_players
+    config = review_config(config, n)
     legal = ref.legal_actions()
     an = analyse(state, limits, config, seed=seed, top=len(legal), verify=False)
     if an.interrupted:
@@ -465,7 +467,7 @@ def verify_options(state, options: list[int], chunk: int, seed: int, chunks: int
     fast = convert(state, "fast")
     n = fast.game.num_players
     mover = fast.current_player()
-    vconfig = review_config(config)
+    vconfig = review_config(config, n)
     params = search_params(vconfig, n)
     out = {}
     for a in options:
@@ -983,7 +985,7 @@ def cache_key(record: Mapping[str, Any], limits: SearchLimits, config: SearchCon
     game["setup"] = {k: v for k, v in (game["setup"] or {}).items() if k not in ("seats", "names")}
     players = record.get("players")
     if players in DEFAULT_CUTOFF:
-        config = config.for_players(players)
+        config = config.for_analysis(players).for_players(players)
     # The settings that change the search (kwsearch.settings.cache_settings: each setting's table entry
     # says when it counts; a setting at its neutral value is left out, so older keys stay as they were).
     # version 2: the verified method (the move played and the best re-searched alone, with its constants);
@@ -1076,10 +1078,10 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     from .luck import METHODS
     if luck_method not in METHODS:
         raise ReviewError(f"--luck-method: expected {' or '.join(METHODS)}, got {luck_method!r}")
-    config = review_config(config)
     items = game_decisions(record, source)
     final = replay(record) if items else None
     n = record["players"]
+    config = review_config(config, n)
     if seats is not None:
         bad = [s for s in seats if not 0 <= s < n]
         if bad:

@@ -20,7 +20,8 @@ Every iteration
    is followed, where ``n`` is the child's visit count, ``R_p`` its summed reward
    for ``p``, the seat that chose the child's action (each seat maximises its own
    reward), and ``c`` is ``SearchConfig.c_uct`` (by default 0.3 with two players, 0.25 with
-   three, 0.4 with four: ``DEFAULT_C_UCT``), or ``SearchConfig.c_opponents`` at the nodes where a
+   three or four: ``DEFAULT_C_UCT``; a hint or a review keeps 0.4 with three or four,
+   ``ANALYSIS_C_UCT``), or ``SearchConfig.c_opponents`` at the nodes where a
    seat other than the root's mover chooses, when it is set (by default it is not: one ``c``
    everywhere). With ``SearchConfig.prior = W > 0`` a
    learned move prior (a softmax policy over the options, :mod:`kwsearch.prior`,
@@ -165,7 +166,8 @@ from .observation import observation_key
 from .seeds import MASK64, derive_seed
 from .settings import (DEFAULT_PLAYOUT, MAX_C_UCT, MAX_CUTOFF, MAX_NODES, MAX_PRIOR, MAX_WORKERS,  # noqa: F401
                        PLAYOUT_FIELDS, PLAYOUT_RANGES, ROLLOUTS, ROOT_RULES, SETTING, SearchError, check_config,
-                       check_flag, check_integer, check_number, config_fields, config_json, resolve)
+                       analysis_defaults, check_flag, check_integer, check_number, config_fields, config_json,
+                       resolve)
 
 #: The most iterations one search counts: the C loop keeps visit counts in 32-bit integers.
 MAX_ITERATIONS = 2**31 - 1
@@ -212,6 +214,9 @@ class SearchLimits:
 #: The defaults by player count, as named by earlier versions (the table, kwsearch.settings, holds
 #: them and says why each was chosen).
 DEFAULT_C_UCT = SETTING["c_uct"].default
+#: The exploration constant by player count when the search analyses (hints, reviews, teaching:
+#: :meth:`SearchConfig.for_analysis`) rather than plays.
+ANALYSIS_C_UCT = SETTING["c_uct"].analysis
 DEFAULT_MONEY_WEIGHT = SETTING["money_weight"].default
 DEFAULT_ROLLOUT = SETTING["rollout"].default
 DEFAULT_CUTOFF = SETTING["cutoff"].default
@@ -223,11 +228,11 @@ DEFAULT_ROOT = SETTING["root"].default
 #: ``ismcts`` was until the two- and four-player defaults changed (``bench/strength.py``'s matches
 #: and ``bench/train_prior.py`` spell it out, so their recorded games and shipped weights stay what
 #: they were).
-#: The two- and three-player ones spell out their exploration constants: the defaults' changed in
-#: issue 32's sixteenth round (two players, 0.7 to 0.3) and seventeenth (three players, 0.4 to 0.25),
-#: and the former defaults keep theirs.
+#: They spell out their exploration constants: the defaults' changed in issue 32's sixteenth round
+#: (two players, 0.7 to 0.3), seventeenth (three players, 0.4 to 0.25) and twenty-first (four
+#: players, 0.4 to 0.25), and the former defaults keep theirs.
 FORMER_DEFAULT = {2: "rollout=tempo,cutoff=0,money=0,c=0.7", 3: "rollout=tempo,cutoff=0,money=0.5,c=0.4",
-                  4: "rollout=tempo,cutoff=0,money=0.5"}
+                  4: "rollout=tempo,cutoff=0,money=0.5,c=0.4"}
 
 
 @dataclass(frozen=True)
@@ -239,7 +244,8 @@ class SearchConfig:
 
     The settings whose default depends on the player count (``c_uct``, ``money_weight``, ``rollout``,
     ``cutoff``, ``root`` and, with a cut-off, ``evaluation``) are None until :meth:`for_players` fills
-    them in; the result of a search carries the values used. ``max_nodes`` bounds each worker's node
+    them in (the play defaults; :meth:`for_analysis` first, for the analysis defaults of a hint or a
+    review); the result of a search carries the values used. ``max_nodes`` bounds each worker's node
     pool (64 bytes a node).
     """
 
@@ -253,6 +259,14 @@ class SearchConfig:
         An evaluation named with the cut-off left to the default is an error for a player
         count whose default has no cut-off (the evaluation would never be used)."""
         return replace(self, **resolve(self, n))
+
+    def for_analysis(self, n: int) -> "SearchConfig":
+        """This configuration as a search that analyses a position for a player (a hint, a review,
+        teaching) runs it: the settings left to the defaults that analysing sets otherwise than
+        playing (:attr:`kwsearch.settings.Setting.analysis`: the exploration constant with three
+        and four players, ``ANALYSIS_C_UCT``) filled in for ``n`` players; the others stay for
+        :meth:`for_players`. A value given explicitly is kept. Idempotent."""
+        return replace(self, **analysis_defaults(self, n))
 
     def as_dict(self) -> dict[str, Any]:
         """The settings as ``kwsearch-analysis/1`` records them (``rootInfo.config``: docs/formats.md)."""

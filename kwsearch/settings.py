@@ -6,8 +6,9 @@ type and range, its default (a value, or one per player count), its bot-spec key
 flag, its name in the ``kwsearch-analysis/1`` JSON (``rootInfo.config``) and its help. Generated from
 the table:
 
-- the fields of ``SearchConfig``, their checks, ``for_players`` and ``as_dict`` (:func:`config_fields`,
-  :func:`check_config`, :func:`resolve`, :func:`config_json`);
+- the fields of ``SearchConfig``, their checks, ``for_players``, ``for_analysis`` and ``as_dict``
+  (:func:`config_fields`, :func:`check_config`, :func:`resolve`, :func:`analysis_defaults`,
+  :func:`config_json`);
 - the options of the search bots' specs and how a spec becomes a config (``kwsearch.bots``:
   :func:`spec_options`, :func:`config_kwargs`);
 - the search options of ``kwsearch suggest`` and ``kwsearch review`` and the parameter names of
@@ -113,6 +114,8 @@ class Setting:
     lo_open: bool = False
     choices: tuple[str, ...] = ()       # the values of a "choice"
     default: Any = None                 # the value when not given, or {players: value} (the field is then None)
+    analysis: dict[int, Any] | None = None  # {players: value} when the search analyses (hints, reviews,
+                                            # teaching) rather than plays, where it differs (None: default)
     optional: bool = False              # None is a value of its own (not given: see help), not a default to fill
     spec: str | None = None             # the bot-spec key (None: not a spec option)
     bots: tuple[str, ...] = SEARCH_BOTS  # the bots whose specs take it
@@ -134,6 +137,9 @@ class Setting:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_players", isinstance(self.default, dict))
+        if self.analysis is not None and (not self.by_players or set(self.analysis) != set(self.default)):
+            raise ValueError(f"setting {self.name}: an analysis default needs a default by player count, "
+                             "for the same player counts")
         if not self.json:
             object.__setattr__(self, "json", self.name)
 
@@ -211,15 +217,19 @@ class Setting:
             if isinstance(v, int):
                 return f"{v:,}"
             return f"{v:g}" if isinstance(v, float) else str(v)
+        def by_count(table: dict[int, Any]) -> str:
+            groups: dict[str, list[int]] = {}
+            for n, v in table.items():
+                groups.setdefault(one(v), []).append(n)
+            if len(groups) == 1:
+                return next(iter(groups))
+            words = {2: "two", 3: "three", 4: "four"}
+            return ", ".join(f"{v} with {' or '.join(words[n] for n in ns)} players" for v, ns in groups.items())
         if not self.by_players:
             return one(self.default)
-        groups: dict[str, list[int]] = {}
-        for n, v in self.default.items():
-            groups.setdefault(one(v), []).append(n)
-        if len(groups) == 1:
-            return next(iter(groups))
-        words = {2: "two", 3: "three", 4: "four"}
-        return ", ".join(f"{v} with {' or '.join(words[n] for n in ns)} players" for v, ns in groups.items())
+        if self.analysis is None:
+            return by_count(self.default)
+        return f"playing: {by_count(self.default)}; analysing (hints, reviews): {by_count(self.analysis)}"
 
 
 def _differs(name: str, value: Any) -> Callable[[Any], bool]:
@@ -248,8 +258,14 @@ def _prior_weights_check(c) -> str | None:
 #: exploration constant and half the reward from the money margin; with two players c = 0.3 since
 #: issue 32's sixteenth round (0.7 before, a value chosen for playouts to the end of the game, which
 #: score 0 or 1; the cut-off playouts score a win probability, and c = 0.3 passed the opponent panel,
-#: docs/strength.md), and with three players c = 0.25 since the seventeenth (0.4 before; it passed
-#: the panel too). ``rollout``, ``cutoff`` and ``evaluation`` (docs/strength.md, "The acceptance
+#: docs/strength.md), with three players c = 0.25 since the seventeenth (0.4 before; it passed the
+#: panel too) and with four c = 0.25 since the twenty-first (0.4 before; the panel accepted it in the
+#: eighteenth round). A search that *analyses* (a hint, a review, teaching: ``Setting.analysis``,
+#: ``SearchConfig.for_analysis``) keeps c = 0.4 with three and four players: at 0.25 the re-searches
+#: that value each option scatter more (four players: 59.5% of the hints' equal bands hold one
+#: option against 71.0% at 0.4; three players: 26 of 30 pairs of reviews agree against 28), as
+#: KataGo's ``wideRootNoise`` widens its analyses and not its play (docs/confidence.md, "Playing and
+#: analysing"). ``rollout``, ``cutoff`` and ``evaluation`` (docs/strength.md, "The acceptance
 #: protocol"): with two players smart playouts stopped after 15 decisions and scored by the shipped
 #: (``tempo``) evaluation, with a money weight of 0.2 -- it scored 62.7% [58.1, 67.4] against the
 #: former default (tempo playouts to the end, money weight 0) over 400 games at 0.2 s a decision,
@@ -262,8 +278,8 @@ def _prior_weights_check(c) -> str | None:
 #: former defaults stay reachable by spec (``kwsearch.search.FORMER_DEFAULT``).
 SETTINGS: tuple[Setting, ...] = (
     Setting("c_uct", "float", "Exploration constant c of UCB (mean + c * sqrt(ln(avail) / visits)).",
-            lo=0, hi=MAX_C_UCT, default={2: 0.3, 3: 0.25, 4: 0.4}, spec="c", flag="--c-uct",
-            in_json=_always, in_key=_always),
+            lo=0, hi=MAX_C_UCT, default={2: 0.3, 3: 0.25, 4: 0.25}, analysis={2: 0.3, 3: 0.4, 4: 0.4}, spec="c",
+            flag="--c-uct", in_json=_always, in_key=_always),
     Setting("money_weight", "float", "Share of the reward from the money margin over the best other seat "
             "(the rest is the win share).", lo=0, hi=1, default={2: 0.2, 3: 0.5, 4: 0.5}, spec="money",
             flag="--money-weight", in_json=_always, in_key=_always),
@@ -377,6 +393,14 @@ def resolve(config, players: int) -> dict[str, Any]:
             what, _, todo = problem.partition(";")
             raise SearchError(f"SearchConfig.{s.name}: {what}, and the {players}-player default has none;{todo}")
     return filled
+
+
+def analysis_defaults(config, players: int) -> dict[str, Any]:
+    """The settings left to the defaults (None) that analysing (a hint, a review, teaching) fills in
+    otherwise than playing, for ``players``: {name: value} (:attr:`Setting.analysis`; the others are
+    left for :func:`resolve`)."""
+    return {s.name: s.analysis[players] for s in SETTINGS
+            if s.analysis is not None and getattr(config, s.name) is None}
 
 
 def config_json(config) -> dict[str, Any]:

@@ -180,7 +180,8 @@ def test_suggest_root_halving():
     first, second = obj["moveInfos"][:2]
     assert abs(first["visits"] - second["visits"]) <= 1 and first["winrate"] >= 0
     state, _ = load_file(MID)
-    lib = search(state, SearchLimits(iterations=4000), SearchConfig(root="halving"), seed=0)
+    # a hint analyses: the library's search with the analysis defaults (SearchConfig.for_analysis)
+    lib = search(state, SearchLimits(iterations=4000), SearchConfig(root="halving").for_analysis(4), seed=0)
     assert [m["action"] for m in obj["moveInfos"]] == [a.action for a in lib.actions[:len(obj["moveInfos"])]]
     assert [m["visits"] for m in obj["moveInfos"]] == [a.visits for a in lib.actions[:len(obj["moveInfos"])]]
     via_bot = json.loads(run("suggest", MID, "--bot", "ismcts:iterations=4000,root=halving", "--json").stdout)
@@ -240,3 +241,22 @@ def test_ctrl_c_stops_suggest_and_prints_what_it_has(workers, tmp_path):
     assert 0 < n < 2_000_000_000
     assert sum(m["visits"] for m in obj["moveInfos"]) == n  # every option listed (--top 40)
     assert all(0 < m["availability"] <= 1 for m in obj["moveInfos"])
+
+
+@pytest.mark.parametrize("path, players", [(MID, 4), (MID3, 3), (str(ROOT / "tests" / "data" / "scoring-2p.json"), 2)])
+def test_a_hint_analyses_with_the_analysis_constant_and_a_bot_plays_with_its_own(path, players):
+    """``suggest`` (and every hint and review: kwsearch.analysis.analyse) searches with the analysis
+    defaults, the exploration constant 0.4 with three or four players; the bot ``ismcts`` plays with
+    the play defaults (0.25), and a spec that names the constant is searched with it."""
+    from kwsearch.bots import from_spec
+    from kwsearch.records import load_file
+    from kwsearch.search import ANALYSIS_C_UCT, DEFAULT_C_UCT
+    hint = json.loads(run("suggest", path, "--json", "--iterations", 300).stdout)
+    assert hint["rootInfo"]["config"]["c_uct"] == ANALYSIS_C_UCT[players]
+    named = json.loads(run("suggest", path, "--json", "--bot", "ismcts:iterations=300,c=0.25").stdout)
+    assert named["rootInfo"]["config"]["c_uct"] == 0.25
+    state, _ = load_file(path)
+    bot = from_spec("ismcts:iterations=300", seed=0)
+    bot.step(state)
+    assert bot.last.config.c_uct == DEFAULT_C_UCT[players]
+    assert (DEFAULT_C_UCT[players] != ANALYSIS_C_UCT[players]) == (players > 2)

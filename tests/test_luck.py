@@ -95,7 +95,7 @@ def test_luck_averages_to_zero_over_the_possible_reveals(path, ply, deck, tol):
     n = rec["players"]
     st, a = game_decisions(rec)[ply]
     st = _cut_deck(st, deck)
-    config = review_config(SearchConfig()).for_players(n)
+    config = review_config(SearchConfig(), n).for_players(n)
     chunk, k = 3000, 4
     before = _mean(root_rows(st, config, chunk, [11 + j for j in range(k)], a))
     outs = chance_outcomes(st, a)
@@ -296,7 +296,7 @@ def _ply93_expectation(chunks: int):
     rec = _record(GAME4)
     st, a = game_decisions(rec)[93]
     st = _cut_deck(st, [2, 0, 0])
-    config = review_config(SearchConfig()).for_players(4)
+    config = review_config(SearchConfig(), 4).for_players(4)
     outs = chance_outcomes(st, a)
     after = [_mean(root_rows(o.state, config, 3000, [71 + j for j in range(chunks)])) for o in outs]
     expected = [sum(o.probability * v[s] for o, v in zip(outs, after)) for s in range(4)]
@@ -305,7 +305,7 @@ def _ply93_expectation(chunks: int):
 
 def test_a_finished_game_is_valued_by_its_result():
     final = replay(_record())
-    config = review_config(SearchConfig()).for_players(2)
+    config = review_config(SearchConfig(), 2).for_players(2)
     assert root_rows(final, config, 100, [1, 2]) == [final.returns(), final.returns()] == [[1.0, 0.0]] * 2
 
 

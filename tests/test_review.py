@@ -219,3 +219,19 @@ def test_a_move_the_search_never_visited_is_measured_by_its_own_re_searches():
     if d.played != d.best:
         assert d.played_visits == 0  # one iteration visits one option only
     assert 0 <= d.played_win <= 1 and d.played_money > 0 and d.loss >= 0
+
+
+def test_a_review_analyses_with_the_analysis_constant():
+    """A review searches as a hint does (SearchConfig.for_analysis): with four players the exploration
+    constant 0.4, where the bot ``ismcts`` plays with 0.25; its cache key is that of the constant spelled
+    out, and a review given another constant records it."""
+    from kwsearch.review import cache_key
+    from kwsearch.search import ANALYSIS_C_UCT, DEFAULT_C_UCT, SearchConfig
+    rec = json.loads((ROOT / "examples" / "game-4p.json").read_text())
+    rec = {k: v for k, v in rec.items() if k != "result"} | {"events": rec["events"][:12]}  # a first few decisions
+    r = review_game(rec, LIMITS, seed=1, seats=[0], luck=False)
+    assert r.settings["c_uct"] == ANALYSIS_C_UCT[4] == 0.4 and DEFAULT_C_UCT[4] == 0.25
+    key = lambda c: cache_key(rec, LIMITS, c, 1)  # noqa: E731
+    assert key(SearchConfig()) == key(SearchConfig(c_uct=0.4)) != key(SearchConfig(c_uct=0.25))
+    other = review_game(rec, LIMITS, seed=1, seats=[0], luck=False, config=SearchConfig(c_uct=0.25))
+    assert other.settings["c_uct"] == 0.25

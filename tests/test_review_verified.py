@@ -114,7 +114,7 @@ def test_the_re_searches_steer_by_the_settings_money_weight_and_value_win_shares
     mover = fast.current_player()
     values = {}
     for weight in (0.0, 0.5):
-        params = search_params(review_config(SearchConfig(money_weight=weight)), 4)
+        params = search_params(review_config(SearchConfig(money_weight=weight), 4), 4)
         for seed in (1, 2):
             _, full = _chunk_row(fast, params, 100_000, action, 400, 4, seed)
             kid = forced_halves(fast, params, 100_000, action, 400, seed)[1]

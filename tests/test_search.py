@@ -512,13 +512,14 @@ def test_player_count_defaults(players):
     # sixteenth round of issue 32); four players, smart playouts cut off after
     # 30 decisions, scored by the evaluation fitted to searched games; three players, smart playouts cut
     # off after 30 decisions, scored by the evaluation fitted to smart playouts, exploration constant
-    # 0.25 (0.4 until the seventeenth round; money weight 0.5 with three and four).
+    # 0.25 with three and four (0.4 until the seventeenth and twenty-first rounds; money weight 0.5
+    # with three and four).
     assert (DEFAULT_C_UCT[2], DEFAULT_MONEY_WEIGHT[2], DEFAULT_ROLLOUT[2], DEFAULT_CUTOFF[2],
             DEFAULT_EVALUATION[2]) == (0.3, 0.2, "smart", 15, "tempo")
     assert (DEFAULT_C_UCT[3], DEFAULT_MONEY_WEIGHT[3], DEFAULT_ROLLOUT[3], DEFAULT_CUTOFF[3],
             DEFAULT_EVALUATION[3]) == (0.25, 0.5, "smart", 30, "smart")
     assert (DEFAULT_C_UCT[4], DEFAULT_MONEY_WEIGHT[4], DEFAULT_ROLLOUT[4], DEFAULT_CUTOFF[4],
-            DEFAULT_EVALUATION[4]) == (0.4, 0.5, "smart", 30, "searched")
+            DEFAULT_EVALUATION[4]) == (0.25, 0.5, "smart", 30, "searched")
     # The evaluation is filled in only where playouts stop early, and an explicit one is kept.
     assert res.config.evaluation == (DEFAULT_EVALUATION[players] if DEFAULT_CUTOFF[players] else None)
     assert SearchConfig(cutoff=0).for_players(4).evaluation is None
@@ -600,7 +601,7 @@ def test_a_reused_tree_never_offers_or_walks_an_option_illegal_here(monkeypatch)
         return result
 
     monkeypatch.setattr(S, "_make_result", checked)
-    bot = "ismcts:rollout=tempo,cutoff=15,eval=tempo,iterations="  # as it was when the crash was found
+    bot = "ismcts:rollout=tempo,cutoff=15,eval=tempo,c=0.4,iterations="  # as it was when the crash was found
     spec = TournamentSpec(bots=(bot + "1000",) + (bot + "250",) * 3, players=4, games=60, seed=915)
     line = play_scheduled_game(spec, 5)
     assert seen["stale"] > 0, "the game no longer reaches a node with stale children: pick another"

@@ -12,7 +12,7 @@ import pytest
 
 from kwsearch.bots import OPTIONS, BotSpec
 from kwsearch.search import SearchConfig
-from kwsearch.settings import ROLLOUTS, SETTING, SETTINGS, command_settings, config_json, spec_keys
+from kwsearch.settings import ROLLOUTS, SETTING, SETTINGS, Setting, command_settings, config_json, spec_keys
 
 pytestmark = pytest.mark.one_engine
 
@@ -108,3 +108,23 @@ def test_search_params_carry_every_setting_the_c_loop_reads():
     assert former["evaluation"] is None and former["rollout"] == "tempo"
     with pytest.raises(ValueError, match="for_players"):
         _search.Params(SearchConfig())  # the player-count defaults must be filled in first
+
+
+def test_analysing_fills_in_its_own_defaults_and_keeps_explicit_values():
+    """A hint or a review searches with the analysis defaults (``Setting.analysis``): the exploration
+    constant 0.4 with three and four players, where a bot plays with 0.25; the same 0.3 with two. Only
+    settings left to the defaults change, and filling them in twice changes nothing."""
+    from kwsearch.search import ANALYSIS_C_UCT, DEFAULT_C_UCT
+    assert ANALYSIS_C_UCT == {2: 0.3, 3: 0.4, 4: 0.4} and DEFAULT_C_UCT == {2: 0.3, 3: 0.25, 4: 0.25}
+    for n in (2, 3, 4):
+        analysing = SearchConfig().for_analysis(n)
+        assert analysing.c_uct == ANALYSIS_C_UCT[n] and analysing.money_weight is None  # the rest: for_players
+        assert analysing.for_analysis(n) == analysing
+        assert analysing.for_players(n).c_uct == ANALYSIS_C_UCT[n]
+        assert SearchConfig().for_players(n).c_uct == DEFAULT_C_UCT[n]
+        assert SearchConfig(c_uct=0.9).for_analysis(n).c_uct == 0.9
+    assert "analysing (hints, reviews): 0.3 with two players, 0.4 with three or four" in SETTING["c_uct"].default_text()
+    with pytest.raises(ValueError, match="same player counts"):
+        Setting("x", "float", "x", hi=1, default={2: 0.1, 3: 0.2, 4: 0.3}, analysis={2: 0.1})
+    with pytest.raises(ValueError, match="by player count"):
+        Setting("x", "float", "x", hi=1, default=0.1, analysis={2: 0.1, 3: 0.2, 4: 0.3})

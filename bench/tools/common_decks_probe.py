@@ -50,7 +50,7 @@ def main() -> None:
     label = {ref.action_to_text(x): x for x in ref.legal_actions()}
     a, b = label[a_txt], label[b_txt]
     print("played", ref.action_to_text(played))
-    config = review_config(None)
+    config = review_config(None, ref.game.num_players)
     params = search_params(config, ref.game.num_players)
     fast = convert(state, "fast")
     for mode in ("indep", "common"):

@@ -111,7 +111,8 @@ def analysis_process(position: dict[str, Any], seed: int, seconds: float, max_no
         state = position_to_state(position, seed=derive_seed(seed, "web", "deck"))
         if state.is_terminal():
             raise KwsearchError("the game is over: there is nothing to analyse")
-        searcher = Searcher(SearchConfig(max_nodes=max_nodes), seed, account=True)
+        searcher = Searcher(SearchConfig(max_nodes=max_nodes).for_analysis(state.game.num_players), seed,
+                            account=True)
         components = state.game.components
         hint = hint_iterations is not None
         top = HINT_CANDIDATES if hint else TOP_CANDIDATES
