@@ -296,8 +296,9 @@ def validate(file: str, is_components: bool) -> None:
 
 
 def _search_text(config: SearchConfig) -> str:
-    """How a search runs, in a few words: its loop, playouts and cut-off (the suggest header)."""
-    words = [f"{'closed' if config.closed_loop else 'open'} loop", f"{config.rollout} playouts"]
+    """How a search runs, in a few words: its loop, exploration constant, playouts and cut-off (the
+    suggest header)."""
+    words = [f"{'closed' if config.closed_loop else 'open'} loop", f"c {config.c_uct:g}", f"{config.rollout} playouts"]
     if config.cutoff:
         from .features import SHIPPED
         scorer = config.evaluation if config.evaluation in SHIPPED else Path(str(config.evaluation)).name
@@ -328,7 +329,8 @@ def _search_text(config: SearchConfig) -> str:
                    "'ismcts:rollout=smart,money=0.2,cutoff=15'): its c, money weight, rollout and its knobs, "
                    "cut-off and evaluation; its limit is used unless --iterations/--seconds are given. The "
                    "options below override it. Default: the default ismcts (its settings depend on the "
-                   "player count: docs/strength.md).")
+                   "player count: docs/strength.md), analysing: with three or four players c = 0.4 unless "
+                   "given, where the bot plays with 0.25 (docs/confidence.md, \"Playing and analysing\").")
 @search_options("suggest")
 @click.option("--until-clear", is_flag=True,
               help="After the search, re-search the finalists on their own, doubling the length each round, until "
