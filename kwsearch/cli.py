@@ -298,7 +298,8 @@ def validate(file: str, is_components: bool) -> None:
 def _search_text(config: SearchConfig) -> str:
     """How a search runs, in a few words: its loop, exploration constant, playouts and cut-off (the
     suggest header)."""
-    words = [f"{'closed' if config.closed_loop else 'open'} loop", f"c {config.c_uct:g}", f"{config.rollout} playouts"]
+    words = [f"{'closed' if config.closed_loop else 'open'} loop", f"c {config.c_uct:g}",
+             f"{config.rollout} playouts"]
     if config.cutoff:
         from .features import SHIPPED
         scorer = config.evaluation if config.evaluation in SHIPPED else Path(str(config.evaluation)).name

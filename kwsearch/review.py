@@ -272,9 +272,10 @@ def review_config(config: SearchConfig | None = None, players: int | None = None
     """The settings of a review's searches: the given ones (their money weight by player count when
     not given, as a hint's) with one worker per decision (the review spreads decisions over
     processes); given ``players``, with the analysis defaults of that many players filled in
-    (:meth:`SearchConfig.for_analysis`: the exploration constant a hint searches with). The values a review reads are win shares whatever the weight (:func:`_chunk_row`);
-    the weight only steers the searches, which a pure win share leaves adrift in a decided position
-    (docs/review.md, "Searches that steer as the hints do")."""
+    (:meth:`SearchConfig.for_analysis`: the exploration constant a hint searches with). The values a
+    review reads are win shares whatever the weight (:func:`_chunk_row`); the weight only steers the
+    searches, which a pure win share leaves adrift in a decided position (docs/review.md, "Searches
+    that steer as the hints do")."""
     from dataclasses import replace
     config = replace(config or SearchConfig(), workers=1)
     return config if players is None else config.for_analysis(players)

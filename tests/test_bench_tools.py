@@ -216,7 +216,8 @@ def test_stability_bands_reports_bands_and_the_re_searches_precision(tmp_path, c
     assert runs[2.0]["rows"] != base["rows"] or runs[2.0]["median_win_se"] != base["median_win_se"]
     assert "re-searches: median standard error" in capsys.readouterr().out
     cut = tmp_path / "cut.json"
-    assert sb.main(["--positions", "2", "--seeds", "2", "--iterations", "300", "--cutoff", "60", "--out", str(cut)]) == 0
+    assert sb.main(["--positions", "2", "--seeds", "2", "--iterations", "300", "--cutoff", "60",
+                    "--out", str(cut)]) == 0
     cut = json.loads(cut.read_text())
     assert base["cutoff"] == 30 and cut["cutoff"] == 60 and cut["c_uct"] == 0.4
     assert cut["rows"] != base["rows"] or cut["median_win_se"] != base["median_win_se"]

@@ -70,7 +70,8 @@ def test_suggest_text():
     lines = logical(r.stdout)
     assert "seat 0" in lines[0] and "take an action tile" in lines[0]
     assert "3,000 iterations" in lines[1]
-    assert lines[1].endswith("1 worker, open loop, c 0.4, smart playouts, cut off after 30 decisions (searched evaluation)")
+    assert lines[1].endswith("1 worker, open loop, c 0.4, smart playouts, "
+                             "cut off after 30 decisions (searched evaluation)")
     table = [k for k, ln in enumerate(lines) if ln[:1].isdigit()]
     # issue 31: the numbers on the row, the plan on the line under it (within 100 columns)
     assert len(table) == 3 and lines[table[0] + 1].split()[0] == "tile"
@@ -154,7 +155,8 @@ def test_suggest_searches_as_the_bot_spec_says():
     assert config["cutoff"] == 15 and config["playout"]["rule"] == 0.8
     assert a["rootInfo"]["iterations"] == 3000 and a["rootInfo"]["limits"]["iterations"] == 3000
     header = logical(run("suggest", MID, "--bot", spec, "--loop", "closed").stdout)[1]
-    assert header.endswith("closed loop, c 0.9, smart playouts, cut off after 15 decisions (searched evaluation)")  # as run
+    assert header.endswith("closed loop, c 0.9, smart playouts, "
+                           "cut off after 15 decisions (searched evaluation)")  # as run
     b = json.loads(run("suggest", MID, "--json", "--bot", spec, "--iterations", 1000, "--cutoff", 0,
                        "--loop", "closed").stdout)
     assert b["rootInfo"]["iterations"] == 1000
