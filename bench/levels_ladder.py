@@ -10,6 +10,7 @@ bot is taken for a level by its budget and temperature, however its spec spells 
     python bench/levels_ladder.py            # the markdown tables of docs/strength.md
     python bench/levels_ladder.py --dir bench/results/levels/c07   # the two-player ladder before c = 0.3
     python bench/levels_ladder.py --dir bench/results/levels/c04-3p   # the three-player one before c = 0.25
+    python bench/levels_ladder.py --dir bench/results/levels/c04-4p   # the four-player one before c = 0.25
 
 With skip-K-(K+2).jsonl (levels two apart) it also compares each measured gap with the sum of the
 two adjacent gaps it spans (a check of the chain).
@@ -161,7 +162,8 @@ def main() -> None:
     ap.add_argument("--dir", type=Path, default=DIR,
                     help="where the files are (default bench/results/levels; the ladders of defaults before "
                          "issue 32 changed their exploration constants: bench/results/levels/c07, two players "
-                         "with c = 0.7, and bench/results/levels/c04-3p, three players with c = 0.4)")
+                         "with c = 0.7, and bench/results/levels/c04-3p and c04-4p, three and four players "
+                         "with c = 0.4)")
     args = ap.parse_args()
     directory = args.dir
     if not directory.is_dir():
