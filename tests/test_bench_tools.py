@@ -396,6 +396,37 @@ def test_paired_matches_pairs_games_dealt_from_the_same_decks(tmp_path, capsys, 
     assert err.count("\n") == 1 and "dealt from another deck" in err
 
 
+def test_paired_matches_pools_deal_sets_of_several_deck_sets(tmp_path, capsys):
+    pm = _load("paired_matches")
+    bots, weak = ["ismcts:iterations=30", "random"], ["random", "random"]
+    pairs = [(_results(tmp_path / f"b{seed}.jsonl", bots, seed, 6), _results(tmp_path / f"c{seed}.jsonl", weak, seed, 6))
+             for seed in (7, 8)]
+    loaded = [(pm.search_results(b)[1], pm.search_results(c)[1]) for b, c in pairs]
+    pooled = pm.compare_pooled(loaded)
+    # every deal set of both deck sets, each counted once: the means are over the six deal sets together
+    assert pooled["games"] == 12 and pooled["deal_sets"] == 6
+    diffs = [c[k][0] - b[k][0] for b, c in loaded for k in sorted(b)]
+    assert pooled["diff"][0] == pytest.approx(sum(diffs) / 6)
+    one = pm.compare(*loaded[0])
+    assert one["deal_sets"] == 3 and pooled["diff"] != one["diff"]
+    assert pm.main(["--pool", *(f"{b},{c}" for b, c in pairs)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("random: 12 games (6 deal sets): ") and out.rstrip().endswith("2 deck sets pooled")
+    # the same decks twice would count a deal set twice: refused in one line
+    assert pm.main(["--pool", f"{pairs[0][0]},{pairs[0][1]}", f"{pairs[0][0]},{pairs[0][1]}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the same --seed twice" in err
+    # a pair on two deck sets, or a missing file: one line, exit 2
+    assert pm.main(["--pool", f"{pairs[0][0]},{pairs[1][1]}"]) == 2
+    assert "dealt from another deck" in capsys.readouterr().err
+    assert pm.main(["--pool", f"{tmp_path / 'none.jsonl'},{pairs[0][1]}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "none.jsonl: no such file" in err
+    with pytest.raises(SystemExit) as exc:
+        pm.main(["--pool", str(pairs[0][0])])
+    assert exc.value.code == 2 and "expected BASE.jsonl,CANDIDATE.jsonl" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------------------
 # bench/search_cost.py: CPU per search of several specs on the same positions (issue 32)
 # ---------------------------------------------------------------------------
