@@ -53,19 +53,28 @@ def mean_half(xs: list[float]) -> tuple[float, float]:
     return m, (hi - lo) / 2
 
 
-def compare(base: dict, cand: dict) -> dict:
-    """The candidate's deal sets paired with ``base``'s of the same deal: scores, difference and money,
-    each ``(mean, 95% half-width)``."""
+def paired_rows(base: dict, cand: dict) -> list[tuple[tuple, tuple]]:
+    """``(base's, candidate's)`` entry of every deal set both files hold completely, in deal order; a deal
+    dealt from another deck in the two files is refused (ValueError: not the same ``--seed``)."""
     common = sorted(set(base) & set(cand))
     for k in common:
         if base[k][2] != cand[k][2]:
             raise ValueError(f"deal {k} was dealt from another deck (not the same --seed)")
-    score = mean_half([cand[k][0] for k in common])
-    ref = mean_half([base[k][0] for k in common])
-    diff = mean_half([cand[k][0] - base[k][0] for k in common])
-    money = mean_half([cand[k][1] - base[k][1] for k in common])
-    return {"games": sum(cand[k][3] for k in common), "deal_sets": len(common), "score": score, "base": ref,
-            "diff": diff, "money": money}
+    return [(base[k], cand[k]) for k in common]
+
+
+def summary(rows: list[tuple[tuple, tuple]]) -> dict:
+    """Games, deal sets, and the scores, their difference and the money difference over ``rows``, each
+    ``(mean, 95% half-width)``."""
+    return {"games": sum(c[3] for _, c in rows), "deal_sets": len(rows),
+            "score": mean_half([c[0] for _, c in rows]), "base": mean_half([b[0] for b, _ in rows]),
+            "diff": mean_half([c[0] - b[0] for b, c in rows]), "money": mean_half([c[1] - b[1] for b, c in rows])}
+
+
+def compare(base: dict, cand: dict) -> dict:
+    """The candidate's deal sets paired with ``base``'s of the same deal: scores, difference and money,
+    each ``(mean, 95% half-width)``."""
+    return summary(paired_rows(base, cand))
 
 
 def compare_pooled(pairs: list[tuple[dict, dict]]) -> dict:
@@ -73,19 +82,14 @@ def compare_pooled(pairs: list[tuple[dict, dict]]) -> dict:
     decks, taken together. A deck dealt in two pairs is refused (its deal set would count twice)."""
     rows, seen = [], set()
     for base, cand in pairs:
-        common = sorted(set(base) & set(cand))
-        for k in common:
-            if base[k][2] != cand[k][2]:
-                raise ValueError(f"deal {k} was dealt from another deck (not the same --seed)")
-            if base[k][2] in seen:
-                raise ValueError(f"deal {k}'s deck is dealt in another pair too (the same --seed twice)")
-            seen.add(base[k][2])
-            rows.append((base[k], cand[k]))
+        for b, c in paired_rows(base, cand):
+            if b[2] in seen:
+                raise ValueError(f"deck {b[2]} is dealt in another pair too (the same --seed twice)")
+            seen.add(b[2])
+            rows.append((b, c))
     if not rows:
         raise ValueError("no complete deal set in common")
-    return {"games": sum(c[3] for _, c in rows), "deal_sets": len(rows),
-            "score": mean_half([c[0] for _, c in rows]), "base": mean_half([b[0] for b, _ in rows]),
-            "diff": mean_half([c[0] - b[0] for b, c in rows]), "money": mean_half([c[1] - b[1] for b, c in rows])}
+    return summary(rows)
 
 
 def line(spec: str, c: dict) -> str:
