@@ -1100,8 +1100,6 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     written: Path | None = cache_path if ours and cached else None
     complete = True
     count = len(done)
-    if progress is not None:
-        progress(count, len(todo), None)
     pending = [(ply, st, a) for ply, st, a in todo if ply not in done]
 
     def finish(ply: int, d: dict[str, Any]) -> None:
@@ -1115,7 +1113,9 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
         if progress is not None:
             progress(count, len(todo), DecisionReview.from_json(d))
 
-    try:
+    try:  # from the first report on, a Ctrl-C (or the page's Stop) ends the review with what is finished
+        if progress is not None:
+            progress(count, len(todo), None)
         if workers <= 1 or len(pending) <= 1:
             for ply, st, a in pending:
                 d = review_decision(st, a, limits, derive_seed(seed, "review", ply), config, ply)
@@ -1126,27 +1126,39 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
             _parallel(pending, limits, config, seed, workers, finish)
     except KeyboardInterrupt:
         complete = False
-    decisions = [DecisionReview.from_json(done[p]) for p, _, _ in todo if p in done]
-    names = list(names) if names else seat_names([f"P{i + 1}" for i in range(n)])
-    used = config.for_players(n)
-    settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed,
-                "c_uct": used.c_uct, "money_weight": used.money_weight,
-                "closed_loop": used.closed_loop, "rollout": used.rollout, "cutoff": used.cutoff}
-    review = Review(source, n, names, settings, decisions, len(todo), chosen,
-                    final.money() if final is not None and final.is_terminal() else None,
-                    complete and len(decisions) == len(todo), cache_file=written)
-    review.summary = summarise(review)
-    if luck and review.complete:
-        try:
+
+    def assemble() -> Review:
+        decisions = [DecisionReview.from_json(done[p]) for p, _, _ in todo if p in done]
+        used = config.for_players(n)
+        settings = {"iterations": limits.iterations, "seconds": limits.seconds, "seed": seed,
+                    "c_uct": used.c_uct, "money_weight": used.money_weight,
+                    "closed_loop": used.closed_loop, "rollout": used.rollout, "cutoff": used.cutoff}
+        out = Review(source, n, list(names) if names else seat_names([f"P{i + 1}" for i in range(n)]), settings,
+                     decisions, len(todo), chosen, final.money() if final is not None and final.is_terminal()
+                     else None, complete and len(decisions) == len(todo), cache_file=written)
+        out.summary = summarise(out)
+        return out
+
+    review: Review | None = None
+    valued = False  # the luck's searches began (they are not run for an incomplete review)
+    try:
+        with sigint_blocked():  # a Ctrl-C (the page's Stop) while it is put together comes once it is whole
+            review = assemble()
+        if luck and review.complete:
+            valued = True
             review.luck = _review_luck(record, items, final, review, limits, config, seed, workers, cached_luck,
                                        lambda: _save_cache(cache_path, key, cached, cached_luck, luck_method)
                                        if cache_path is not None else None, luck_progress, luck_method)
-        except KeyboardInterrupt:
+    except KeyboardInterrupt:  # the decisions are returned; the luck is what was valued (docs/luck.md)
+        if review is None:
+            review = assemble()
+        if luck and review.complete:
+            valued = True
             review.complete = False
             review.luck = {"complete": False, "method": luck_method,
                            "events": [cached_luck[k] for k in sorted(cached_luck, key=int)]}
-        if cache_path is not None and cached_luck:
-            review.cache_file = cache_path
+    if valued and cache_path is not None and cached_luck:
+        review.cache_file = cache_path
     return review
 
 

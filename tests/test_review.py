@@ -132,6 +132,45 @@ def test_interrupted_review_resumes_from_its_cache(tmp_path):
     assert other[0] == 0
 
 
+def test_a_stop_at_the_first_report_returns_an_empty_review(tmp_path):
+    """The page's Stop can come as soon as the worker's first report (0 of N) is read: it ends the review
+    with nothing finished, as a Ctrl-C during the first search does, instead of escaping it."""
+    def stop_at_once(done, total, decision):
+        assert decision is None and done == 0
+        raise KeyboardInterrupt
+
+    cache = tmp_path / "c.json"
+    r = review_game(_record(), LIMITS, seed=2, cache=cache, progress=stop_at_once)
+    assert not r.complete and r.decisions == [] and r.total_decisions == 70 and r.luck is None
+    assert r.cache_file is None and not cache.exists()
+
+
+def test_a_ctrl_c_while_the_review_is_assembled_keeps_every_decision(monkeypatch):
+    """A SIGINT that comes after the last decision, while the review is put together, is held back until
+    it is whole, then ends the luck's searches: every decision is returned, the luck marked incomplete."""
+    import os
+    import signal
+    import threading
+
+    import kwsearch.review as review_mod
+
+    assert threading.current_thread() is threading.main_thread()  # where Python takes SIGINT
+    calls = []
+    real = review_mod.summarise
+
+    def summarise_then_ctrl_c(review):
+        calls.append(review.total_decisions)
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # held back: delivered once the review is whole
+        return real(review)
+
+    monkeypatch.setattr(review_mod, "summarise", summarise_then_ctrl_c)
+    r = review_game(_record(), LIMITS, seed=2, seats=[0])
+    assert len(calls) == 1  # put together once: the Ctrl-C did not cut it
+    assert len(r.decisions) == r.total_decisions > 0 and not r.complete
+    assert r.luck == {"complete": False, "method": r.luck["method"], "events": []}
+
+
 def _run(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
