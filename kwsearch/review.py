@@ -1142,7 +1142,9 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
     review: Review | None = None
     valued = False  # the luck's searches began (they are not run for an incomplete review)
     try:
-        with sigint_blocked():  # a Ctrl-C (the page's Stop) while it is put together comes once it is whole
+        # the page's Stop (a SIGINT to this thread: kwsearch.web.reviews) while it is put together is
+        # taken once it is whole (a Ctrl-C to the process, taken by another thread, may come at once)
+        with sigint_blocked():
             review = assemble()
         if luck and review.complete:
             valued = True

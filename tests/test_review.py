@@ -147,8 +147,9 @@ def test_a_stop_at_the_first_report_returns_an_empty_review(tmp_path):
 
 def test_a_ctrl_c_while_the_review_is_assembled_keeps_every_decision(monkeypatch):
     """A SIGINT that comes after the last decision, while the review is put together, is held back until
-    it is whole, then ends the luck's searches: every decision is returned, the luck marked incomplete."""
-    import os
+    it is whole, then ends the luck's searches: every decision is returned, the luck marked incomplete.
+    The signal goes to the main thread, as the web worker's stop thread sends it (a signal to the process
+    may be taken by any thread that does not hold it back, and pytest's workers run threads of their own)."""
     import signal
     import threading
 
@@ -161,11 +162,18 @@ def test_a_ctrl_c_while_the_review_is_assembled_keeps_every_decision(monkeypatch
     def summarise_then_ctrl_c(review):
         calls.append(review.total_decisions)
         if len(calls) == 1:
-            os.kill(os.getpid(), signal.SIGINT)  # held back: delivered once the review is whole
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)  # held back until it is whole
         return real(review)
 
     monkeypatch.setattr(review_mod, "summarise", summarise_then_ctrl_c)
-    r = review_game(_record(), LIMITS, seed=2, seats=[0])
+    idle = threading.Event()  # another thread, which does not hold SIGINT back
+    other = threading.Thread(target=idle.wait, daemon=True)
+    other.start()
+    try:
+        r = review_game(_record(), LIMITS, seed=2, seats=[0])
+    finally:
+        idle.set()
+        other.join()
     assert len(calls) == 1  # put together once: the Ctrl-C did not cut it
     assert len(r.decisions) == r.total_decisions > 0 and not r.complete
     assert r.luck == {"complete": False, "method": r.luck["method"], "events": []}
