@@ -1151,7 +1151,7 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
             review.luck = _review_luck(record, items, final, review, limits, config, seed, workers, cached_luck,
                                        lambda: _save_cache(cache_path, key, cached, cached_luck, luck_method)
                                        if cache_path is not None else None, luck_progress, luck_method)
-    except KeyboardInterrupt:  # the decisions are returned; the luck is what was valued (docs/luck.md)
+    except KeyboardInterrupt:  # the decisions are returned; the luck is what was valued (docs/formats.md)
         if review is None:
             review = assemble()
         if luck and review.complete:
