@@ -1140,14 +1140,12 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
         return out
 
     review: Review | None = None
-    valued = False  # the luck's searches began (they are not run for an incomplete review)
     try:
         # the page's Stop (a SIGINT to this thread: kwsearch.web.reviews) while it is put together is
         # taken once it is whole (a Ctrl-C to the process, taken by another thread, may come at once)
         with sigint_blocked():
             review = assemble()
         if luck and review.complete:
-            valued = True
             review.luck = _review_luck(record, items, final, review, limits, config, seed, workers, cached_luck,
                                        lambda: _save_cache(cache_path, key, cached, cached_luck, luck_method)
                                        if cache_path is not None else None, luck_progress, luck_method)
@@ -1155,11 +1153,10 @@ def review_game(record: Mapping[str, Any], limits: SearchLimits, *, seed: int = 
         if review is None:
             review = assemble()
         if luck and review.complete:
-            valued = True
             review.complete = False
             review.luck = {"complete": False, "method": luck_method,
                            "events": [cached_luck[k] for k in sorted(cached_luck, key=int)]}
-    if valued and cache_path is not None and cached_luck:
+    if review.luck is not None and cache_path is not None and cached_luck:  # the luck was valued, or begun
         review.cache_file = cache_path
     return review
 
